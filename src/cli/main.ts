@@ -1,0 +1,20 @@
+// Entry point of the `svc` binary: parse, run, and turn failures into exit codes
+// (0 ok, 1 failure, 2 usage error) without stack traces for user mistakes.
+import { CommanderError } from "commander";
+import { buildProgram } from "./program";
+
+async function main(): Promise<void> {
+  const program = buildProgram().exitOverride();
+  try {
+    await program.parseAsync(process.argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode =
+        error.code === "commander.helpDisplayed" || error.code === "commander.version" ? 0 : 2;
+      return;
+    }
+    throw error;
+  }
+}
+
+await main();

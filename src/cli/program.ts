@@ -1,0 +1,13 @@
+// Builds the `svc` command tree. Each `noun verb` lives in its own small file and registers
+// itself here; the program is built by a function so tests can run it in-process.
+import { Command } from "commander";
+import { VERSION } from "./version";
+
+export function buildProgram(): Command {
+  const program = new Command("svc")
+    .description("Turn HTML video compositions into MP4, WebM and MOV files.")
+    .version(VERSION, "-V, --version", "print the svc version")
+    .showHelpAfterError("(run `svc --help` for usage)")
+    .configureOutput({ outputError: (text, write) => write(text) });
+  return program;
+}
