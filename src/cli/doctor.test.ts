@@ -1,0 +1,62 @@
+import { execFile } from "node:child_process";
+import { describe, expect, it } from "vitest";
+
+/** Runs the real `svc` binary and returns its exit code and output. */
+function svc(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ["bin/svc.js", ...args],
+      { env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe("svc doctor", () => {
+  it("reports the browser, FFmpeg with its encoders and ffprobe as JSON", async () => {
+    const { code, stdout } = await svc(["doctor", "--json"]);
+    const report = JSON.parse(stdout);
+    expect(report).toMatchObject({
+      ok: true,
+      browser: { ok: true, path: expect.any(String), version: expect.stringMatching(/\d+\.\d+/) },
+      ffmpeg: { ok: true, path: expect.any(String), version: expect.any(String) },
+      ffprobe: { ok: true, path: expect.any(String), version: expect.any(String) },
+    });
+    expect(typeof report.browser.headlessShell).toBe("boolean");
+    expect(report.ffmpeg.encoders.map((e: { name: string }) => e.name)).toEqual([
+      "libx264",
+      "libvpx-vp9",
+      "prores_ks",
+      "aac",
+      "libopus",
+    ]);
+    expect(report.ffmpeg.encoders.every((e: { present: boolean }) => e.present)).toBe(true);
+    expect(code).toBe(0);
+  });
+
+  it("says ffmpeg is missing, how to fix it, and exits 1", async () => {
+    const { code, stdout } = await svc(["doctor", "--json"], { SVC_FFMPEG_PATH: "/nonexistent" });
+    const report = JSON.parse(stdout);
+    expect(report.ok).toBe(false);
+    expect(report.ffmpeg).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining("/nonexistent"),
+      hint: expect.stringContaining("SVC_FFMPEG_PATH"),
+    });
+    expect(report.ffprobe.ok).toBe(true);
+    expect(code).toBe(1);
+  });
+
+  it("prints aligned check lines for people", async () => {
+    const { code, stdout } = await svc(["doctor"], { SVC_FFMPEG_PATH: "/nonexistent" });
+    expect(stdout).toMatch(/^✓ browser {6}\S/m);
+    expect(stdout).toMatch(/^✗ ffmpeg {7}not found$/m);
+    expect(stdout).toContain("fix: Fix the path in SVC_FFMPEG_PATH");
+    expect(stdout).toContain("Not ready");
+    expect(code).toBe(1);
+  });
+});

@@ -1,0 +1,61 @@
+// How the CLI reports failures: one place maps errors to exit codes (0 ok, 1 failure, 2 usage
+// error) and prints them as one clear line plus a hint, or as JSON with --json. No stack traces
+// for user mistakes; unexpected errors still say what happened in one line.
+import { EngineError } from "../engine/errors";
+
+/** A mistake in how the command was called: exit code 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ReportedError {
+  code: string;
+  message: string;
+  hint?: string;
+  exitCode: 1 | 2;
+}
+
+export function describeError(error: unknown): ReportedError {
+  if (error instanceof UsageError) {
+    return {
+      code: "usage_error",
+      message: error.message,
+      ...(error.hint ? { hint: error.hint } : {}),
+      exitCode: 2,
+    };
+  }
+  if (error instanceof EngineError) {
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.hint ? { hint: error.hint } : {}),
+      exitCode: 1,
+    };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    code: "internal_error",
+    message,
+    hint: "This looks like a bug in svc; please report it with the command you ran.",
+    exitCode: 1,
+  };
+}
+
+/** Prints the error to stderr (or as JSON on stdout) and sets the exit code. */
+export function reportError(error: unknown, json: boolean): void {
+  const described = describeError(error);
+  if (json) {
+    const { exitCode: _exitCode, ...body } = described;
+    process.stdout.write(`${JSON.stringify({ error: body }, null, 2)}\n`);
+  } else {
+    process.stderr.write(`error: ${described.message}\n`);
+    if (described.hint) process.stderr.write(`hint: ${described.hint}\n`);
+  }
+  process.exitCode = described.exitCode;
+}

@@ -1,0 +1,56 @@
+// Flag parsers shared by `svc render` and `svc cloud render`: strict integers and the
+// --variables / --variables-file pair. Bad values are usage errors (exit 2) that say the fix.
+import { readFileSync } from "node:fs";
+import { UsageError } from "./errors";
+
+export function parseStrictInteger(flag: string, min: number, max: number) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
+      throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not "${value}".`);
+    }
+    return Number(value);
+  };
+}
+
+function parseVariablesJson(text: string, source: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(
+      `${source} is not valid JSON: ${(error as Error).message}`,
+      `Example: --variables '{"title":"Hello"}'`,
+    );
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError(
+      `${source} must be a JSON object of variable values.`,
+      `Example: --variables '{"title":"Hello"}'`,
+    );
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Reads --variables or --variables-file (never both) into a values object. */
+export function readVariablesOption(options: {
+  variables?: string;
+  variablesFile?: string;
+}): Record<string, unknown> | undefined {
+  if (options.variables !== undefined && options.variablesFile !== undefined) {
+    throw new UsageError("Use either --variables or --variables-file, not both.");
+  }
+  if (options.variables !== undefined) return parseVariablesJson(options.variables, "--variables");
+  if (options.variablesFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(options.variablesFile, "utf8");
+    } catch {
+      throw new UsageError(
+        `Cannot read --variables-file ${options.variablesFile}.`,
+        "Check the path to the JSON file.",
+      );
+    }
+    return parseVariablesJson(text, `--variables-file ${options.variablesFile}`);
+  }
+  return undefined;
+}

@@ -1,0 +1,213 @@
+// Frame capture from one browser. Two methods, picked per browser and kept with a fallback:
+// - "beginframe": HeadlessExperimental.beginFrame on a headless-shell build. The compositor only
+//   draws when we ask, so each screenshot shows exactly the seeked state, and it is the fastest
+//   path measured here (see bench/render.ts).
+// - "screenshot": Page.captureScreenshot, for full Chrome builds that lack beginFrame control.
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type CDPSession,
+  type Page,
+} from "playwright-core";
+import { BASE_CHROMIUM_ARGS, type ResolvedBrowser } from "./browser";
+import { EngineError } from "./errors";
+import type { FrameImageFormat } from "./encode";
+import { applyNetworkPolicy } from "./network";
+
+export type CaptureMethod = "beginframe" | "screenshot";
+
+/** Flags that make a headless-shell build draw only on HeadlessExperimental.beginFrame. */
+const BEGIN_FRAME_ARGS = [
+  "--headless=old",
+  "--deterministic-mode",
+  "--enable-begin-frame-control",
+  "--disable-new-content-rendering-timeout",
+  "--run-all-compositor-stages-before-draw",
+  "--disable-threaded-animation",
+  "--disable-threaded-scrolling",
+  "--disable-checker-imaging",
+  "--disable-image-animation-resync",
+];
+
+export interface CaptureSessionOptions {
+  browser: ResolvedBrowser;
+  /** Layout size of the composition in CSS pixels. */
+  viewport: { width: number; height: number };
+  /** Output pixels per CSS pixel (2 for 4k). */
+  deviceScaleFactor: number;
+  transparent: boolean;
+  imageFormat: FrameImageFormat;
+  jpegQuality: number;
+  initScript: string;
+  projectOrigin: string;
+  allowNetwork: boolean;
+  preferredMethod?: CaptureMethod;
+  onPageError: (message: string) => void;
+  onBlockedRequest?: (url: string) => void;
+}
+
+export class CaptureSession {
+  private lastFrame: Buffer | undefined;
+
+  private constructor(
+    private readonly browserProcess: Browser,
+    readonly page: Page,
+    private readonly cdp: CDPSession,
+    readonly method: CaptureMethod,
+    private readonly options: CaptureSessionOptions,
+  ) {}
+
+  static async open(options: CaptureSessionOptions): Promise<CaptureSession> {
+    const wantBeginFrame =
+      options.browser.headlessShell && options.preferredMethod !== "screenshot";
+    try {
+      return await CaptureSession.launch(options, wantBeginFrame ? "beginframe" : "screenshot");
+    } catch (error) {
+      if (!wantBeginFrame || error instanceof EngineError) throw error;
+      // Some builds reject begin-frame control; the screenshot path works everywhere.
+      return CaptureSession.launch(options, "screenshot");
+    }
+  }
+
+  private static async launch(
+    options: CaptureSessionOptions,
+    method: CaptureMethod,
+  ): Promise<CaptureSession> {
+    const browser = await chromium.launch({
+      executablePath: options.browser.executablePath,
+      args: [...BASE_CHROMIUM_ARGS, ...(method === "beginframe" ? BEGIN_FRAME_ARGS : [])],
+      ignoreDefaultArgs: method === "beginframe" ? ["--headless"] : [],
+      env: { ...process.env, ...options.browser.env },
+    });
+    try {
+      const context = await browser.newContext({
+        viewport: options.viewport,
+        deviceScaleFactor: options.deviceScaleFactor,
+        reducedMotion: "no-preference",
+      });
+      await applyNetworkPolicy(context, {
+        projectOrigin: options.projectOrigin,
+        allowNetwork: options.allowNetwork,
+        ...(options.onBlockedRequest ? { onBlocked: options.onBlockedRequest } : {}),
+      });
+      await context.addInitScript({ content: options.initScript });
+      const page =
+        method === "beginframe"
+          ? await newBeginFramePage(browser, context, options)
+          : await context.newPage();
+      page.on("pageerror", (error) => options.onPageError(error.message));
+      const cdp = await context.newCDPSession(page);
+      if (options.transparent) {
+        await cdp.send("Emulation.setDefaultBackgroundColorOverride", {
+          color: { r: 0, g: 0, b: 0, a: 0 },
+        });
+      }
+      const session = new CaptureSession(browser, page, cdp, method, options);
+      if (method === "beginframe") await session.captureRaw(); // proves the method works here
+      return session;
+    } catch (error) {
+      await browser.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async load(url: string, timeoutMs: number): Promise<void> {
+    await this.page.goto(url, { waitUntil: "load", timeout: timeoutMs });
+  }
+
+  /** Runs an expression in the page and returns its JSON value; page exceptions become page_error. */
+  async evaluate<T>(expression: string): Promise<T> {
+    const result = await this.cdp.send("Runtime.evaluate", {
+      expression,
+      awaitPromise: true,
+      returnByValue: true,
+    });
+    if (result.exceptionDetails) {
+      const description =
+        result.exceptionDetails.exception?.description ?? result.exceptionDetails.text;
+      throw new EngineError(
+        "page_error",
+        `The composition's script failed: ${description.split("\n")[0]}`,
+        "Open the composition in a browser, fix the error shown in the console, and render again.",
+      );
+    }
+    return result.result.value as T;
+  }
+
+  async seek(seconds: number): Promise<void> {
+    await this.evaluate(`window.__svc.seek(${seconds})`);
+  }
+
+  /** Captures the current state of the page as one encoded image. */
+  async capture(): Promise<Buffer> {
+    const frame = await this.captureRaw();
+    if (frame) this.lastFrame = frame;
+    if (!this.lastFrame)
+      throw new EngineError("capture_failed", "The browser produced no image for the first frame.");
+    return this.lastFrame;
+  }
+
+  private async captureRaw(): Promise<Buffer | undefined> {
+    const { imageFormat, jpegQuality } = this.options;
+    const format = imageFormat;
+    if (this.method === "beginframe") {
+      const result = await this.cdp.send("HeadlessExperimental.beginFrame", {
+        screenshot: {
+          format,
+          ...(format === "jpeg" ? { quality: jpegQuality } : {}),
+          optimizeForSpeed: true,
+        },
+      } as never);
+      const data = (result as { screenshotData?: string }).screenshotData;
+      // No damage since the last frame: the previous image is still exact.
+      return data ? Buffer.from(data, "base64") : undefined;
+    }
+    const result = await this.cdp.send("Page.captureScreenshot", {
+      format,
+      ...(format === "jpeg" ? { quality: jpegQuality } : {}),
+      optimizeForSpeed: true,
+      fromSurface: true,
+      captureBeyondViewport: false,
+    });
+    return Buffer.from(result.data, "base64");
+  }
+
+  private closing: Promise<void> | undefined;
+
+  /** Closes the browser; safe to call more than once (cancellation and clean-up both do). */
+  close(): Promise<void> {
+    this.closing ??= this.browserProcess.close().catch(() => undefined);
+    return this.closing;
+  }
+
+  /** Stops the browser at once (cancellation). */
+  kill(): void {
+    const process = this.browserProcess as unknown as {
+      process?: () => { kill(signal: string): void } | null;
+    };
+    void this.browserProcess.close().catch(() => undefined);
+    process.process?.()?.kill("SIGKILL");
+  }
+}
+
+async function newBeginFramePage(
+  browser: Browser,
+  context: BrowserContext,
+  options: CaptureSessionOptions,
+): Promise<Page> {
+  const browserSession = await browser.newBrowserCDPSession();
+  const { browserContextIds } = await browserSession.send("Target.getBrowserContexts");
+  const contextId = browserContextIds[browserContextIds.length - 1];
+  const pagePromise = context.waitForEvent("page");
+  await browserSession.send("Target.createTarget", {
+    url: "about:blank",
+    enableBeginFrameControl: true,
+    ...(contextId ? { browserContextId: contextId } : {}),
+    width: options.viewport.width,
+    height: options.viewport.height,
+  });
+  const page = await pagePromise;
+  await browserSession.detach();
+  return page;
+}

@@ -1,0 +1,369 @@
+// Encoding: captured frames stream into FFmpeg's stdin (no per-frame files), one FFmpeg per
+// segment of frames. Segment boundaries depend only on the frame count, never on the worker count,
+// so one worker and four workers produce the same bytes; segments are joined without re-encoding
+// and the audio is mixed in the same final pass.
+import { spawn, type ChildProcess } from "node:child_process";
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { OutputFormat, Quality } from "../shared/render-options";
+import { EngineError } from "./errors";
+
+export type FrameImageFormat = "jpeg" | "png";
+
+interface VideoCodecSettings {
+  /** Container of the intermediate segments. */
+  segmentFormat: string;
+  segmentExtension: string;
+  args(quality: Quality): string[];
+  audioArgs: string[];
+  muxArgs: string[];
+}
+
+/**
+ * Encoder presets per format and quality tier. draft favours speed, standard balances, high
+ * spends time for quality. x264 is deterministic for a given input and settings, which the
+ * "two renders give identical frames" promise relies on.
+ */
+const CODECS: Record<OutputFormat, VideoCodecSettings> = {
+  mp4: {
+    segmentFormat: "matroska",
+    segmentExtension: "mkv",
+    args: (quality) => [
+      "-c:v",
+      "libx264",
+      "-pix_fmt",
+      "yuv420p",
+      "-preset",
+      { draft: "ultrafast", standard: "veryfast", high: "slow" }[quality],
+      "-crf",
+      { draft: "26", standard: "20", high: "16" }[quality],
+      // No B-frames: segments then join with plain, monotonically increasing timestamps.
+      "-bf",
+      "0",
+    ],
+    audioArgs: ["-c:a", "aac", "-b:a", "192k"],
+    muxArgs: ["-movflags", "+faststart"],
+  },
+  webm: {
+    segmentFormat: "webm",
+    segmentExtension: "webm",
+    args: (quality) => [
+      "-c:v",
+      "libvpx-vp9",
+      "-pix_fmt",
+      "yuva420p",
+      "-b:v",
+      "0",
+      "-crf",
+      { draft: "40", standard: "32", high: "24" }[quality],
+      "-deadline",
+      "realtime",
+      "-cpu-used",
+      { draft: "8", standard: "6", high: "4" }[quality],
+      "-row-mt",
+      "1",
+      "-auto-alt-ref",
+      "0",
+    ],
+    audioArgs: ["-c:a", "libopus", "-b:a", "128k"],
+    muxArgs: [],
+  },
+  mov: {
+    segmentFormat: "mov",
+    segmentExtension: "mov",
+    args: (quality) => [
+      "-c:v",
+      "prores_ks",
+      "-profile:v",
+      "4444",
+      "-pix_fmt",
+      "yuva444p10le",
+      "-qscale:v",
+      { draft: "12", standard: "8", high: "4" }[quality],
+      "-vendor",
+      "apl0",
+    ],
+    audioArgs: ["-c:a", "aac", "-b:a", "192k"],
+    muxArgs: [],
+  },
+};
+
+export function segmentExtension(format: OutputFormat): string {
+  return CODECS[format].segmentExtension;
+}
+
+export interface SegmentEncoderOptions {
+  ffmpegPath: string;
+  output: string;
+  fps: number;
+  format: OutputFormat;
+  quality: Quality;
+  imageFormat: FrameImageFormat;
+  /** Output frame size; captured frames are scaled to it when a composition's shape is slightly off. */
+  size: { width: number; height: number };
+  /** Encoder threads; with several workers each encoder gets a share of the cores. */
+  threads?: number;
+}
+
+/** One FFmpeg process that turns a stream of JPEG/PNG frames into one video segment. */
+export class SegmentEncoder {
+  private readonly child: ChildProcess;
+  private readonly done: Promise<void>;
+  private stderrTail = "";
+  private failure: Error | undefined;
+
+  constructor(private readonly options: SegmentEncoderOptions) {
+    const codec = CODECS[options.format];
+    const args = [
+      "-hide_banner",
+      "-loglevel",
+      "error",
+      "-y",
+      "-f",
+      "image2pipe",
+      "-framerate",
+      String(options.fps),
+      "-c:v",
+      options.imageFormat === "png" ? "png" : "mjpeg",
+      "-i",
+      "pipe:0",
+      "-vf",
+      `scale=${options.size.width}:${options.size.height}:flags=bicubic`,
+      ...codec.args(options.quality),
+      // Frames are converted with the BT.601 matrix; say so, so players decode the colours exactly.
+      "-colorspace",
+      "smpte170m",
+      "-color_primaries",
+      "bt709",
+      "-color_trc",
+      "bt709",
+      ...(options.threads ? ["-threads", String(options.threads)] : []),
+      "-an",
+      "-f",
+      codec.segmentFormat,
+      options.output,
+    ];
+    this.child = spawn(options.ffmpegPath, args, { stdio: ["pipe", "ignore", "pipe"] });
+    this.child.stderr!.on("data", (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-4000);
+    });
+    // Writes after FFmpeg died surface as EPIPE; the exit status below carries the real reason.
+    this.child.stdin!.on("error", () => undefined);
+    this.done = new Promise((resolve, reject) => {
+      this.child.once("error", (error) => {
+        this.failure = error;
+        reject(
+          new EngineError(
+            "ffmpeg_not_found",
+            `FFmpeg could not start: ${error.message}`,
+            "Run `svc doctor`.",
+          ),
+        );
+      });
+      this.child.once("exit", (code, signal) => {
+        if (code === 0) return resolve();
+        const reason =
+          this.stderrTail.trim().split("\n").slice(-3).join(" ") || `exit ${code ?? signal}`;
+        this.failure = new EngineError(
+          "encode_failed",
+          `FFmpeg failed to encode: ${reason}`,
+          "Run `svc doctor` to check FFmpeg and its encoders.",
+        );
+        reject(this.failure);
+      });
+    });
+    this.done.catch(() => undefined);
+  }
+
+  /** Queues one frame; resolves when FFmpeg can take more (back-pressure). */
+  async write(frame: Buffer): Promise<void> {
+    if (this.failure) throw this.failure;
+    const stdin = this.child.stdin!;
+    if (stdin.write(frame)) return;
+    await new Promise<void>((resolve, reject) => {
+      const onDrain = () => {
+        cleanup();
+        resolve();
+      };
+      const onExit = () => {
+        cleanup();
+        reject(
+          this.failure ??
+            new EngineError("encode_failed", "FFmpeg stopped while frames were still coming."),
+        );
+      };
+      const cleanup = () => {
+        stdin.off("drain", onDrain);
+        this.child.off("exit", onExit);
+      };
+      stdin.once("drain", onDrain);
+      this.child.once("exit", onExit);
+    });
+  }
+
+  async finish(): Promise<void> {
+    this.child.stdin!.end();
+    await this.done;
+  }
+
+  kill(): void {
+    if (this.child.exitCode === null) this.child.kill("SIGKILL");
+  }
+}
+
+export interface AudioInput {
+  /** A file path or URL FFmpeg can read. */
+  source: string;
+  /** Seconds on the output timeline where the clip starts. */
+  start: number;
+  /** Seconds of the clip to play, or null for all of it. */
+  duration: number | null;
+  /** Seconds into the source where playback starts. */
+  mediaStart: number;
+  volume: number;
+}
+
+export interface MuxOptions {
+  ffmpegPath: string;
+  segments: string[];
+  output: string;
+  format: OutputFormat;
+  durationSeconds: number;
+  audio: AudioInput[];
+  workDir: string;
+  signal?: AbortSignal;
+}
+
+function audioFilter(
+  inputs: AudioInput[],
+  firstInputIndex: number,
+  durationSeconds: number,
+): string {
+  const chains = inputs.map((input, i) => {
+    const delayMs = Math.max(0, Math.round(input.start * 1000));
+    const trim = [`start=${input.mediaStart.toFixed(6)}`];
+    if (input.duration !== null) trim.push(`duration=${input.duration.toFixed(6)}`);
+    return (
+      `[${firstInputIndex + i}:a]atrim=${trim.join(":")},asetpts=PTS-STARTPTS,` +
+      `aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo,` +
+      `volume=${input.volume.toFixed(4)},adelay=${delayMs}|${delayMs}[a${i}]`
+    );
+  });
+  const labels = inputs.map((_, i) => `[a${i}]`).join("");
+  // amix divides by the input count; multiply back so each clip keeps its own level.
+  const mix =
+    inputs.length === 1
+      ? `${labels}anull`
+      : `${labels}amix=inputs=${inputs.length}:duration=longest:dropout_transition=0,volume=${inputs.length}`;
+  return `${chains.join(";")};${mix},apad,atrim=end=${durationSeconds.toFixed(6)}[aout]`;
+}
+
+/** Joins the segments without re-encoding and mixes the audio into the final file. */
+export async function muxOutput(options: MuxOptions): Promise<void> {
+  const codec = CODECS[options.format];
+  const listFile = join(options.workDir, "segments.txt");
+  await writeFile(
+    listFile,
+    options.segments.map((s) => `file '${s.replace(/'/g, "'\\''")}'`).join("\n") + "\n",
+  );
+  const args = [
+    "-hide_banner",
+    "-loglevel",
+    "error",
+    "-y",
+    "-f",
+    "concat",
+    "-safe",
+    "0",
+    "-i",
+    listFile,
+  ];
+  for (const input of options.audio) args.push("-i", input.source);
+  args.push("-map", "0:v", "-c:v", "copy");
+  if (options.audio.length > 0) {
+    args.push(
+      "-filter_complex",
+      audioFilter(options.audio, 1, options.durationSeconds),
+      "-map",
+      "[aout]",
+    );
+    args.push(...codec.audioArgs);
+  }
+  args.push(
+    ...codec.muxArgs,
+    "-f",
+    options.format === "mov" ? "mov" : options.format,
+    options.output,
+  );
+  try {
+    await runFfmpeg(options.ffmpegPath, args, options.signal);
+  } finally {
+    await rm(listFile, { force: true });
+  }
+}
+
+export async function extractThumbnail(
+  ffmpegPath: string,
+  video: string,
+  atSeconds: number,
+  output: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  await runFfmpeg(
+    ffmpegPath,
+    [
+      "-hide_banner",
+      "-loglevel",
+      "error",
+      "-y",
+      "-ss",
+      atSeconds.toFixed(3),
+      "-i",
+      video,
+      "-frames:v",
+      "1",
+      "-vf",
+      "scale=640:-2",
+      "-q:v",
+      "3",
+      output,
+    ],
+    signal,
+  );
+}
+
+export function runFfmpeg(ffmpegPath: string, args: string[], signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(ffmpegPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr!.on(
+      "data",
+      (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)),
+    );
+    const onAbort = () => child.kill("SIGKILL");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    child.once("error", (error) => {
+      signal?.removeEventListener("abort", onAbort);
+      reject(
+        new EngineError(
+          "ffmpeg_not_found",
+          `FFmpeg could not start: ${error.message}`,
+          "Run `svc doctor`.",
+        ),
+      );
+    });
+    child.once("exit", (code) => {
+      signal?.removeEventListener("abort", onAbort);
+      if (code === 0) return resolve();
+      if (signal?.aborted) return reject(new EngineError("cancelled", "The render was cancelled."));
+      const reason = stderr.trim().split("\n").slice(-3).join(" ") || `exit ${code}`;
+      reject(
+        new EngineError(
+          "encode_failed",
+          `FFmpeg failed: ${reason}`,
+          "Run `svc doctor` to check FFmpeg.",
+        ),
+      );
+    });
+  });
+}

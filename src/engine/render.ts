@@ -1,0 +1,452 @@
+// renderComposition: the engine's one entry point. Stages: check options and the project, start
+// the project server and browsers, wait until the page is ready, capture frames in fixed segments
+// (workers take segments from a shared queue), encode each segment while capturing, then join the
+// segments and mix audio into the output, and cut a thumbnail. The output is written under a temp
+// name and renamed, and every temp file is removed whatever happens, so a failed or cancelled
+// render leaves nothing behind.
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, readFile, rename, rm, stat } from "node:fs/promises";
+import { availableParallelism, tmpdir } from "node:os";
+import { basename, dirname, extname, join, resolve } from "node:path";
+import { detectAspectRatio, scanCompositionHtml } from "../shared/composition-scan";
+import {
+  ALPHA_FORMATS,
+  checkRenderOptions,
+  outputSize,
+  type AspectRatio,
+} from "../shared/render-options";
+import { formatVariableIssue, parseVariablesSchema, validateVariables } from "../shared/variables";
+import { resolveChromium } from "./browser";
+import { CaptureSession } from "./capture";
+import { EngineError } from "./errors";
+import {
+  extractThumbnail,
+  muxOutput,
+  SegmentEncoder,
+  segmentExtension,
+  type AudioInput,
+} from "./encode";
+import { resolveFfmpeg } from "./ffmpeg";
+import { resolveInsideRoot, startProjectServer, type ProjectServer } from "./project-server";
+import { runtimeScript } from "./runtime-bundle";
+import type { RenderCompositionOptions, RenderProgress, RenderResult } from "./types";
+
+/** JPEG quality of captured frames per tier; x264 re-encodes them, so near-lossless is enough. */
+const JPEG_QUALITY = { draft: 80, standard: 92, high: 100 } as const;
+
+interface PageInfo {
+  compositionId: string;
+  width: number;
+  height: number;
+  duration: number;
+  warnings: string[];
+}
+
+interface PageMedia {
+  kind: "audio" | "video";
+  src: string;
+  start: number;
+  duration: number | null;
+  mediaStart: number;
+  volume: number;
+}
+
+/**
+ * Segment length in frames: a function of the frame count and fps only, never of the worker
+ * count, so any number of workers encodes the same segments and the output is identical.
+ */
+export function segmentLength(frames: number, fps: number): number {
+  return Math.max(1, Math.min(Math.max(fps, Math.ceil(frames / 16)), fps * 4));
+}
+
+export function resolveWorkers(workers: number | "auto" | undefined, segments: number): number {
+  const wanted =
+    workers === undefined ? 1 : workers === "auto" ? Math.min(4, availableParallelism()) : workers;
+  if (!Number.isInteger(wanted) || wanted < 1) {
+    throw new EngineError(
+      "invalid_options",
+      `workers must be a whole number of at least 1 or "auto", not ${String(workers)}.`,
+      "Use --workers 2 or --workers auto.",
+    );
+  }
+  return Math.max(1, Math.min(wanted, segments));
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw cancelledError();
+}
+
+async function resolveComposition(
+  projectDir: string,
+  composition: string,
+): Promise<{ root: string; entryPath: string; urlPath: string }> {
+  const root = resolve(projectDir);
+  const rootInfo = await stat(root).catch(() => undefined);
+  if (!rootInfo?.isDirectory()) {
+    throw new EngineError(
+      "composition_not_found",
+      `The project folder ${projectDir} does not exist.`,
+      "Pass the folder that holds index.html.",
+    );
+  }
+  const { realpath } = await import("node:fs/promises");
+  const realRoot = await realpath(root);
+  const urlPath = "/" + composition.replace(/\\/g, "/").replace(/^\/+/, "");
+  const entryPath = await resolveInsideRoot(realRoot, urlPath);
+  const entryInfo = entryPath ? await stat(entryPath).catch(() => undefined) : undefined;
+  if (!entryPath || !entryInfo?.isFile()) {
+    throw new EngineError(
+      "composition_not_found",
+      `The entry file ${composition} was not found in ${projectDir}.`,
+      composition === "index.html"
+        ? "Add an index.html to the project folder, or name the entry file with --composition."
+        : "Check --composition: it is a path relative to the project folder, and must stay inside it.",
+    );
+  }
+  return { root: realRoot, entryPath, urlPath };
+}
+
+export async function renderComposition(options: RenderCompositionOptions): Promise<RenderResult> {
+  const { signal } = options;
+  throwIfAborted(signal);
+  const checked = checkRenderOptions({
+    fps: options.fps,
+    quality: options.quality,
+    format: options.format,
+    resolution: options.resolution,
+    aspect_ratio: options.aspectRatio,
+  });
+  if (!checked.ok) {
+    throw new EngineError(
+      "invalid_options",
+      `Invalid ${checked.problem.param}: ${checked.problem.message}`,
+      hintForOption(checked.problem.param),
+    );
+  }
+  const { fps, quality, format, resolution } = checked.options;
+  const warnings: string[] = [];
+
+  const { root, entryPath, urlPath } = await resolveComposition(
+    options.projectDir,
+    options.composition ?? "index.html",
+  );
+  const scanned = scanCompositionHtml(await readFile(entryPath, "utf8"));
+  if (!scanned.ok) throw new EngineError("composition_not_found", scanned.message, scanned.hint);
+  const scan = scanned.scan;
+
+  const detected = detectAspectRatio(scan.width, scan.height);
+  const aspectRatio: AspectRatio | undefined = options.aspectRatio ?? detected;
+  if (!aspectRatio || (options.aspectRatio && detected !== options.aspectRatio)) {
+    throw new EngineError(
+      "aspect_mismatch",
+      options.aspectRatio
+        ? `The composition is ${scan.width}x${scan.height}, which is not ${options.aspectRatio}.`
+        : `The composition is ${scan.width}x${scan.height}, which matches none of 16:9, 9:16 or 1:1.`,
+      options.aspectRatio
+        ? `Leave out --aspect-ratio to use the composition's own shape${detected ? ` (${detected})` : ""}, or change data-width/data-height.`
+        : "Set data-width/data-height to 1920x1080, 1080x1920 or 1080x1080.",
+    );
+  }
+
+  const schema = parseVariablesSchema(scan.variablesJson);
+  for (const error of schema.errors) warnings.push(`variables schema: ${error}`);
+  const values = options.variables ?? {};
+  const issues = validateVariables(schema.variables, values);
+  if (issues.length > 0) {
+    if (options.strictVariables) {
+      throw new EngineError(
+        "invalid_variables",
+        `The variables do not match the composition's schema: ${issues.map(formatVariableIssue).join("; ")}`,
+        "Fix the values, or drop --strict-variables to render with warnings.",
+        issues,
+      );
+    }
+    for (const issue of issues) warnings.push(`variable ${formatVariableIssue(issue)}`);
+  }
+
+  const size = outputSize(aspectRatio, resolution);
+  const deviceScaleFactor = size.width / scan.width;
+  const transparent = ALPHA_FORMATS.includes(format);
+  const imageFormat = transparent ? "png" : "jpeg";
+
+  const outputPath = resolve(options.output);
+  const expectedExtension = `.${format}`;
+  if (extname(outputPath).toLowerCase() !== expectedExtension) {
+    warnings.push(
+      `the output ${basename(outputPath)} does not end in ${expectedExtension}; it holds ${format} data`,
+    );
+  }
+  await mkdir(dirname(outputPath), { recursive: true });
+  const token = randomBytes(4).toString("hex");
+  const partialOutput = join(dirname(outputPath), `.${basename(outputPath)}.${token}.partial`);
+  const thumbnailPath =
+    options.thumbnail === false
+      ? undefined
+      : outputPath.replace(/\.[^./\\]+$/, "") + ".thumbnail.jpg";
+  const partialThumbnail = thumbnailPath ? `${partialOutput}.jpg` : undefined;
+
+  const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveChromium()]);
+  throwIfAborted(signal);
+
+  const workDir = await mkdtemp(join(tmpdir(), "svc-render-"));
+  const sessions: CaptureSession[] = [];
+  const encoders = new Set<SegmentEncoder>();
+  let server: ProjectServer | undefined;
+  const pageErrors: string[] = [];
+  let cancelled = false;
+  const onAbort = () => {
+    cancelled = true;
+    for (const encoder of encoders) encoder.kill();
+    for (const session of sessions) void session.close();
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+
+  const report = progressReporter(options.onProgress);
+  try {
+    report({ framesDone: 0, framesTotal: 0, stage: "preparing" });
+    server = await startProjectServer(root);
+    const initScript = await runtimeScript({ variables: values });
+    const readyTimeoutMs = (options.readyTimeoutSeconds ?? 30) * 1000;
+    const blocked = new Set<string>();
+    const openSession = async (): Promise<CaptureSession> => {
+      const session = await CaptureSession.open({
+        browser,
+        viewport: { width: scan.width, height: scan.height },
+        deviceScaleFactor,
+        transparent,
+        imageFormat,
+        jpegQuality: JPEG_QUALITY[quality],
+        initScript,
+        projectOrigin: server!.origin,
+        allowNetwork: options.allowNetwork ?? true,
+        onPageError: (message) => pageErrors.push(message),
+        onBlockedRequest: (url) => blocked.add(url),
+      });
+      sessions.push(session);
+      if (cancelled) throw cancelledError();
+      await session.load(server!.origin + urlPath, readyTimeoutMs);
+      await waitUntilReady(session, readyTimeoutMs, pageErrors);
+      return session;
+    };
+
+    const first = await openSession();
+    const info = await first.evaluate<PageInfo>("window.__svc.info()");
+    warnings.push(...info.warnings);
+    const frames = Math.round(info.duration * fps);
+    if (frames < 1) {
+      throw new EngineError(
+        "composition_not_found",
+        `The composition lasts ${info.duration} s, too short for one frame at ${fps} fps.`,
+        "Set data-duration on the root.",
+      );
+    }
+    const length = segmentLength(frames, fps);
+    const segmentCount = Math.ceil(frames / length);
+    const workerCount = resolveWorkers(options.workers, segmentCount);
+    const segments = Array.from({ length: segmentCount }, (_, i) =>
+      join(workDir, `segment-${String(i).padStart(5, "0")}.${segmentExtension(format)}`),
+    );
+
+    let framesDone = 0;
+    let nextSegment = 0;
+    report({ framesDone, framesTotal: frames, stage: "capturing" });
+    const runWorker = async (session: CaptureSession): Promise<void> => {
+      for (let index = nextSegment++; index < segmentCount; index = nextSegment++) {
+        const encoder = new SegmentEncoder({
+          ffmpegPath: ffmpeg.path,
+          output: segments[index]!,
+          fps,
+          format,
+          quality,
+          imageFormat,
+          size,
+        });
+        encoders.add(encoder);
+        try {
+          const end = Math.min(frames, (index + 1) * length);
+          for (let frame = index * length; frame < end; frame++) {
+            if (cancelled) throw cancelledError();
+            await session.seek(frame / fps);
+            if (pageErrors.length > 0) throw pageError(pageErrors);
+            await encoder.write(await session.capture());
+            framesDone++;
+            report({ framesDone, framesTotal: frames, stage: "capturing" });
+          }
+          await encoder.finish();
+        } finally {
+          encoder.kill();
+          encoders.delete(encoder);
+        }
+      }
+    };
+    const extra = await Promise.all(Array.from({ length: workerCount - 1 }, () => openSession()));
+    await Promise.all([first, ...extra].map((session) => runWorker(session)));
+
+    report({ framesDone, framesTotal: frames, stage: "finishing" });
+    const media = await first.evaluate<PageMedia[]>("window.__svc.media()");
+    const audio = await audioInputs(
+      media,
+      server.origin,
+      root,
+      options.allowNetwork ?? true,
+      warnings,
+    );
+    for (const url of blocked)
+      warnings.push(`blocked a network request (network access is off): ${url}`);
+    await Promise.all(sessions.map((session) => session.close()));
+    await muxOutput({
+      ffmpegPath: ffmpeg.path,
+      segments,
+      output: partialOutput,
+      format,
+      durationSeconds: frames / fps,
+      audio,
+      workDir,
+      ...(signal ? { signal } : {}),
+    });
+    if (partialThumbnail) {
+      await extractThumbnail(
+        ffmpeg.path,
+        partialOutput,
+        representativeTime(frames / fps),
+        partialThumbnail,
+        signal,
+      );
+    }
+    throwIfAborted(signal);
+    await rename(partialOutput, outputPath);
+    if (partialThumbnail && thumbnailPath) await rename(partialThumbnail, thumbnailPath);
+    return {
+      outputPath,
+      thumbnailPath,
+      durationSeconds: frames / fps,
+      frames,
+      width: size.width,
+      height: size.height,
+      warnings,
+    };
+  } catch (error) {
+    if (cancelled || signal?.aborted)
+      throw cancelledError();
+    if (pageErrors.length > 0 && !(error instanceof EngineError && error.code === "page_error"))
+      throw pageError(pageErrors);
+    throw error;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    for (const encoder of encoders) encoder.kill();
+    await Promise.all(sessions.map((session) => session.close()));
+    await server?.close();
+    await rm(workDir, { recursive: true, force: true });
+    await rm(partialOutput, { force: true });
+    if (partialThumbnail) await rm(partialThumbnail, { force: true });
+  }
+}
+
+function cancelledError(): EngineError {
+  return new EngineError("cancelled", "The render was cancelled.", "Run the same command again to start over.");
+}
+
+function hintForOption(param: string): string {
+  if (param === "fps")
+    return "Use a whole number of frames per second from 1 to 240, e.g. --fps 30.";
+  if (param === "format") return "Render 4k as mp4, or use 1080p for webm/mov (alpha).";
+  return `Check the value of --${param.replace(/_/g, "-")}.`;
+}
+
+function pageError(messages: string[]): EngineError {
+  return new EngineError(
+    "page_error",
+    `The composition's script threw: ${messages[0]}`,
+    "Open the composition in a browser, fix the error shown in the console, and render again.",
+    messages,
+  );
+}
+
+/** A frame that shows the composition in full swing: 40% in, after intros, before outros. */
+function representativeTime(durationSeconds: number): number {
+  return durationSeconds * 0.4;
+}
+
+async function waitUntilReady(
+  session: CaptureSession,
+  timeoutMs: number,
+  pageErrors: string[],
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (pageErrors.length > 0) throw pageError(pageErrors);
+    const state = await session.evaluate<{
+      ready: boolean;
+      error?: string;
+      waitingFor: string[];
+    } | null>(
+      "window.__svc ? { ready: !!window.__svc.ready, error: window.__svc.error, waitingFor: window.__svc.waitingFor || [] } : null",
+    );
+    if (state?.error) {
+      throw new EngineError("page_error", state.error, "Fix the composition and render again.");
+    }
+    if (state?.ready) return;
+    if (Date.now() > deadline) {
+      const what = state?.waitingFor.length
+        ? state.waitingFor.join(", ")
+        : "the page runtime to start";
+      throw new EngineError(
+        "timeout",
+        `Timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}.`,
+        "Check that these files exist in the project and load in a browser, or raise the ready timeout.",
+      );
+    }
+    await session.page.waitForTimeout(50);
+  }
+}
+
+async function audioInputs(
+  media: PageMedia[],
+  origin: string,
+  root: string,
+  allowNetwork: boolean,
+  warnings: string[],
+): Promise<AudioInput[]> {
+  const inputs: AudioInput[] = [];
+  for (const item of media) {
+    let source: string | undefined;
+    if (item.src.startsWith(origin + "/")) {
+      source = await resolveInsideRoot(root, new URL(item.src).pathname);
+    } else if (allowNetwork && /^https?:\/\//.test(item.src)) {
+      source = item.src;
+    }
+    if (!source) {
+      warnings.push(`audio ${item.src} was left out: it is not a file in the project`);
+      continue;
+    }
+    inputs.push({
+      source,
+      start: item.start,
+      duration: item.duration,
+      mediaStart: item.mediaStart,
+      volume: item.volume,
+    });
+  }
+  return inputs;
+}
+
+function progressReporter(onProgress: RenderCompositionOptions["onProgress"]) {
+  let lastSent = 0;
+  let rateStart = Date.now();
+  let rateFrames = 0;
+  let fps = 0;
+  return (progress: Omit<RenderProgress, "fps" | "etaSeconds">): void => {
+    if (!onProgress) return;
+    const now = Date.now();
+    if (now - rateStart >= 1000) {
+      fps = ((progress.framesDone - rateFrames) * 1000) / (now - rateStart);
+      rateStart = now;
+      rateFrames = progress.framesDone;
+    }
+    const finalFrame = progress.framesDone === progress.framesTotal;
+    if (progress.stage === "capturing" && !finalFrame && now - lastSent < 100) return;
+    lastSent = now;
+    const etaSeconds = fps > 0 ? (progress.framesTotal - progress.framesDone) / fps : undefined;
+    onProgress({ ...progress, fps, etaSeconds });
+  };
+}

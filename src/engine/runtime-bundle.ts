@@ -1,0 +1,53 @@
+// Builds the page runtime (src/engine/runtime, browser code) into one classic script that the
+// engine installs with `page.addInitScript` before any page script runs. The bundle is built once
+// per process with esbuild and kept in memory: every page of every render gets the same bytes, and
+// only the small config prefix differs.
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+/** What the runtime needs to know before the page starts. */
+export interface RuntimeConfig {
+  /** Variable values for the root composition (validated by the caller; defaults merged in-page). */
+  variables: Record<string, unknown>;
+  /** Wall-clock time at virtual time 0, in Unix ms. Default 1704067200000 (2024-01-01T00:00:00Z). */
+  epochMs?: number;
+}
+
+const ENTRY = join(dirname(fileURLToPath(import.meta.url)), "runtime", "index.ts");
+
+let bundlePromise: Promise<string> | undefined;
+
+/** The runtime source, built on first use. */
+export function runtimeBundle(): Promise<string> {
+  bundlePromise ??= build({
+    entryPoints: [ENTRY],
+    bundle: true,
+    write: false,
+    format: "iife",
+    platform: "browser",
+    target: "chrome120",
+    minify: true,
+    legalComments: "none",
+    logLevel: "silent",
+  }).then(
+    (result) => {
+      const file = result.outputFiles[0];
+      if (!file) throw new Error("esbuild produced no output for the page runtime");
+      return file.text;
+    },
+    (error: unknown) => {
+      bundlePromise = undefined;
+      throw error;
+    },
+  );
+  return bundlePromise;
+}
+
+/** The init script for one page: its config followed by the runtime. */
+export async function runtimeScript(config: RuntimeConfig): Promise<string> {
+  // JSON.stringify alone could end the script early with "</script>" or break on U+2028 in old
+  // engines; escaping "<" keeps the text safe wherever it is embedded.
+  const json = JSON.stringify(config).replace(/</g, "\\u003c");
+  return `window.__svcConfig=${json};\n${await runtimeBundle()}`;
+}

@@ -1,0 +1,197 @@
+// Start-up of the page runtime. Runs before any page script (installed with addInitScript):
+// virtual time and the variables API go in immediately; bindings are applied while the document
+// parses (so page scripts already see bound text); after DOMContentLoaded we mount nested
+// compositions, wait for assets, seek to 0 and raise `ready`. Failures of the runtime itself land
+// in `__svc.error` so the engine can report them instead of timing out.
+import { formatVariableIssue, resolveVariables, validateVariables } from "../../shared/variables";
+import { installVirtualClock } from "./clock";
+import { CompositionError, mountChildren, numberAttr, type MountContext } from "./compositions";
+import { waitForAssets } from "./readiness";
+import { Scene } from "./scene";
+import type { CompositionInfo, CompositionInstance, SvcPage } from "./types";
+import {
+  applyCssVariables,
+  bindElement,
+  BOUND_SELECTOR,
+  combinedSchemaJson,
+  parseSchemaCached,
+} from "./variables";
+
+export const DEFAULT_EPOCH_MS = 1704067200000;
+
+export interface RuntimeOptions {
+  variables?: Record<string, unknown>;
+  epochMs?: number;
+}
+
+export function bootRuntime(options: RuntimeOptions): SvcPage {
+  const givenValues = { ...(options.variables ?? {}) };
+  const clock = installVirtualClock(options.epochMs ?? DEFAULT_EPOCH_MS);
+  const warnings: string[] = [];
+  const waiting = new Set<string>(["document"]);
+  let scene: Scene | undefined;
+  let rootInstance: CompositionInstance | undefined;
+  let current: CompositionInstance | undefined;
+  let duration = 0;
+
+  const findRoot = () => document.querySelector<HTMLElement>("[data-composition-id]");
+  const rootSchemaJson = () => combinedSchemaJson(document.documentElement, findRoot());
+  const rootValues = () =>
+    resolveVariables(parseSchemaCached(rootSchemaJson()).variables, givenValues);
+
+  window.__svcVariables = givenValues;
+  (window as unknown as Record<string, unknown>).__hfVariables = givenValues;
+  const variablesApi = {
+    getVariables(): Record<string, unknown> {
+      if (current) return { ...current.values };
+      return rootInstance ? { ...rootInstance.values } : rootValues();
+    },
+  };
+  window.svc = variablesApi;
+  // Compositions written for HyperFrames read their variables through this name.
+  (window as unknown as Record<string, unknown>).__hyperframes ??= variablesApi;
+
+  let chain = Promise.resolve();
+  const page: SvcPage = {
+    ready: false,
+    waitingFor: [],
+    info(): CompositionInfo {
+      const root = findRoot();
+      const fps = root ? numberAttr(root, "data-fps") : undefined;
+      return {
+        compositionId: root?.getAttribute("data-composition-id") ?? "",
+        width: (root && numberAttr(root, "data-width")) ?? 0,
+        height: (root && numberAttr(root, "data-height")) ?? 0,
+        duration: scene ? duration : ((root && numberAttr(root, "data-duration")) ?? 0),
+        ...(fps !== undefined ? { fpsHint: fps } : {}),
+        variablesJson: rootSchemaJson(),
+        warnings: [...warnings],
+      };
+    },
+    seek(t: number): Promise<void> {
+      const time = Number.isFinite(t) ? Math.max(0, t) : 0;
+      const run = () => (scene ? scene.seek(time) : Promise.resolve());
+      const next = chain.then(run, run);
+      chain = next.catch(() => undefined);
+      return next;
+    },
+    media() {
+      return scene ? scene.mediaSources() : [];
+    },
+  };
+  // waitingFor is read by the engine at any moment; keep it a live view of the set.
+  Object.defineProperty(page, "waitingFor", {
+    get: () => [...waiting],
+    enumerable: true,
+  });
+  window.__svc = page;
+
+  // Bind variables as the parser creates elements, so page scripts see the final text and src.
+  const bindPending = () => {
+    const values = rootValues();
+    for (const element of Array.from(document.querySelectorAll(BOUND_SELECTOR))) {
+      if (!element.closest("[data-composition-src]")) bindElement(element, values);
+    }
+    const root = findRoot();
+    if (root) applyCssVariables(root, values);
+  };
+  const observer = new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of Array.from(record.addedNodes)) {
+        if (!(node instanceof Element)) continue;
+        if (node.matches(BOUND_SELECTOR) || node.hasAttribute("data-composition-id")) {
+          bindPending();
+          return;
+        }
+      }
+    }
+  });
+  observer.observe(document, { childList: true, subtree: true });
+
+  // Pages that build their timeline in a load handler need it before we ask for the duration.
+  const loaded =
+    document.readyState === "complete"
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => window.addEventListener("load", () => resolve(), { once: true }));
+
+  const fail = (message: string) => {
+    page.error = message;
+    console.error(`[svc] ${message}`);
+  };
+
+  const start = async () => {
+    observer.disconnect();
+    bindPending();
+    waiting.delete("document");
+    const root = findRoot();
+    if (!root) {
+      fail(
+        "No composition root: add data-composition-id (with data-width and data-height) to the element that holds the video.",
+      );
+      return;
+    }
+    const schema = parseSchemaCached(rootSchemaJson());
+    for (const error of schema.errors) warnings.push(error);
+    if (schema.variables.length > 0) {
+      for (const issue of validateVariables(schema.variables, givenValues)) {
+        warnings.push(formatVariableIssue(issue));
+      }
+    }
+    rootInstance = {
+      id: root.getAttribute("data-composition-id") ?? "",
+      element: root,
+      parent: undefined,
+      depth: 0,
+      offset: 0,
+      declaredDuration: numberAttr(root, "data-duration"),
+      schema: schema.variables,
+      values: resolveVariables(schema.variables, givenValues),
+      givenValues,
+      timeline: undefined,
+      src: undefined,
+    };
+    const context: MountContext = {
+      warnings,
+      waiting,
+      instances: [rootInstance],
+      setCurrent: (instance) => {
+        current = instance;
+      },
+    };
+    try {
+      await mountChildren(rootInstance, context);
+    } catch (error) {
+      fail(error instanceof CompositionError ? error.message : `Runtime failed: ${String(error)}`);
+      return;
+    }
+    await waitForAssets({ waiting, warnings });
+    if (document.readyState !== "complete") {
+      waiting.add("page load");
+      await loaded;
+      waiting.delete("page load");
+    }
+    // Let deferred start-up work (setTimeout 0, rAF) settle before the first frame.
+    clock.advanceTo(0);
+    scene = new Scene(rootInstance, context.instances, clock);
+    await scene.seek(0);
+    const found = scene.duration();
+    if (found === undefined) {
+      fail(
+        "The composition has no duration: set data-duration on the root element, or register a GSAP timeline in window.__timelines under its composition id.",
+      );
+      return;
+    }
+    duration = found;
+    page.ready = true;
+  };
+
+  const run = () => {
+    start().catch((error: unknown) => fail(`Runtime failed: ${String(error)}`));
+  };
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", run, { once: true });
+  } else {
+    run();
+  }
+  return page;
+}

@@ -1,0 +1,355 @@
+// Nested compositions (SPEC.md section 2): a host element with `data-composition-src` pulls in a
+// file whose content sits in a <template>. We fetch it, mount the template into the host, bind the
+// instance's variables, then run its scripts in order while `svc.getVariables()` answers with the
+// instance's values. The timeline a file registers under its id is captured per instance, so the
+// same file mounted twice gets two timelines. Paths resolve from the project root (the origin).
+import {
+  parseVariablesSchema,
+  resolveVariables,
+  validateVariables,
+  formatVariableIssue,
+} from "../../shared/variables";
+import type { CompositionInstance, SvcVariablesApi, TimelineLike } from "./types";
+import {
+  applyCssVariables,
+  bindElement,
+  BOUND_SELECTOR,
+  readHostValues,
+  SCHEMA_ATTR,
+} from "./variables";
+import {
+  hostSelector,
+  scopedDocument,
+  scopedGsap,
+  scopeStylesheet,
+  wrapInstanceScript,
+} from "./scope";
+
+/** Deeper than this is almost certainly a loop the cycle check could not see (query strings). */
+export const MAX_NESTING_DEPTH = 12;
+
+export interface MountContext {
+  warnings: string[];
+  /** Names what readiness is waiting for; mounting adds and removes entries. */
+  waiting: Set<string>;
+  /** The instance whose scripts are running right now (read by window.svc.getVariables). */
+  setCurrent(instance: CompositionInstance | undefined): void;
+  /** Instances in mount order, root first. */
+  instances: CompositionInstance[];
+}
+
+export class CompositionError extends Error {}
+
+interface InstanceScope {
+  document: Document;
+  readonly gsap: unknown;
+  svc: SvcVariablesApi;
+}
+
+declare global {
+  interface Window {
+    __svcScopes?: Record<string, InstanceScope>;
+  }
+}
+
+let instanceCounter = 0;
+const loadedScripts = new Set<string>();
+
+export function numberAttr(element: Element, name: string): number | undefined {
+  const raw = element.getAttribute(name);
+  if (raw === null || raw.trim() === "") return undefined;
+  const value = Number.parseFloat(raw);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** Where `src` of a host points: relative paths resolve from the project root. */
+export function projectUrl(path: string): string {
+  const trimmed = path.trim();
+  if (/^[a-z][a-z\d+.-]*:/i.test(trimmed) || trimmed.startsWith("//")) return trimmed;
+  return new URL(trimmed.replace(/^\.\//, "").replace(/^\/+/, ""), `${location.origin}/`).href;
+}
+
+/** Hosts directly owned by `instance` (not inside a deeper host). */
+function childHosts(instance: CompositionInstance): HTMLElement[] {
+  const hosts = Array.from(
+    instance.element.querySelectorAll<HTMLElement>("[data-composition-src]"),
+  );
+  return hosts.filter((host) => {
+    const owner = host.parentElement?.closest("[data-composition-src]");
+    return !owner || owner === instance.element || !instance.element.contains(owner);
+  });
+}
+
+/** Mount every nested composition under `instance`, depth first, in document order. */
+export async function mountChildren(
+  instance: CompositionInstance,
+  context: MountContext,
+): Promise<void> {
+  const hosts = childHosts(instance);
+  // Fetch siblings in parallel, mount them in document order (scripts run in a stable order).
+  const files = hosts.map((host) => fetchComposition(host, instance, context));
+  for (let index = 0; index < hosts.length; index++) {
+    const host = hosts[index]!;
+    const file = await files[index]!;
+    const child = await mountInstance(host, instance, file, context);
+    await mountChildren(child, context);
+  }
+}
+
+interface FetchedComposition {
+  url: string;
+  html: string;
+}
+
+async function fetchComposition(
+  host: HTMLElement,
+  parent: CompositionInstance,
+  context: MountContext,
+): Promise<FetchedComposition> {
+  const src = host.getAttribute("data-composition-src") ?? "";
+  const url = projectUrl(src);
+  const chain: string[] = [];
+  for (let at: CompositionInstance | undefined = parent; at; at = at.parent) {
+    if (at.src) chain.unshift(at.src);
+  }
+  if (chain.includes(url) || url === location.href.split("#")[0]) {
+    throw new CompositionError(
+      `Nested composition cycle: ${[...chain, url].map((u) => new URL(u).pathname).join(" -> ")}`,
+    );
+  }
+  if (parent.depth + 1 > MAX_NESTING_DEPTH) {
+    throw new CompositionError(
+      `Nested compositions are deeper than ${MAX_NESTING_DEPTH} levels at ${src}`,
+    );
+  }
+  const label = `composition ${src}`;
+  context.waiting.add(label);
+  try {
+    let response: Response;
+    try {
+      response = await fetch(url);
+    } catch (error) {
+      throw new CompositionError(
+        `Could not load nested composition ${src}: ${(error as Error).message}`,
+      );
+    }
+    if (!response.ok) {
+      throw new CompositionError(
+        `Could not load nested composition ${src}: HTTP ${response.status} for ${new URL(url).pathname}`,
+      );
+    }
+    return { url, html: await response.text() };
+  } finally {
+    context.waiting.delete(label);
+  }
+}
+
+async function mountInstance(
+  host: HTMLElement,
+  parent: CompositionInstance,
+  file: FetchedComposition,
+  context: MountContext,
+): Promise<CompositionInstance> {
+  const parsed = new DOMParser().parseFromString(file.html, "text/html");
+  const template = parsed.querySelector("template");
+  const source: ParentNode = template ? template.content : parsed.body;
+  const id = host.getAttribute("data-composition-id") ?? "";
+  const srcLabel = host.getAttribute("data-composition-src") ?? file.url;
+
+  // Schema: the file's <html>, its template's root element, or the host itself.
+  const innerRoot = source.querySelector(`[${SCHEMA_ATTR}]`);
+  const schemaJson =
+    parsed.documentElement.getAttribute(SCHEMA_ATTR) ??
+    innerRoot?.getAttribute(SCHEMA_ATTR) ??
+    host.getAttribute(SCHEMA_ATTR);
+  const schema = parseVariablesSchema(schemaJson);
+  for (const error of schema.errors) context.warnings.push(`${srcLabel}: ${error}`);
+  const givenValues = readHostValues(host, context.warnings, srcLabel);
+  if (schemaJson !== null) {
+    for (const issue of validateVariables(schema.variables, givenValues)) {
+      context.warnings.push(`${srcLabel}: ${formatVariableIssue(issue)}`);
+    }
+  }
+
+  const start = numberAttr(host, "data-start") ?? 0;
+  const instance: CompositionInstance = {
+    id,
+    element: host,
+    parent,
+    depth: parent.depth + 1,
+    offset: parent.offset + start,
+    declaredDuration: numberAttr(host, "data-duration"),
+    schema: schema.variables,
+    values: resolveVariables(schema.variables, givenValues),
+    givenValues,
+    timeline: undefined,
+    src: file.url,
+  };
+  context.instances.push(instance);
+
+  const content = document.importNode(source, true) as DocumentFragment | HTMLElement;
+  const fragment = document.createDocumentFragment();
+  if (content instanceof DocumentFragment) fragment.append(content);
+  else fragment.append(...Array.from(content.childNodes));
+  rewriteParentRelativePaths(fragment, file.url);
+
+  const scripts = Array.from(fragment.querySelectorAll("script")).filter(isExecutable);
+  const placeholders = scripts.map((script) => {
+    const marker = document.createComment("svc-script");
+    script.replaceWith(marker);
+    return marker;
+  });
+  const instanceKey = String(++instanceCounter);
+  const scopeSelector = hostSelector(host, instanceKey);
+  for (const style of Array.from(fragment.querySelectorAll("style"))) {
+    style.textContent = scopeStylesheet(style.textContent ?? "", scopeSelector);
+  }
+  // Hoist <link rel=stylesheet> from the file's <head> too (fonts, shared CSS).
+  for (const link of Array.from(parsed.head.querySelectorAll("link[rel~=stylesheet]"))) {
+    fragment.prepend(document.importNode(link, true));
+  }
+  sizeElement(host);
+  host.replaceChildren(fragment);
+  const innerMounted = host.querySelector<HTMLElement>(`[data-composition-id="${CSS.escape(id)}"]`);
+  if (innerMounted && !innerMounted.hasAttribute("data-composition-src")) sizeElement(innerMounted);
+
+  applyCssVariables(host, instance.values);
+  for (const element of Array.from(host.querySelectorAll(BOUND_SELECTOR))) {
+    const owner = element.closest("[data-composition-src]");
+    if (owner === host) bindElement(element, instance.values);
+  }
+
+  await runInstanceScripts(instance, scripts, placeholders, instanceKey, srcLabel, context);
+  return instance;
+}
+
+function isExecutable(script: HTMLScriptElement): boolean {
+  const type = (script.getAttribute("type") ?? "").trim().toLowerCase();
+  return (
+    type === "" ||
+    type === "module" ||
+    type === "text/javascript" ||
+    type === "application/javascript"
+  );
+}
+
+/** Host and inner root take their declared size unless the author already sized them inline. */
+function sizeElement(element: HTMLElement): void {
+  const width = numberAttr(element, "data-width");
+  const height = numberAttr(element, "data-height");
+  if (width !== undefined && !element.style.width) element.style.width = `${width}px`;
+  if (height !== undefined && !element.style.height) element.style.height = `${height}px`;
+}
+
+/** `../x.png` written relative to compositions/a.html would climb above the project root. */
+function rewriteParentRelativePaths(fragment: DocumentFragment, fileUrl: string): void {
+  for (const element of Array.from(fragment.querySelectorAll("[src],[href]"))) {
+    for (const attr of ["src", "href"]) {
+      const value = element.getAttribute(attr);
+      if (value?.startsWith("../")) element.setAttribute(attr, new URL(value, fileUrl).href);
+    }
+  }
+}
+
+async function runInstanceScripts(
+  instance: CompositionInstance,
+  scripts: HTMLScriptElement[],
+  placeholders: Comment[],
+  instanceKey: string,
+  label: string,
+  context: MountContext,
+): Promise<void> {
+  const host = instance.element;
+  const scope: InstanceScope = {
+    document: scopedDocument(host),
+    get gsap() {
+      return scopedGsap(host, (window as unknown as { gsap?: unknown }).gsap);
+    },
+    svc: { getVariables: () => ({ ...instance.values }) },
+  };
+  window.__svcScopes ??= {};
+  window.__svcScopes[instanceKey] = scope;
+
+  const registry = () => window.__timelines;
+  const before = lookupTimeline(registry(), instance.id);
+  for (let index = 0; index < scripts.length; index++) {
+    const original = scripts[index]!;
+    const marker = placeholders[index]!;
+    const src = original.getAttribute("src");
+    const isModule = (original.getAttribute("type") ?? "").trim().toLowerCase() === "module";
+    const script = document.createElement("script");
+    for (const attr of Array.from(original.attributes)) {
+      if (attr.name !== "src") script.setAttribute(attr.name, attr.value);
+    }
+    if (src !== null) {
+      const url = src.startsWith("./") || src.startsWith("../") ? new URL(src, instance.src).href : projectUrl(src);
+      if (loadedScripts.has(url) || isAlreadyInDocument(url) || isLoadedLibrary(url)) {
+        marker.remove();
+        continue;
+      }
+      loadedScripts.add(url);
+      script.src = url;
+      const name = `script ${src}`;
+      context.waiting.add(name);
+      const loaded = new Promise<void>((resolve) => {
+        script.addEventListener("load", () => resolve(), { once: true });
+        script.addEventListener("error", () => {
+          context.warnings.push(`${label}: could not load script ${src}`);
+          resolve();
+        });
+      });
+      context.setCurrent(instance);
+      marker.replaceWith(script);
+      await loaded;
+      context.setCurrent(undefined);
+      context.waiting.delete(name);
+      continue;
+    }
+    const body = original.textContent ?? "";
+    script.textContent = isModule
+      ? body
+      : wrapInstanceScript(body, instanceKey, `svc-composition/${label}#${index + 1}`);
+    // Inline classic scripts run synchronously on insertion, so the instance is "current" for
+    // exactly the duration of its own code.
+    context.setCurrent(instance);
+    try {
+      marker.replaceWith(script);
+    } finally {
+      context.setCurrent(undefined);
+    }
+  }
+  const after = lookupTimeline(registry(), instance.id);
+  if (after && after !== before) instance.timeline = after;
+}
+
+/** A second copy of GSAP (say from a CDN URL in the sub-file) would replace the page's instance. */
+function isLoadedLibrary(url: string): boolean {
+  const file = new URL(url).pathname.split("/").pop() ?? "";
+  return /^gsap(\.min)?\.js$/i.test(file) && "gsap" in window;
+}
+
+function isAlreadyInDocument(url: string): boolean {
+  for (const script of Array.from(document.scripts)) {
+    if (script.src === url) return true;
+  }
+  return false;
+}
+
+export function lookupTimeline(
+  registry: Window["__timelines"],
+  id: string,
+): TimelineLike | undefined {
+  if (!registry || Array.isArray(registry)) return undefined;
+  const candidate = registry[id];
+  return isTimeline(candidate) ? candidate : undefined;
+}
+
+export function isTimeline(value: unknown): value is TimelineLike {
+  return (
+    !!value &&
+    typeof value === "object" &&
+    typeof (value as TimelineLike).duration === "function" &&
+    (typeof (value as TimelineLike).seek === "function" ||
+      typeof (value as TimelineLike).totalTime === "function")
+  );
+}

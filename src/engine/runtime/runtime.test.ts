@@ -1,0 +1,456 @@
+// The page runtime in real Chromium: pages are served from memory through request routing,
+// the runtime is installed exactly as the engine installs it, and every assertion reads what the
+// page shows (positions, visibility, text) after `__svc.seek(t)`.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BASE_CHROMIUM_ARGS, resolveChromium } from "../browser";
+import { runtimeScript } from "../runtime-bundle";
+import type { MediaSource } from "./types";
+
+const ORIGIN = "http://svc.test";
+const GSAP = readFileSync(createRequire(import.meta.url).resolve("gsap/dist/gsap.min.js"), "utf8");
+
+/** A file body, or null for a request that never answers. */
+type Files = Record<string, string | Buffer | null>;
+
+let browser: Browser;
+let context: BrowserContext | undefined;
+
+beforeAll(async () => {
+  const resolved = await resolveChromium();
+  browser = await chromium.launch({
+    executablePath: resolved.executablePath,
+    args: BASE_CHROMIUM_ARGS,
+    env: { ...process.env, ...resolved.env },
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+function contentType(path: string): string {
+  if (path.endsWith(".html")) return "text/html";
+  if (path.endsWith(".js")) return "text/javascript";
+  if (path.endsWith(".css")) return "text/css";
+  if (path.endsWith(".wav")) return "audio/wav";
+  if (path.endsWith(".png")) return "image/png";
+  return "application/octet-stream";
+}
+
+async function open(
+  files: Files,
+  options: { variables?: Record<string, unknown>; epochMs?: number; waitReady?: boolean } = {},
+): Promise<Page> {
+  await context?.close();
+  context = await browser.newContext({ viewport: { width: 640, height: 360 } });
+  const served: Files = { "/gsap.min.js": GSAP, ...files };
+  await context.route(`${ORIGIN}/**`, async (route) => {
+    const path = new URL(route.request().url()).pathname;
+    if (!(path in served)) return route.fulfill({ status: 404, body: "not found" });
+    const body = served[path];
+    if (body === null) return; // never answers
+    return route.fulfill({ status: 200, body: body!, contentType: contentType(path) });
+  });
+  const page = await context.newPage();
+  await page.addInitScript({
+    content: await runtimeScript({
+      variables: options.variables ?? {},
+      ...(options.epochMs !== undefined ? { epochMs: options.epochMs } : {}),
+    }),
+  });
+  await page.goto(`${ORIGIN}/index.html`, { waitUntil: "domcontentloaded" });
+  if (options.waitReady !== false) {
+    await page.waitForFunction(() => window.__svc?.ready || window.__svc?.error, undefined, {
+      timeout: 15_000,
+    });
+    const error = await page.evaluate(() => window.__svc?.error);
+    if (error) throw new Error(`runtime error: ${error}`);
+  }
+  return page;
+}
+
+function seek(page: Page, t: number): Promise<void> {
+  return page.evaluate((time) => window.__svc!.seek(time), t);
+}
+
+/** Horizontal translation of an element, from its computed transform. */
+function translateX(page: Page, selector: string): Promise<number[]> {
+  return page.evaluate(
+    (sel) =>
+      Array.from(document.querySelectorAll(sel)).map((element) => {
+        const transform = getComputedStyle(element).transform;
+        return transform === "none" ? 0 : new DOMMatrix(transform).m41;
+      }),
+    selector,
+  );
+}
+
+function visibility(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate(
+    (sel) => Array.from(document.querySelectorAll(sel)).map((e) => getComputedStyle(e).visibility),
+    selector,
+  );
+}
+
+function html(body: string, head = "", htmlAttrs = ""): string {
+  return `<!doctype html><html ${htmlAttrs}><head><meta charset="utf-8">${head}</head><body style="margin:0">${body}</body></html>`;
+}
+
+/** A short mono 8 kHz WAV of silence, so media readiness has something real to load. */
+function wav(seconds: number): Buffer {
+  const rate = 8000;
+  const samples = Math.round(rate * seconds);
+  const buffer = Buffer.alloc(44 + samples * 2);
+  buffer.write("RIFF", 0);
+  buffer.writeUInt32LE(36 + samples * 2, 4);
+  buffer.write("WAVEfmt ", 8);
+  buffer.writeUInt32LE(16, 16);
+  buffer.writeUInt16LE(1, 20);
+  buffer.writeUInt16LE(1, 22);
+  buffer.writeUInt32LE(rate, 24);
+  buffer.writeUInt32LE(rate * 2, 28);
+  buffer.writeUInt16LE(2, 32);
+  buffer.writeUInt16LE(16, 34);
+  buffer.write("data", 36);
+  buffer.writeUInt32LE(samples * 2, 40);
+  return buffer;
+}
+
+describe("page runtime", () => {
+  it("drives Date, performance.now, requestAnimationFrame and timers from the seek time", async () => {
+    const page = await open(
+      {
+        "/index.html": html(`
+          <div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="5">
+            <p id="raf"></p><p id="timer"></p><p id="cancelled">no</p>
+          </div>
+          <script>
+            const loop = (ts) => { document.getElementById("raf").textContent = String(ts); requestAnimationFrame(loop); };
+            requestAnimationFrame(loop);
+            const id = requestAnimationFrame(() => { document.getElementById("cancelled").textContent = "yes"; });
+            cancelAnimationFrame(id);
+            setTimeout(() => { document.getElementById("timer").textContent = "fired at " + performance.now(); }, 1000);
+          </script>`),
+      },
+      { epochMs: 1_000_000 },
+    );
+    expect(await page.evaluate(() => [Date.now(), performance.now()])).toEqual([1_000_000, 0]);
+    expect(await page.textContent("#timer")).toBe("");
+
+    await seek(page, 2.5);
+    expect(
+      await page.evaluate(() => [Date.now(), new Date().getTime(), performance.now()]),
+    ).toEqual([1_002_500, 1_002_500, 2500]);
+    expect(await page.textContent("#raf")).toBe("2500");
+    expect(await page.textContent("#timer")).toBe("fired at 1000");
+    expect(await page.textContent("#cancelled")).toBe("no");
+
+    await seek(page, 0.5);
+    expect(await page.evaluate(() => performance.now())).toBe(500);
+    expect(await page.textContent("#raf")).toBe("500");
+    // Other forms of Date are untouched.
+    expect(await page.evaluate(() => new Date(0).toISOString())).toBe("1970-01-01T00:00:00.000Z");
+    expect(await page.evaluate(() => new Date() instanceof Date)).toBe(true);
+  });
+
+  it("seeks a GSAP timeline exactly, backwards too, and takes the duration from it", async () => {
+    const page = await open({
+      "/index.html": html(
+        `<div id="root" data-composition-id="main" data-width="640" data-height="360">
+           <div id="box" style="width:10px;height:10px;background:red"></div>
+         </div>
+         <script>
+           const tl = gsap.timeline({ paused: true });
+           tl.to("#box", { x: 400, duration: 4, ease: "none" });
+           window.__timelines = window.__timelines || {};
+           window.__timelines["main"] = tl;
+         </script>`,
+        `<script src="/gsap.min.js"></script>`,
+      ),
+    });
+    const info = await page.evaluate(() => window.__svc!.info());
+    expect(info).toMatchObject({ compositionId: "main", width: 640, height: 360, duration: 4 });
+    for (const t of [0, 1, 3, 0.5, 2.25, 4]) {
+      await seek(page, t);
+      const [x] = await translateX(page, "#box");
+      expect(x).toBeCloseTo(100 * t, 3);
+    }
+  });
+
+  it("seeks CSS animations and WAAPI animations exactly", async () => {
+    const page = await open({
+      "/index.html": html(
+        `<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="4">
+           <div id="css"></div><div id="waapi"></div>
+         </div>
+         <script>
+           document.getElementById("waapi").animate(
+             [{ transform: "translateX(0px)" }, { transform: "translateX(300px)" }],
+             { duration: 3000, easing: "linear", fill: "forwards" });
+         </script>`,
+        `<style>
+           @keyframes slide { from { transform: translateX(0px) } to { transform: translateX(200px) } }
+           #css { animation: slide 2s linear; width: 10px; height: 10px }
+         </style>`,
+      ),
+    });
+    for (const [t, css, waapi] of [
+      [1, 100, 100],
+      [0.5, 50, 50],
+      [1.75, 175, 175],
+      [2.5, 0, 250],
+      [3.5, 0, 300],
+      [0, 0, 0],
+    ] as const) {
+      await seek(page, t);
+      expect((await translateX(page, "#css"))[0]).toBeCloseTo(css, 3);
+      expect((await translateX(page, "#waapi"))[0]).toBeCloseTo(waapi, 3);
+    }
+  });
+
+  it("shows a clip only inside [start, start + duration), so adjacent scenes never overlap", async () => {
+    const page = await open({
+      "/index.html": html(
+        `<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="4">
+           <div id="a" class="clip" data-start="0" data-duration="2">A</div>
+           <div id="b" class="clip" data-start="2" data-duration="2">B</div>
+           <div id="c" class="clip" data-start="1">C</div>
+         </div>`,
+      ),
+    });
+    const expected: Array<[number, string, string, string]> = [
+      [0, "visible", "hidden", "hidden"],
+      [1, "visible", "hidden", "visible"],
+      [1.999, "visible", "hidden", "visible"],
+      [2, "hidden", "visible", "visible"],
+      [3.999, "hidden", "visible", "visible"],
+      [4, "hidden", "hidden", "visible"],
+      [0.5, "visible", "hidden", "hidden"],
+    ];
+    for (const [t, a, b, c] of expected) {
+      await seek(page, t);
+      expect(await visibility(page, "#a, #b, #c"), `t=${t}`).toEqual([a, b, c]);
+    }
+  });
+
+  it("binds variables to text, src and CSS properties before page scripts run", async () => {
+    const schema = JSON.stringify([
+      { id: "title", type: "string", label: "Title", default: "Hello" },
+      { id: "accent", type: "color", label: "Accent", default: "#ff0000" },
+      { id: "count", type: "number", label: "Count", default: 3 },
+      { id: "show", type: "boolean", label: "Show", default: true },
+      { id: "logo", type: "image", label: "Logo", default: "/a.png" },
+    ]);
+    const page = await open(
+      {
+        "/index.html": html(
+          `<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="2">
+             <h1 data-var-text="title">Placeholder</h1>
+             <img id="logo" data-var-src="logo" src="/placeholder.png">
+             <div id="swatch" style="width:10px;height:10px;background:var(--accent)"></div>
+           </div>
+           <script>
+             window.seenText = document.querySelector("h1").textContent;
+             window.seenVariables = window.svc.getVariables();
+           </script>`,
+          "",
+          `data-composition-variables='${schema}'`,
+        ),
+        "/a.png": null,
+        "/b.png": Buffer.from(
+          "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+          "base64",
+        ),
+      },
+      { variables: { title: "World", show: false, logo: "/b.png", extra: 1 } },
+    );
+    const state = await page.evaluate(() => {
+      const root = document.getElementById("root")!;
+      return {
+        text: document.querySelector("h1")!.textContent,
+        seenText: (window as unknown as { seenText: string }).seenText,
+        seenVariables: (window as unknown as { seenVariables: unknown }).seenVariables,
+        variables: window.svc!.getVariables(),
+        raw: window.__svcVariables,
+        src: document.getElementById("logo")!.getAttribute("src"),
+        accent: root.style.getPropertyValue("--accent"),
+        show: root.style.getPropertyValue("--show"),
+        count: root.style.getPropertyValue("--count"),
+        background: getComputedStyle(document.getElementById("swatch")!).backgroundColor,
+        info: window.__svc!.info(),
+      };
+    });
+    const merged = { title: "World", accent: "#ff0000", count: 3, show: false, logo: "/b.png", extra: 1 };
+    expect(state).toMatchObject({
+      text: "World",
+      seenText: "World",
+      seenVariables: merged,
+      variables: merged,
+      raw: { title: "World", show: false, logo: "/b.png", extra: 1 },
+      src: "/b.png",
+      accent: "#ff0000",
+      show: "0",
+      count: "3",
+      background: "rgb(255, 0, 0)",
+    });
+    expect(JSON.parse(state.info.variablesJson!)).toHaveLength(5);
+    expect(state.info.warnings).toContain("extra: is not declared by the composition (undeclared)");
+  });
+
+  it("mounts nested compositions two deep with their own variables, start offsets and held end state", async () => {
+    const card = html(`
+      <template>
+        <div data-composition-id="card" data-width="320" data-height="90"
+             data-composition-variables='[{"id":"name","type":"string","label":"Name","default":"Nobody"},{"id":"tone","type":"color","label":"Tone","default":"#00ff00"}]'>
+          <style>.name { color: var(--tone); }</style>
+          <span class="name" data-var-text="name"></span>
+          <div class="bar" style="width:10px;height:10px"></div>
+          <div class="dot-host" data-composition-id="dot" data-composition-src="compositions/dot.html"
+               data-start="1" data-width="100" data-height="20"></div>
+          <script>
+            const tl = gsap.timeline({ paused: true });
+            tl.to(".bar", { x: 100, duration: 1, ease: "none" });
+            window.__timelines = window.__timelines || {};
+            window.__timelines["card"] = tl;
+            document.querySelector(".name").dataset.seen = JSON.stringify(svc.getVariables());
+          </script>
+        </div>
+      </template>`);
+    const dot = html(`
+      <template>
+        <div data-composition-id="dot" data-width="100" data-height="20">
+          <div class="dot" style="width:5px;height:5px"></div>
+          <script>
+            const tl = gsap.timeline({ paused: true });
+            tl.to(".dot", { x: 50, duration: 2, ease: "none" });
+            window.__timelines["dot"] = tl;
+          </script>
+        </div>
+      </template>`);
+    const page = await open({
+      "/index.html": html(
+        `<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="10">
+           <div id="first" data-composition-id="card" data-composition-src="compositions/card.html"
+                data-start="2" data-duration="5" data-width="320" data-height="90"
+                data-variable-values='{"name":"Ada"}'></div>
+           <div id="second" data-composition-id="card" data-composition-src="compositions/card.html"
+                data-start="4" data-width="320" data-height="90"
+                data-variable-values='{"name":"Grace","tone":"#0000ff"}'></div>
+         </div>
+         <script>const tl = "the page's own tl";</script>`,
+        `<script src="/gsap.min.js"></script>`,
+      ),
+      "/compositions/card.html": card,
+      "/compositions/dot.html": dot,
+    });
+
+    const names = await page.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLElement>(".name")).map((e) => ({
+        text: e.textContent,
+        seen: JSON.parse(e.dataset.seen ?? "null") as unknown,
+        color: getComputedStyle(e).color,
+      })),
+    );
+    expect(names).toEqual([
+      { text: "Ada", seen: { name: "Ada", tone: "#00ff00" }, color: "rgb(0, 255, 0)" },
+      { text: "Grace", seen: { name: "Grace", tone: "#0000ff" }, color: "rgb(0, 0, 255)" },
+    ]);
+
+    // [t, visibility of #first/#second, bar x of each, dot x of each]
+    const frames: Array<[number, string[], number[], number[]]> = [
+      [1, ["hidden", "hidden"], [0, 0], [0, 0]],
+      [2.5, ["visible", "hidden"], [50, 0], [0, 0]],
+      [3.5, ["visible", "hidden"], [100, 0], [12.5, 0]],
+      [5, ["visible", "visible"], [100, 100], [25, 0]],
+      [6.5, ["visible", "visible"], [100, 100], [50, 37.5]],
+      [7, ["hidden", "visible"], [100, 100], [50, 50]],
+      [20, ["hidden", "visible"], [100, 100], [50, 50]],
+      [2.25, ["visible", "hidden"], [25, 0], [0, 0]],
+    ];
+    for (const [t, shown, bars, dots] of frames) {
+      await seek(page, t);
+      expect(await visibility(page, "#first, #second"), `t=${t}`).toEqual(shown);
+      const barX = await translateX(page, ".bar");
+      const dotX = await translateX(page, ".dot");
+      bars.forEach((x, i) => expect(barX[i], `bar ${i} at t=${t}`).toBeCloseTo(x, 3));
+      dots.forEach((x, i) => expect(dotX[i], `dot ${i} at t=${t}`).toBeCloseTo(x, 3));
+    }
+    expect(await page.evaluate(() => window.__svc!.info().duration)).toBe(10);
+  });
+
+  it("reports an error when there is no composition root or a sub-composition is missing", async () => {
+    let page = await open({ "/index.html": html(`<div>nothing here</div>`) }, { waitReady: false });
+    await page.waitForFunction(() => window.__svc?.error);
+    expect(await page.evaluate(() => window.__svc!.error)).toContain("data-composition-id");
+    expect(await page.evaluate(() => window.__svc!.ready)).toBe(false);
+
+    page = await open(
+      {
+        "/index.html": html(
+          `<div data-composition-id="main" data-width="640" data-height="360" data-duration="2">
+             <div data-composition-id="gone" data-composition-src="compositions/gone.html"></div>
+           </div>`,
+        ),
+      },
+      { waitReady: false },
+    );
+    await page.waitForFunction(() => window.__svc?.error);
+    expect(await page.evaluate(() => window.__svc!.error)).toMatch(/compositions\/gone\.html.*404/);
+
+    page = await open(
+      { "/index.html": html(`<div data-composition-id="main" data-width="640" data-height="360"></div>`) },
+      { waitReady: false },
+    );
+    await page.waitForFunction(() => window.__svc?.error);
+    expect(await page.evaluate(() => window.__svc!.error)).toContain("no duration");
+  });
+
+  it("names the image it is still waiting for", async () => {
+    const page = await open(
+      {
+        "/index.html": html(
+          `<div data-composition-id="main" data-width="640" data-height="360" data-duration="2">
+             <img src="/img/never.png">
+           </div>`,
+        ),
+        "/img/never.png": null,
+      },
+      { waitReady: false },
+    );
+    await page.waitForFunction(() => window.__svc?.waitingFor.includes("image /img/never.png"));
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => [window.__svc!.ready, window.__svc!.waitingFor])).toEqual([
+      false,
+      expect.arrayContaining(["image /img/never.png"]),
+    ]);
+  });
+
+  it("lists audio with offsets on the root timeline, nested offsets included", async () => {
+    const page = await open({
+      "/index.html": html(
+        `<div data-composition-id="main" data-width="640" data-height="360" data-duration="10">
+           <audio src="/music.wav" data-start="1" data-volume="0.5"></audio>
+           <div data-composition-id="scene" data-composition-src="compositions/scene.html" data-start="2" data-duration="3"></div>
+         </div>`,
+      ),
+      "/compositions/scene.html": html(
+        `<template><div>
+           <audio src="voice.wav" data-start="0.5" data-media-start="0.25" data-duration="1"></audio>
+           <audio src="long.wav" data-start="1"></audio>
+         </div></template>`,
+      ),
+      "/music.wav": wav(0.5),
+      "/voice.wav": wav(0.5),
+      "/long.wav": wav(0.5),
+    });
+    const media = await page.evaluate(() => window.__svc!.media());
+    expect(media).toEqual<MediaSource[]>([
+      { kind: "audio", src: `${ORIGIN}/music.wav`, start: 1, duration: null, mediaStart: 0, volume: 0.5 },
+      { kind: "audio", src: `${ORIGIN}/voice.wav`, start: 2.5, duration: 1, mediaStart: 0.25, volume: 1 },
+      { kind: "audio", src: `${ORIGIN}/long.wav`, start: 3, duration: 2, mediaStart: 0, volume: 1 },
+    ]);
+  });
+});

@@ -1,0 +1,270 @@
+// The seekable scene: everything time drives, gathered once when the page is ready so a seek is
+// a walk over cached arrays (no querySelectorAll, no layout reads). Order inside a seek: clock
+// (timers, rAF), GSAP timelines, visibility of clips and media, video positions, then CSS/WAAPI
+// animations last — `document.getAnimations()` brings style up to date once, after all writes.
+import { isTimeline, lookupTimeline, numberAttr } from "./compositions";
+import type { VirtualClock } from "./clock";
+import type { CompositionInstance, MediaSource, TimelineLike } from "./types";
+
+const HIDDEN_ATTR = "data-svc-hidden";
+/** A video that never reports `seeked` must not stall the render forever. */
+const SEEKED_TIMEOUT_MS = 5000;
+
+interface TimedElement {
+  element: HTMLElement;
+  /** Seconds on the root timeline. */
+  start: number;
+  end: number;
+  hidden: boolean | undefined;
+}
+
+interface MediaEntry extends TimedElement {
+  element: HTMLMediaElement;
+  owner: CompositionInstance;
+  mediaStart: number;
+  declaredDuration: number | undefined;
+  volume: number;
+  controlsVisibility: boolean;
+}
+
+interface TimelineEntry {
+  timeline: TimelineLike;
+  instance: CompositionInstance;
+}
+
+export class Scene {
+  private readonly byElement = new Map<Element, CompositionInstance>();
+  private readonly timed: TimedElement[] = [];
+  private readonly media: MediaEntry[] = [];
+  private readonly videos: MediaEntry[] = [];
+  private readonly paused = new WeakSet<object>();
+  private readonly animationOrigins = new WeakMap<Animation, number>();
+  private initialScanDone = false;
+
+  constructor(
+    private readonly root: CompositionInstance,
+    private readonly instances: CompositionInstance[],
+    private readonly clock: VirtualClock,
+  ) {
+    for (const instance of instances) this.byElement.set(instance.element, instance);
+    this.collect();
+  }
+
+  /** The instance an element belongs to: its nearest composition element, else the root. */
+  ownerOf(element: Element | null): CompositionInstance {
+    for (let at = element; at; at = at.parentElement) {
+      const owner = this.byElement.get(at);
+      if (owner) return owner;
+    }
+    return this.root;
+  }
+
+  private collect(): void {
+    const style = document.createElement("style");
+    style.textContent = `[${HIDDEN_ATTR}]{visibility:hidden!important}`;
+    document.head.append(style);
+
+    for (const instance of this.instances) {
+      if (instance === this.root) continue;
+      const end =
+        instance.declaredDuration === undefined
+          ? Infinity
+          : instance.offset + instance.declaredDuration;
+      this.timed.push({ element: instance.element, start: instance.offset, end, hidden: undefined });
+    }
+    for (const element of Array.from(document.querySelectorAll<HTMLElement>(".clip[data-start]"))) {
+      if (this.byElement.has(element) || element instanceof HTMLMediaElement) continue;
+      const owner = this.ownerOf(element.parentElement);
+      const start = owner.offset + (numberAttr(element, "data-start") ?? 0);
+      const duration = numberAttr(element, "data-duration");
+      const end = duration === undefined ? Infinity : start + duration;
+      this.timed.push({ element, start, end, hidden: undefined });
+    }
+    for (const element of Array.from(document.querySelectorAll<HTMLMediaElement>("video, audio"))) {
+      const owner = this.ownerOf(element.parentElement);
+      const start = owner.offset + (numberAttr(element, "data-start") ?? 0);
+      const declaredDuration = numberAttr(element, "data-duration");
+      const mediaStart = numberAttr(element, "data-media-start") ?? 0;
+      let end = Infinity;
+      if (declaredDuration !== undefined) end = start + declaredDuration;
+      else if (Number.isFinite(element.duration) && !element.loop) {
+        end = start + Math.max(0, element.duration - mediaStart);
+      }
+      const volume = element.hasAttribute("muted")
+        ? 0
+        : Math.max(0, numberAttr(element, "data-volume") ?? 1);
+      const entry: MediaEntry = {
+        element,
+        owner,
+        start,
+        end,
+        hidden: undefined,
+        mediaStart,
+        declaredDuration,
+        volume,
+        controlsVisibility: element.hasAttribute("data-start"),
+      };
+      this.media.push(entry);
+      // The page never plays media: video frames are seeked, audio is mixed by the encoder.
+      element.pause();
+      element.muted = true;
+      element.addEventListener("play", () => element.pause());
+      if (element instanceof HTMLVideoElement) this.videos.push(entry);
+    }
+  }
+
+  /** Timelines to drive: captured per instance, then the registry (object by id, or array). */
+  private timelines(): TimelineEntry[] {
+    const entries: TimelineEntry[] = [];
+    const seen = new Set<TimelineLike>();
+    const add = (timeline: TimelineLike, instance: CompositionInstance) => {
+      if (seen.has(timeline)) return;
+      seen.add(timeline);
+      entries.push({ timeline, instance });
+    };
+    for (const instance of this.instances) {
+      if (instance.timeline) add(instance.timeline, instance);
+    }
+    const registry = window.__timelines;
+    if (Array.isArray(registry)) {
+      for (const timeline of registry) if (isTimeline(timeline)) add(timeline, this.root);
+    } else if (registry && typeof registry === "object") {
+      for (const key of Object.keys(registry)) {
+        const timeline = lookupTimeline(registry, key);
+        if (!timeline || seen.has(timeline)) continue;
+        add(timeline, this.instances.find((instance) => instance.id === key) ?? this.root);
+      }
+    }
+    return entries;
+  }
+
+  /** data-duration of the root, else the longest root-level timeline. */
+  duration(): number | undefined {
+    const declared = numberAttr(this.root.element, "data-duration");
+    if (declared !== undefined && declared > 0) return declared;
+    let longest: number | undefined;
+    for (const entry of this.timelines()) {
+      if (entry.instance !== this.root) continue;
+      const duration = entry.timeline.duration();
+      if (Number.isFinite(duration) && duration > 0) longest = Math.max(longest ?? 0, duration);
+    }
+    return longest;
+  }
+
+  async seek(t: number): Promise<void> {
+    this.clock.advanceTo(t * 1000);
+
+    for (const { timeline, instance } of this.timelines()) {
+      if (!this.paused.has(timeline)) {
+        this.paused.add(timeline);
+        timeline.paused?.(true);
+      }
+      const local = Math.max(0, t - instance.offset);
+      if (timeline.seek) timeline.seek(local, false);
+      else timeline.totalTime?.(local, false);
+    }
+
+    for (const item of this.timed) setHidden(item, !(item.start <= t && t < item.end));
+
+    const seeks: Promise<void>[] = [];
+    for (const entry of this.media) {
+      const inside = entry.start <= t && t < entry.end;
+      if (entry.controlsVisibility) setHidden(entry, !inside);
+      if (!(entry.element instanceof HTMLVideoElement)) continue;
+      const video = entry.element;
+      let target = entry.mediaStart + Math.max(0, t - entry.start);
+      const length = video.duration;
+      if (Number.isFinite(length) && length > 0) {
+        target = video.loop ? target % length : Math.min(target, length);
+      }
+      if (Math.abs(video.currentTime - target) > 0.0005) seeks.push(this.seekVideo(video, target));
+    }
+
+    this.seekAnimations(t);
+    if (seeks.length > 0) await Promise.all(seeks);
+  }
+
+  /** CSS animations, CSS transitions and WAAPI animations, paused at their local time. */
+  private seekAnimations(t: number): void {
+    const animations = document.getAnimations();
+    for (const animation of animations) {
+      let origin = this.animationOrigins.get(animation);
+      if (origin === undefined) {
+        const target = (animation.effect as KeyframeEffect | null)?.target ?? null;
+        const owner = this.ownerOf(target);
+        // Animations present at the first frame start with their composition; ones created
+        // later (a class toggled at 2 s, a transition) start when they first appear.
+        origin = this.initialScanDone ? Math.max(owner.offset, t) : owner.offset;
+        this.animationOrigins.set(animation, origin);
+      }
+      if (animation.playState !== "paused") animation.pause();
+      animation.currentTime = Math.max(0, t - origin) * 1000;
+    }
+    this.initialScanDone = true;
+  }
+
+  private seekVideo(video: HTMLVideoElement, target: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = this.clock.realSetTimeout(finish, SEEKED_TIMEOUT_MS);
+      function finish() {
+        video.removeEventListener("seeked", finish);
+        resolve();
+      }
+      video.addEventListener("seeked", () => {
+        this.clock.realClearTimeout(timer);
+        finish();
+      }, { once: true });
+      video.currentTime = target;
+    });
+  }
+
+  /** Audio the encoder mixes: every <audio>, and <video data-has-audio>. */
+  mediaSources(): MediaSource[] {
+    const sources: MediaSource[] = [];
+    for (const entry of this.media) {
+      const element = entry.element;
+      const isVideo = element instanceof HTMLVideoElement;
+      if (isVideo && !element.hasAttribute("data-has-audio")) continue;
+      const raw =
+        element.currentSrc ||
+        element.getAttribute("src") ||
+        element.querySelector("source[src]")?.getAttribute("src");
+      if (!raw) continue;
+      let duration: number | null = entry.declaredDuration ?? null;
+      const ownerEnd = instanceEnd(entry.owner);
+      if (ownerEnd !== undefined) {
+        const untilOwnerEnds = Math.max(0, ownerEnd - entry.start);
+        duration = duration === null ? untilOwnerEnds : Math.min(duration, untilOwnerEnds);
+      }
+      sources.push({
+        kind: isVideo ? "video" : "audio",
+        src: new URL(raw, document.baseURI).href,
+        start: entry.start,
+        duration,
+        mediaStart: entry.mediaStart,
+        volume: entry.volume,
+      });
+    }
+    return sources;
+  }
+}
+
+function setHidden(item: TimedElement, hidden: boolean): void {
+  if (item.hidden === hidden) return;
+  item.hidden = hidden;
+  if (hidden) item.element.setAttribute(HIDDEN_ATTR, "");
+  else item.element.removeAttribute(HIDDEN_ATTR);
+}
+
+/** Where a nested instance (or one containing it) stops being shown, if anywhere. The root's own
+ * end is the end of the video, which the encoder applies to every source anyway. */
+function instanceEnd(instance: CompositionInstance): number | undefined {
+  let end: number | undefined;
+  for (let at: CompositionInstance | undefined = instance; at?.parent; at = at.parent) {
+    if (at.declaredDuration !== undefined) {
+      const atEnd = at.offset + at.declaredDuration;
+      end = end === undefined ? atEnd : Math.min(end, atEnd);
+    }
+  }
+  return end;
+}

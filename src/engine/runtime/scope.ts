@@ -1,0 +1,166 @@
+// Isolation for nested composition instances. A sub-composition file is written as if it were
+// alone on the page (`document.querySelector(".title")`, `gsap.to(".title", ...)`, `.title {}` in
+// its <style>), yet the same file may be mounted twice with different variables. So each instance
+// runs its inline scripts inside a function whose `document`, `gsap` and `svc` look inside the
+// instance first, and its styles are wrapped in `@scope (<host>)`. Top-level `const tl` in two
+// files no longer collides either, because each script body is its own function scope.
+
+type AnyFunction = (...args: unknown[]) => unknown;
+
+/** Elements matching `selector` in the instance (its host included), else in the whole document. */
+export function scopedQueryAll(host: Element, selector: string): Element[] {
+  const found: Element[] = [];
+  try {
+    if (host.matches(selector)) found.push(host);
+    found.push(...Array.from(host.querySelectorAll(selector)));
+  } catch {
+    // an invalid selector: let the document throw the usual error below
+  }
+  return found.length > 0 ? found : Array.from(document.querySelectorAll(selector));
+}
+
+export function scopedDocument(host: Element): Document {
+  const overrides: Record<string | symbol, unknown> = {
+    querySelector: (selector: string) => scopedQueryAll(host, selector)[0] ?? null,
+    querySelectorAll: (selector: string) => scopedQueryAll(host, selector),
+    getElementById: (id: string) => {
+      const inHost = host.id === id ? host : host.querySelector(`[id="${CSS.escape(id)}"]`);
+      return inHost ?? document.getElementById(id);
+    },
+    getElementsByClassName: (names: string) => {
+      const inHost = host.getElementsByClassName(names);
+      return inHost.length > 0 ? inHost : document.getElementsByClassName(names);
+    },
+  };
+  const bound = new Map<string | symbol, unknown>();
+  return new Proxy(document, {
+    get(target, property) {
+      if (property in overrides) return overrides[property];
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      let fn = bound.get(property);
+      if (!fn) {
+        fn = (value as AnyFunction).bind(target);
+        bound.set(property, fn);
+      }
+      return fn;
+    },
+    set(target, property, value) {
+      return Reflect.set(target, property, value, target);
+    },
+  });
+}
+
+const TARGET_METHODS = ["to", "from", "fromTo", "set"] as const;
+
+function scopeTargets(host: Element, target: unknown): unknown {
+  return typeof target === "string" ? scopedQueryAll(host, target) : target;
+}
+
+/** Patch a timeline's tween methods so string targets resolve inside the instance. */
+function scopeTimeline(host: Element, timeline: Record<string, unknown>): void {
+  for (const method of TARGET_METHODS) {
+    const original = timeline[method];
+    if (typeof original !== "function") continue;
+    timeline[method] = function (this: unknown, target: unknown, ...rest: unknown[]) {
+      return (original as AnyFunction).call(this, scopeTargets(host, target), ...rest);
+    };
+  }
+}
+
+/** A view of window.gsap whose selector strings resolve inside the instance. */
+export function scopedGsap(host: Element, gsap: unknown): unknown {
+  if (!gsap || (typeof gsap !== "object" && typeof gsap !== "function")) return gsap;
+  const real = gsap as Record<string, unknown>;
+  const wrapped: Record<string, unknown> = {};
+  for (const method of [...TARGET_METHODS, "killTweensOf", "getTweensOf", "quickTo", "quickSetter"]) {
+    const original = real[method];
+    if (typeof original === "function") {
+      wrapped[method] = (target: unknown, ...rest: unknown[]) =>
+        (original as AnyFunction).call(real, scopeTargets(host, target), ...rest);
+    }
+  }
+  if (typeof real.timeline === "function") {
+    const timelineFactory = real.timeline as AnyFunction;
+    wrapped.timeline = (...args: unknown[]) => {
+      const timeline = timelineFactory.apply(real, args) as Record<string, unknown>;
+      if (timeline && typeof timeline === "object") scopeTimeline(host, timeline);
+      return timeline;
+    };
+  }
+  const utils = real.utils as Record<string, unknown> | undefined;
+  if (utils && typeof utils.toArray === "function") {
+    const toArray = utils.toArray as AnyFunction;
+    wrapped.utils = new Proxy(utils, {
+      get(target, property) {
+        if (property === "toArray") {
+          return (value: unknown, ...rest: unknown[]) =>
+            toArray.call(target, scopeTargets(host, value), ...rest);
+        }
+        return Reflect.get(target, property, target);
+      },
+    });
+  }
+  return new Proxy(real, {
+    get(target, property) {
+      if (typeof property === "string" && property in wrapped) return wrapped[property];
+      return Reflect.get(target, property, target);
+    },
+  });
+}
+
+/** CSS selector that matches exactly one instance host. */
+export function hostSelector(host: Element, instanceKey: string): string {
+  host.setAttribute("data-svc-instance", instanceKey);
+  return `[data-svc-instance="${instanceKey}"]`;
+}
+
+/**
+ * Rewrite a sub-composition stylesheet so its style rules only reach into the instance:
+ * style rules go inside `@scope (host)`, while @keyframes, @font-face, @import and other
+ * document-level rules stay global (they are not allowed inside @scope, and are harmless there).
+ */
+export function scopeStylesheet(cssText: string, scopeSelector: string): string {
+  let sheet: CSSStyleSheet;
+  try {
+    sheet = new CSSStyleSheet();
+    // replaceSync refuses @import; keep those lines aside.
+    const imports: string[] = [];
+    const withoutImports = cssText.replace(/@import[^;]+;/g, (rule) => {
+      imports.push(rule);
+      return "";
+    });
+    sheet.replaceSync(withoutImports);
+    const global: string[] = [...imports];
+    const scoped: string[] = [];
+    for (const rule of Array.from(sheet.cssRules)) {
+      if (
+        rule instanceof CSSKeyframesRule ||
+        rule instanceof CSSFontFaceRule ||
+        rule.constructor.name === "CSSPropertyRule" ||
+        rule.constructor.name === "CSSLayerStatementRule"
+      ) {
+        global.push(rule.cssText);
+      } else {
+        scoped.push(rule.cssText);
+      }
+    }
+    if (scoped.length === 0) return global.join("\n");
+    return `${global.join("\n")}\n@scope (${scopeSelector}) {\n${scoped.join("\n")}\n}`;
+  } catch {
+    return cssText;
+  }
+}
+
+/**
+ * Wrap an inline script body so it runs with the instance's `document`, `gsap` and `svc`.
+ * The scope object is handed over through a global read once at the top of the wrapper.
+ */
+export function wrapInstanceScript(source: string, scopeKey: string, label: string): string {
+  const key = JSON.stringify(scopeKey);
+  return (
+    `(function(__s){(function(document,gsap,svc,__hyperframes){\n${source}\n` +
+    `}).call(window,__s.document,__s.gsap,__s.svc,__s.svc);})(window.__svcScopes[${key}]);\n` +
+    `//# sourceURL=${label.replace(/\s/g, "_")}`
+  );
+}

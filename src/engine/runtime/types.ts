@@ -1,0 +1,84 @@
+// Shapes shared by the page runtime's modules: the page contract the engine reads
+// (`window.__svc`), the GSAP surface we rely on, and one mounted composition instance.
+import type { VariableDefinition } from "../../shared/variables";
+
+export interface CompositionInfo {
+  compositionId: string;
+  width: number;
+  height: number;
+  /** Seconds. */
+  duration: number;
+  fpsHint?: number;
+  /** The raw `data-composition-variables` JSON of the root composition, or null. */
+  variablesJson: string | null;
+  warnings: string[];
+}
+
+export interface MediaSource {
+  kind: "audio" | "video";
+  /** Absolute URL. */
+  src: string;
+  /** Seconds on the root timeline. */
+  start: number;
+  /** Seconds of media to play, or null for "until the media ends". */
+  duration: number | null;
+  /** Offset into the media file, seconds. */
+  mediaStart: number;
+  volume: number;
+}
+
+/** `window.__svc`: the page contract the engine and the player drive. */
+export interface SvcPage {
+  ready: boolean;
+  error?: string;
+  waitingFor: string[];
+  info(): CompositionInfo;
+  seek(t: number): Promise<void>;
+  media(): MediaSource[];
+}
+
+export interface SvcVariablesApi {
+  getVariables(): Record<string, unknown>;
+}
+
+/** The part of a GSAP timeline (or anything timeline-like) the runtime drives. */
+export interface TimelineLike {
+  duration(): number;
+  seek?(position: number, suppressEvents?: boolean): unknown;
+  totalTime?(position: number, suppressEvents?: boolean): unknown;
+  paused?(value?: boolean): unknown;
+}
+
+export type TimelineRegistry = Record<string, TimelineLike | undefined> | TimelineLike[];
+
+/** One composition on the page: the root, or a nested instance mounted into its host. */
+export interface CompositionInstance {
+  id: string;
+  /** The root element, or the host element a sub-composition was mounted into. */
+  element: HTMLElement;
+  parent: CompositionInstance | undefined;
+  depth: number;
+  /** Seconds on the root timeline where this instance's time 0 falls. */
+  offset: number;
+  /** The host's data-duration (seconds), if given. */
+  declaredDuration: number | undefined;
+  schema: VariableDefinition[];
+  /** Schema defaults merged with this instance's values. */
+  values: Record<string, unknown>;
+  /** The values given to this instance (config variables for the root, data-variable-values for a host). */
+  givenValues: Record<string, unknown>;
+  /** The timeline this instance's scripts registered under its id (captured while they ran). */
+  timeline: TimelineLike | undefined;
+  /** URL of the sub-composition file (nested instances only). */
+  src: string | undefined;
+}
+
+declare global {
+  interface Window {
+    __svc?: SvcPage;
+    svc?: SvcVariablesApi;
+    __svcVariables?: Record<string, unknown>;
+    __svcConfig?: { variables?: Record<string, unknown>; epochMs?: number };
+    __timelines?: TimelineRegistry;
+  }
+}

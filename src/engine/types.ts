@@ -1,0 +1,51 @@
+// The engine's public contract: what renderComposition takes and returns.
+import type { AspectRatio, OutputFormat, Quality, Resolution } from "../shared/render-options";
+import type { VariableValues } from "../shared/variables";
+
+export interface RenderProgress {
+  /** Frames captured and handed to the encoder so far. */
+  framesDone: number;
+  framesTotal: number;
+  /** Capture+encode rate over the last second, frames per second. */
+  fps: number;
+  /** Estimated seconds left, or undefined before the rate is known. */
+  etaSeconds: number | undefined;
+  stage: "preparing" | "capturing" | "finishing";
+}
+
+export interface RenderCompositionOptions {
+  /** Folder served to the page; no path may escape it. */
+  projectDir: string;
+  /** Entry HTML file, relative to projectDir. Default "index.html". */
+  composition?: string;
+  /** Where the video goes. Written through a temp file and renamed, so it is whole or absent. */
+  output: string;
+  fps?: number;
+  quality?: Quality;
+  format?: OutputFormat;
+  resolution?: Resolution;
+  /** Default: detected from data-width/data-height of the root. */
+  aspectRatio?: AspectRatio;
+  variables?: VariableValues;
+  strictVariables?: boolean;
+  /** Browser pages/processes capturing in parallel; "auto" picks from the CPU count. */
+  workers?: number | "auto";
+  /** Let the page reach the network (local renders: true; the service: false). Default true. */
+  allowNetwork?: boolean;
+  /** Write a JPEG thumbnail next to the output (default true). */
+  thumbnail?: boolean;
+  /** Seconds to wait for fonts, images and media before frame 0. Default 30. */
+  readyTimeoutSeconds?: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: RenderProgress) => void;
+}
+
+export interface RenderResult {
+  outputPath: string;
+  thumbnailPath: string | undefined;
+  durationSeconds: number;
+  frames: number;
+  width: number;
+  height: number;
+  warnings: string[];
+}

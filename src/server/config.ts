@@ -1,0 +1,83 @@
+// Service configuration: flags of `svc server` plus SVC_SERVER_* environment variables for the
+// knobs an operator (or a test) rarely turns. Defaults are the embedded desktop setup: loopback
+// only, one worker, page network off, private webhook/url targets refused.
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** In-process render workers; 0 runs the API only (renders stay queued). */
+  workers: number;
+  /** Lease a worker holds on a job; renewed by heartbeats every leaseSeconds/3. */
+  leaseSeconds: number;
+  maxAttempts: number;
+  renderTimeoutSeconds: number;
+  /** Lifetime of signed download URLs (video_url, thumbnail_url). */
+  downloadUrlTtlSeconds: number;
+  uploadUrlTtlSeconds: number;
+  /** Requests per minute per credential; 0 disables the limit. */
+  rateLimitPerMinute: number;
+  /** Let renders' pages reach the network. */
+  allowPageNetwork: boolean;
+  /** Allow webhook and project URLs that resolve to private, loopback or link-local addresses. */
+  allowPrivateTargets: boolean;
+  /** Allow plain http callback URLs when the host is loopback. */
+  allowHttpLoopbackCallbacks: boolean;
+  webhookBackoffBaseMs: number;
+  webhookBackoffCapMs: number;
+  webhookMaxAttempts: number;
+  urlFetchTimeoutMs: number;
+  /** How long a graceful shutdown waits for running renders before releasing their leases. */
+  shutdownGraceSeconds: number;
+  logLevel: string;
+  /** Credits given to the local account created on first start. */
+  localAccountCredits: number;
+}
+
+export interface ServerFlags {
+  host?: string;
+  port?: number;
+  dataDir?: string;
+  workers?: number;
+}
+
+export function defaultDataDir(): string {
+  return join(homedir(), ".svc", "local");
+}
+
+export const DEFAULT_PORT = 7733;
+
+export function loadConfig(flags: ServerFlags = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const num = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === "") return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
+    return value;
+  };
+  const bool = (name: string): boolean => /^(1|true|yes|on)$/i.test(env[name] ?? "");
+  return {
+    host: flags.host ?? "127.0.0.1",
+    port: flags.port ?? DEFAULT_PORT,
+    dataDir: resolve(flags.dataDir ?? defaultDataDir()),
+    workers: flags.workers ?? 1,
+    leaseSeconds: num("SVC_SERVER_LEASE_SECONDS", 60),
+    maxAttempts: num("SVC_SERVER_MAX_ATTEMPTS", 3),
+    renderTimeoutSeconds: num("SVC_SERVER_RENDER_TIMEOUT_SECONDS", 30 * 60),
+    downloadUrlTtlSeconds: num("SVC_SERVER_DOWNLOAD_URL_TTL_SECONDS", 15 * 60),
+    uploadUrlTtlSeconds: num("SVC_SERVER_UPLOAD_URL_TTL_SECONDS", 60 * 60),
+    rateLimitPerMinute: num("SVC_SERVER_RATE_LIMIT_PER_MINUTE", 600),
+    allowPageNetwork: bool("SVC_SERVER_ALLOW_PAGE_NETWORK"),
+    allowPrivateTargets: bool("SVC_SERVER_ALLOW_PRIVATE_TARGETS"),
+    allowHttpLoopbackCallbacks: bool("SVC_SERVER_ALLOW_HTTP_LOOPBACK_CALLBACKS"),
+    webhookBackoffBaseMs: num("SVC_SERVER_WEBHOOK_BACKOFF_MS", 2_000),
+    webhookBackoffCapMs: num("SVC_SERVER_WEBHOOK_BACKOFF_CAP_MS", 10 * 60_000),
+    webhookMaxAttempts: num("SVC_SERVER_WEBHOOK_MAX_ATTEMPTS", 12),
+    urlFetchTimeoutMs: num("SVC_SERVER_URL_FETCH_TIMEOUT_MS", 30_000),
+    shutdownGraceSeconds: num("SVC_SERVER_SHUTDOWN_GRACE_SECONDS", 30),
+    logLevel: env.SVC_SERVER_LOG_LEVEL ?? "info",
+    localAccountCredits: num("SVC_SERVER_LOCAL_CREDITS", 1_000_000),
+  };
+}

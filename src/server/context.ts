@@ -1,0 +1,14 @@
+// What every part of the running service shares: configuration, database, object store, logger
+// and clock. Built once in server.ts; tests of single modules can build their own.
+import type { FastifyBaseLogger } from "fastify";
+import type { ServerConfig } from "./config";
+import type { Database } from "./db/database";
+import type { ObjectStore } from "./storage";
+
+export interface ServiceContext {
+  config: ServerConfig;
+  db: Database;
+  store: ObjectStore;
+  log: FastifyBaseLogger;
+  now: () => number;
+}

@@ -1,0 +1,131 @@
+// Schema migrations, in code so they ship with the service. Written with Kysely's schema
+// builder and portable column types so the same list runs on PostgreSQL later.
+import type { Kysely, Migration, MigrationProvider } from "kysely";
+
+const initial: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("users")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("email", "text", (c) => c.notNull().unique())
+      .addColumn("username", "text", (c) => c.notNull())
+      .addColumn("first_name", "text")
+      .addColumn("last_name", "text")
+      .addColumn("plan", "text", (c) => c.notNull())
+      .addColumn("credits_remaining_milli", "bigint", (c) => c.notNull())
+      .addColumn("credits_used_milli", "bigint", (c) => c.notNull())
+      .addColumn("webhook_secret", "text", (c) => c.notNull())
+      .addColumn("created_ms", "bigint", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("api_keys")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("user_id", "text", (c) => c.notNull().references("users.id"))
+      .addColumn("key_hash", "text", (c) => c.notNull().unique())
+      .addColumn("key_prefix", "text", (c) => c.notNull())
+      .addColumn("created_ms", "bigint", (c) => c.notNull())
+      .addColumn("revoked_ms", "bigint")
+      .execute();
+    await db.schema
+      .createTable("assets")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("user_id", "text", (c) => c.notNull().references("users.id"))
+      .addColumn("filename", "text", (c) => c.notNull())
+      .addColumn("size_bytes", "bigint", (c) => c.notNull())
+      .addColumn("checksum_sha256", "text", (c) => c.notNull())
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("upload_key", "text", (c) => c.notNull())
+      .addColumn("storage_key", "text")
+      .addColumn("duplicate_of", "text")
+      .addColumn("created_ms", "bigint", (c) => c.notNull())
+      .addColumn("completed_ms", "bigint")
+      .execute();
+    await db.schema
+      .createIndex("assets_by_checksum")
+      .on("assets")
+      .columns(["user_id", "checksum_sha256"])
+      .execute();
+    await db.schema
+      .createTable("renders")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("user_id", "text", (c) => c.notNull().references("users.id"))
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("progress", "real", (c) => c.notNull())
+      .addColumn("title", "text")
+      .addColumn("fps", "integer", (c) => c.notNull())
+      .addColumn("quality", "text", (c) => c.notNull())
+      .addColumn("format", "text", (c) => c.notNull())
+      .addColumn("resolution", "text", (c) => c.notNull())
+      .addColumn("aspect_ratio", "text", (c) => c.notNull())
+      .addColumn("composition", "text", (c) => c.notNull())
+      .addColumn("variables_json", "text", (c) => c.notNull())
+      .addColumn("strict_variables", "integer", (c) => c.notNull())
+      .addColumn("project_json", "text", (c) => c.notNull())
+      .addColumn("asset_id", "text", (c) => c.notNull())
+      .addColumn("duration", "real")
+      .addColumn("credits_charged_milli", "bigint", (c) => c.notNull())
+      .addColumn("created_ms", "bigint", (c) => c.notNull())
+      .addColumn("started_ms", "bigint")
+      .addColumn("completed_ms", "bigint")
+      .addColumn("video_key", "text")
+      .addColumn("thumbnail_key", "text")
+      .addColumn("failure_code", "text")
+      .addColumn("failure_message", "text")
+      .addColumn("callback_url", "text")
+      .addColumn("callback_id", "text")
+      .addColumn("deleted_ms", "bigint")
+      .execute();
+    await db.schema
+      .createIndex("renders_by_user_newest")
+      .on("renders")
+      .columns(["user_id", "created_ms", "id"])
+      .execute();
+    await db.schema
+      .createTable("jobs")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("state", "text", (c) => c.notNull())
+      .addColumn("attempts", "integer", (c) => c.notNull())
+      .addColumn("lease_owner", "text")
+      .addColumn("lease_token", "text")
+      .addColumn("lease_expires_ms", "bigint")
+      .addColumn("created_ms", "bigint", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("jobs_by_state").on("jobs").columns(["state", "created_ms"]).execute();
+    await db.schema
+      .createTable("idempotency_keys")
+      .addColumn("user_id", "text", (c) => c.notNull())
+      .addColumn("endpoint", "text", (c) => c.notNull())
+      .addColumn("key", "text", (c) => c.notNull())
+      .addColumn("request_hash", "text", (c) => c.notNull())
+      .addColumn("status_code", "integer")
+      .addColumn("response_json", "text")
+      .addColumn("created_ms", "bigint", (c) => c.notNull())
+      .addPrimaryKeyConstraint("idempotency_keys_pk", ["user_id", "endpoint", "key"])
+      .execute();
+    await db.schema
+      .createTable("webhook_deliveries")
+      .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+      .addColumn("render_id", "text", (c) => c.notNull())
+      .addColumn("user_id", "text", (c) => c.notNull())
+      .addColumn("url", "text", (c) => c.notNull())
+      .addColumn("event", "text", (c) => c.notNull())
+      .addColumn("state", "text", (c) => c.notNull())
+      .addColumn("attempts", "integer", (c) => c.notNull())
+      .addColumn("next_attempt_ms", "bigint", (c) => c.notNull())
+      .addColumn("last_error", "text")
+      .addColumn("created_ms", "bigint", (c) => c.notNull())
+      .addColumn("delivered_ms", "bigint")
+      .execute();
+    await db.schema
+      .createIndex("webhook_deliveries_due")
+      .on("webhook_deliveries")
+      .columns(["state", "next_attempt_ms"])
+      .execute();
+  },
+};
+
+export const migrationProvider: MigrationProvider = {
+  async getMigrations() {
+    return { "0001_initial": initial };
+  },
+};

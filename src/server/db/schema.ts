@@ -1,0 +1,115 @@
+// Table types of the service database. Credits are stored in milli-credits (integers) because
+// 4k renders cost 1.5 per second; the wire format shows plain numbers. Times are milliseconds
+// since the epoch (the API shows Unix seconds). Kept to types both SQLite and Postgres hold.
+import type { Generated } from "kysely";
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  username: string;
+  first_name: string | null;
+  last_name: string | null;
+  plan: string;
+  credits_remaining_milli: number;
+  credits_used_milli: number;
+  webhook_secret: string;
+  created_ms: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  key_hash: string;
+  key_prefix: string;
+  created_ms: number;
+  revoked_ms: number | null;
+}
+
+export interface AssetsTable {
+  id: string;
+  user_id: string;
+  filename: string;
+  size_bytes: number;
+  checksum_sha256: string;
+  status: "pending_upload" | "ready";
+  upload_key: string;
+  storage_key: string | null;
+  duplicate_of: string | null;
+  created_ms: number;
+  completed_ms: number | null;
+}
+
+export interface RendersTable {
+  id: string;
+  user_id: string;
+  status: "queued" | "rendering" | "completed" | "failed";
+  progress: number;
+  title: string | null;
+  fps: number;
+  quality: string;
+  format: string;
+  resolution: string;
+  aspect_ratio: string;
+  composition: string;
+  variables_json: string;
+  strict_variables: number;
+  project_json: string;
+  asset_id: string;
+  duration: number | null;
+  credits_charged_milli: number;
+  created_ms: number;
+  started_ms: number | null;
+  completed_ms: number | null;
+  video_key: string | null;
+  thumbnail_key: string | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  callback_url: string | null;
+  callback_id: string | null;
+  deleted_ms: number | null;
+}
+
+export interface JobsTable {
+  /** Same as the render id: one job per render. */
+  id: string;
+  state: "queued" | "active" | "done" | "failed";
+  attempts: number;
+  lease_owner: string | null;
+  lease_token: string | null;
+  lease_expires_ms: number | null;
+  created_ms: number;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: string;
+  endpoint: string;
+  key: string;
+  request_hash: string;
+  status_code: number | null;
+  response_json: string | null;
+  created_ms: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  render_id: string;
+  user_id: string;
+  url: string;
+  event: string;
+  state: "pending" | "delivered" | "failed";
+  attempts: number;
+  next_attempt_ms: number;
+  last_error: string | null;
+  created_ms: number;
+  delivered_ms: number | null;
+}
+
+export interface DB {
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  assets: AssetsTable;
+  renders: RendersTable;
+  jobs: JobsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}

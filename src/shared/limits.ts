@@ -1,0 +1,17 @@
+// Named limits shared by the CLI, the app, the engine and the service (SPEC.md sections 3-6).
+
+export const FPS_MIN = 1;
+export const FPS_MAX = 240;
+export const DEFAULT_FPS = 30;
+
+/** Largest project archive the service accepts: 200 MiB. */
+export const UPLOAD_LIMIT_BYTES = 200 * 1024 * 1024;
+
+/** Billing: 1 credit per started second of output, x1.5 for 4k. */
+export const CREDITS_PER_SECOND = 1;
+export const FOUR_K_MULTIPLIER = 1.5;
+
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_:.-]{1,255}$/;
+
+export const DEFAULT_POLL_INTERVAL_SECONDS = 10;
+export const DEFAULT_MAX_WAIT_MINUTES = 60;
