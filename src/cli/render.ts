@@ -15,7 +15,7 @@ import {
   type Quality,
   type Resolution,
 } from "../shared/render-options";
-import { reportError, UsageError } from "./errors";
+import { reportError } from "./errors";
 import { parseStrictInteger, readVariablesOption } from "./options";
 import { createProgressLine } from "./progress";
 

@@ -106,7 +106,24 @@ async function resolveComposition(
   return { root: realRoot, entryPath, urlPath };
 }
 
-export async function renderComposition(options: RenderCompositionOptions): Promise<RenderResult> {
+/** Where captured frames of one segment go; the encoder normally, a counter in benchmarks. */
+export interface FrameSink {
+  write(frame: Buffer): Promise<void>;
+  finish(): Promise<void>;
+  kill(): void;
+}
+
+/** Hooks for bench/render.ts, which measures capture alone with the same pages and workers. */
+export interface RenderInternals {
+  sinkForSegment?: (segmentIndex: number) => FrameSink;
+  /** Stop after capture: no joining, audio or thumbnail, and no output file. */
+  captureOnly?: boolean;
+}
+
+export async function renderComposition(
+  options: RenderCompositionOptions,
+  internals: RenderInternals = {},
+): Promise<RenderResult> {
   const { signal } = options;
   throwIfAborted(signal);
   const checked = checkRenderOptions({
@@ -190,7 +207,7 @@ export async function renderComposition(options: RenderCompositionOptions): Prom
 
   const workDir = await mkdtemp(join(tmpdir(), "svc-render-"));
   const sessions: CaptureSession[] = [];
-  const encoders = new Set<SegmentEncoder>();
+  const encoders = new Set<FrameSink>();
   let server: ProjectServer | undefined;
   const pageErrors: string[] = [];
   let cancelled = false;
@@ -252,15 +269,17 @@ export async function renderComposition(options: RenderCompositionOptions): Prom
     report({ framesDone, framesTotal: frames, stage: "capturing" });
     const runWorker = async (session: CaptureSession): Promise<void> => {
       for (let index = nextSegment++; index < segmentCount; index = nextSegment++) {
-        const encoder = new SegmentEncoder({
-          ffmpegPath: ffmpeg.path,
-          output: segments[index]!,
-          fps,
-          format,
-          quality,
-          imageFormat,
-          size,
-        });
+        const encoder =
+          internals.sinkForSegment?.(index) ??
+          new SegmentEncoder({
+            ffmpegPath: ffmpeg.path,
+            output: segments[index]!,
+            fps,
+            format,
+            quality,
+            imageFormat,
+            size,
+          });
         encoders.add(encoder);
         try {
           const end = Math.min(frames, (index + 1) * length);
@@ -282,6 +301,16 @@ export async function renderComposition(options: RenderCompositionOptions): Prom
     const extra = await Promise.all(Array.from({ length: workerCount - 1 }, () => openSession()));
     await Promise.all([first, ...extra].map((session) => runWorker(session)));
 
+    const result: RenderResult = {
+      outputPath,
+      thumbnailPath,
+      durationSeconds: frames / fps,
+      frames,
+      width: size.width,
+      height: size.height,
+      warnings,
+    };
+    if (internals.captureOnly) return { ...result, thumbnailPath: undefined };
     report({ framesDone, framesTotal: frames, stage: "finishing" });
     const media = await first.evaluate<PageMedia[]>("window.__svc.media()");
     const audio = await audioInputs(
@@ -316,18 +345,9 @@ export async function renderComposition(options: RenderCompositionOptions): Prom
     throwIfAborted(signal);
     await rename(partialOutput, outputPath);
     if (partialThumbnail && thumbnailPath) await rename(partialThumbnail, thumbnailPath);
-    return {
-      outputPath,
-      thumbnailPath,
-      durationSeconds: frames / fps,
-      frames,
-      width: size.width,
-      height: size.height,
-      warnings,
-    };
+    return result;
   } catch (error) {
-    if (cancelled || signal?.aborted)
-      throw cancelledError();
+    if (cancelled || signal?.aborted) throw cancelledError();
     if (pageErrors.length > 0 && !(error instanceof EngineError && error.code === "page_error"))
       throw pageError(pageErrors);
     throw error;
@@ -343,7 +363,11 @@ export async function renderComposition(options: RenderCompositionOptions): Prom
 }
 
 function cancelledError(): EngineError {
-  return new EngineError("cancelled", "The render was cancelled.", "Run the same command again to start over.");
+  return new EngineError(
+    "cancelled",
+    "The render was cancelled.",
+    "Run the same command again to start over.",
+  );
 }
 
 function hintForOption(param: string): string {

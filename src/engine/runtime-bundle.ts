@@ -2,6 +2,7 @@
 // engine installs with `page.addInitScript` before any page script runs. The bundle is built once
 // per process with esbuild and kept in memory: every page of every render gets the same bytes, and
 // only the small config prefix differs.
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -14,14 +15,22 @@ export interface RuntimeConfig {
   epochMs?: number;
 }
 
-const ENTRY = join(dirname(fileURLToPath(import.meta.url)), "runtime", "index.ts");
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** Next to this file when run from source; from the package root when this module was bundled. */
+const ENTRY_CANDIDATES = [
+  join(HERE, "runtime", "index.ts"),
+  join(HERE, "..", "..", "src", "engine", "runtime", "index.ts"),
+  join(HERE, "..", "src", "engine", "runtime", "index.ts"),
+  join(process.cwd(), "src", "engine", "runtime", "index.ts"),
+];
 
 let bundlePromise: Promise<string> | undefined;
 
 /** The runtime source, built on first use. */
 export function runtimeBundle(): Promise<string> {
+  const entry = ENTRY_CANDIDATES.find((candidate) => existsSync(candidate)) ?? ENTRY_CANDIDATES[0]!;
   bundlePromise ??= build({
-    entryPoints: [ENTRY],
+    entryPoints: [entry],
     bundle: true,
     write: false,
     format: "iife",

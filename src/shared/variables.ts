@@ -37,7 +37,8 @@ export interface VariableDefinition {
 
 export type VariableValues = Record<string, unknown>;
 
-export type VariableIssueCode = "undeclared" | "type-mismatch" | "enum-out-of-range" | "out-of-range";
+export type VariableIssueCode =
+  "undeclared" | "type-mismatch" | "enum-out-of-range" | "out-of-range";
 
 export interface VariableIssue {
   id: string;

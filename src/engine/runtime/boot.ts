@@ -3,12 +3,18 @@
 // parses (so page scripts already see bound text); after DOMContentLoaded we mount nested
 // compositions, wait for assets, seek to 0 and raise `ready`. Failures of the runtime itself land
 // in `__svc.error` so the engine can report them instead of timing out.
-import { formatVariableIssue, resolveVariables, validateVariables } from "../../shared/variables";
+import { resolveVariables } from "../../shared/variables";
 import { installVirtualClock } from "./clock";
 import { CompositionError, mountChildren, numberAttr, type MountContext } from "./compositions";
-import { waitForAssets } from "./readiness";
+import {
+  trackPageFetches,
+  trackResourceLoads,
+  useRealTimers,
+  waitForAssets,
+  waitForPageFetches,
+} from "./readiness";
 import { Scene } from "./scene";
-import type { CompositionInfo, CompositionInstance, SvcPage } from "./types";
+import type { CompositionInfo, CompositionInstance, SvcPage, TimelineRegistry } from "./types";
 import {
   applyCssVariables,
   bindElement,
@@ -22,6 +28,26 @@ export const DEFAULT_EPOCH_MS = 1704067200000;
 export interface RuntimeOptions {
   variables?: Record<string, unknown>;
   epochMs?: number;
+}
+
+/**
+ * `window.__timelines` as an accessor: assigning a new object merges it into the registry, so a
+ * sub-composition that writes `window.__timelines = {}` cannot wipe what the page registered.
+ */
+function installTimelineRegistry(): void {
+  let registry: TimelineRegistry | undefined;
+  Object.defineProperty(window, "__timelines", {
+    configurable: true,
+    enumerable: true,
+    get: () => registry,
+    set: (value: TimelineRegistry | undefined) => {
+      if (registry && value && typeof value === "object" && value !== registry) {
+        Object.assign(registry, value);
+      } else {
+        registry = value;
+      }
+    },
+  });
 }
 
 export function bootRuntime(options: RuntimeOptions): SvcPage {
@@ -39,6 +65,10 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
   const rootValues = () =>
     resolveVariables(parseSchemaCached(rootSchemaJson()).variables, givenValues);
 
+  installTimelineRegistry();
+  trackResourceLoads();
+  trackPageFetches();
+  useRealTimers(clock.realSetTimeout);
   window.__svcVariables = givenValues;
   (window as unknown as Record<string, unknown>).__hfVariables = givenValues;
   const variablesApi = {
@@ -54,6 +84,7 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
   let chain = Promise.resolve();
   const page: SvcPage = {
     ready: false,
+    duration: 0,
     waitingFor: [],
     info(): CompositionInfo {
       const root = findRoot();
@@ -79,10 +110,10 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
       return scene ? scene.mediaSources() : [];
     },
   };
-  // waitingFor is read by the engine at any moment; keep it a live view of the set.
-  Object.defineProperty(page, "waitingFor", {
-    get: () => [...waiting],
-    enumerable: true,
+  // Read by the engine at any moment: live views, not copies taken at start-up.
+  Object.defineProperties(page, {
+    waitingFor: { get: () => [...waiting], enumerable: true },
+    duration: { get: () => duration, enumerable: true },
   });
   window.__svc = page;
 
@@ -112,7 +143,9 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
   const loaded =
     document.readyState === "complete"
       ? Promise.resolve()
-      : new Promise<void>((resolve) => window.addEventListener("load", () => resolve(), { once: true }));
+      : new Promise<void>((resolve) =>
+          window.addEventListener("load", () => resolve(), { once: true }),
+        );
 
   const fail = (message: string) => {
     page.error = message;
@@ -130,13 +163,9 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
       );
       return;
     }
+    // The root's schema errors and variable issues are the engine's to report (it validates
+    // before the page opens, strict or not); nested instances are only visible from here.
     const schema = parseSchemaCached(rootSchemaJson());
-    for (const error of schema.errors) warnings.push(error);
-    if (schema.variables.length > 0) {
-      for (const issue of validateVariables(schema.variables, givenValues)) {
-        warnings.push(formatVariableIssue(issue));
-      }
-    }
     rootInstance = {
       id: root.getAttribute("data-composition-id") ?? "",
       element: root,
@@ -147,7 +176,7 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
       schema: schema.variables,
       values: resolveVariables(schema.variables, givenValues),
       givenValues,
-      timeline: undefined,
+      timelines: [],
       src: undefined,
     };
     const context: MountContext = {
@@ -170,9 +199,16 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
       await loaded;
       waiting.delete("page load");
     }
-    // Let deferred start-up work (setTimeout 0, rAF) settle before the first frame.
-    clock.advanceTo(0);
-    scene = new Scene(rootInstance, context.instances, clock);
+    await waitForPageFetches({ waiting, warnings });
+    // Let deferred start-up work settle before the first frame: zero-delay timers, and rAF
+    // callbacks a few rounds deep (the "wait two frames for layout" idiom), each round followed by
+    // a real task so promise callbacks run.
+    for (let round = 0; round < 4; round++) {
+      clock.advanceTo(0);
+      await new Promise((resolve) => clock.realSetTimeout(resolve, 0));
+      if (clock.pendingFrames() === 0) break;
+    }
+    scene = new Scene(rootInstance, context.instances, clock, warnings);
     await scene.seek(0);
     const found = scene.duration();
     if (found === undefined) {

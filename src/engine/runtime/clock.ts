@@ -18,6 +18,8 @@ interface VirtualTimer {
 export interface VirtualClock {
   /** Virtual milliseconds since time 0. */
   nowMs(): number;
+  /** requestAnimationFrame callbacks waiting for the next advance. */
+  pendingFrames(): number;
   /** Move virtual time to `ms`: runs due timers in order, then one round of rAF callbacks. */
   advanceTo(ms: number): void;
   /** The browser's real timers, for the runtime's own waiting. */
@@ -34,6 +36,7 @@ export function installVirtualClock(epochMs: number): VirtualClock {
   const realSetTimeout = window.setTimeout.bind(window) as typeof setTimeout;
   const realClearTimeout = window.clearTimeout.bind(window) as typeof clearTimeout;
   let now = 0;
+  exposeRealTimersToPlaywright(RealDate);
 
   // Date: `new Date()` and `Date.now()` read virtual time; every other form is untouched.
   // Reusing the real prototype keeps `instanceof Date` and all methods working.
@@ -44,12 +47,13 @@ export function installVirtualClock(epochMs: number): VirtualClock {
   }
   VirtualDate.prototype = RealDate.prototype;
   Object.defineProperties(VirtualDate, {
-    now: { value: () => Math.round(epochMs + now), writable: true, configurable: true },
+    now: { value: () => Math.floor(epochMs + now), writable: true, configurable: true },
     parse: { value: RealDate.parse, writable: true, configurable: true },
     UTC: { value: RealDate.UTC, writable: true, configurable: true },
     length: { value: 7 },
     name: { value: "Date" },
   });
+  RealDate.prototype.constructor = VirtualDate as unknown as DateConstructor;
   win.Date = VirtualDate;
 
   const perf = window.performance;
@@ -79,12 +83,7 @@ export function installVirtualClock(epochMs: number): VirtualClock {
       runDueTimers(now);
     }, 0);
   };
-  const addTimer = (
-    handler: unknown,
-    delay: unknown,
-    args: unknown[],
-    repeat: boolean,
-  ): number => {
+  const addTimer = (handler: unknown, delay: unknown, args: unknown[], repeat: boolean): number => {
     const id = nextTimerId++;
     const ms = Math.max(0, Number(delay) || 0);
     const fn: TimerHandler =
@@ -143,6 +142,7 @@ export function installVirtualClock(epochMs: number): VirtualClock {
 
   return {
     nowMs: () => now,
+    pendingFrames: () => frameCallbacks.size,
     advanceTo(ms: number): void {
       if (timers.size > 0) runDueTimers(ms);
       now = ms;
@@ -161,6 +161,39 @@ export function installVirtualClock(epochMs: number): VirtualClock {
     realSetTimeout,
     realClearTimeout,
   };
+}
+
+/**
+ * Playwright evaluates `waitForFunction` polling (rAF or interval) with the page's own timers,
+ * which are virtual here and would never fire between seeks. Its utility script takes its timers
+ * from `__pwClock.builtins` when that exists (the hook of Playwright's clock emulation), so we hand
+ * it the real ones. Captured before any override.
+ */
+function exposeRealTimersToPlaywright(RealDate: DateConstructor): void {
+  const win = window as unknown as Record<string, unknown>;
+  if (win.__pwClock) return;
+  const realNow = performance.now.bind(performance);
+  const builtins = {
+    setTimeout: window.setTimeout.bind(window),
+    clearTimeout: window.clearTimeout.bind(window),
+    setInterval: window.setInterval.bind(window),
+    clearInterval: window.clearInterval.bind(window),
+    requestAnimationFrame: window.requestAnimationFrame.bind(window),
+    cancelAnimationFrame: window.cancelAnimationFrame.bind(window),
+    requestIdleCallback: window.requestIdleCallback?.bind(window),
+    cancelIdleCallback: window.cancelIdleCallback?.bind(window),
+    performance: { now: realNow, timeOrigin: performance.timeOrigin },
+    Intl: window.Intl,
+    Date: RealDate,
+    AbortSignal: window.AbortSignal,
+    Temporal: win.Temporal,
+  };
+  Object.defineProperty(window, "__pwClock", {
+    value: { builtins },
+    configurable: true,
+    enumerable: false,
+    writable: true,
+  });
 }
 
 /** Page errors inside callbacks surface as uncaught errors (the engine reports them as page

@@ -1,8 +1,9 @@
 // Nested compositions (SPEC.md section 2): a host element with `data-composition-src` pulls in a
 // file whose content sits in a <template>. We fetch it, mount the template into the host, bind the
 // instance's variables, then run its scripts in order while `svc.getVariables()` answers with the
-// instance's values. The timeline a file registers under its id is captured per instance, so the
-// same file mounted twice gets two timelines. Paths resolve from the project root (the origin).
+// instance's values. Scripts and styles are scoped to the instance (see scope.ts), and the
+// timelines its scripts register are captured per instance, so the same file mounted twice gets
+// two independent copies. Paths resolve from the project root (the origin).
 import {
   parseVariablesSchema,
   resolveVariables,
@@ -18,7 +19,7 @@ import {
   SCHEMA_ATTR,
 } from "./variables";
 import {
-  hostSelector,
+  markInstanceHost,
   scopedDocument,
   scopedGsap,
   scopeStylesheet,
@@ -52,6 +53,8 @@ declare global {
   }
 }
 
+/** Our own requests stay out of the page's pending-fetch tracking (readiness.ts). */
+const realFetch = window.fetch.bind(window);
 let instanceCounter = 0;
 const loadedScripts = new Set<string>();
 
@@ -88,6 +91,8 @@ export async function mountChildren(
   const hosts = childHosts(instance);
   // Fetch siblings in parallel, mount them in document order (scripts run in a stable order).
   const files = hosts.map((host) => fetchComposition(host, instance, context));
+  // A failure stops the loop at the first bad file; the others must not surface as unhandled.
+  for (const file of files) file.catch(() => undefined);
   for (let index = 0; index < hosts.length; index++) {
     const host = hosts[index]!;
     const file = await files[index]!;
@@ -127,7 +132,7 @@ async function fetchComposition(
   try {
     let response: Response;
     try {
-      response = await fetch(url);
+      response = await realFetch(url);
     } catch (error) {
       throw new CompositionError(
         `Could not load nested composition ${src}: ${(error as Error).message}`,
@@ -153,14 +158,19 @@ async function mountInstance(
   const parsed = new DOMParser().parseFromString(file.html, "text/html");
   const template = parsed.querySelector("template");
   const source: ParentNode = template ? template.content : parsed.body;
-  const id = host.getAttribute("data-composition-id") ?? "";
+  // The file's own root (HyperFrames files wrap their content in one) names the composition when
+  // the host does not, and gives its duration when the host has none.
+  const innerRoot = source.querySelector<HTMLElement>("[data-composition-id]");
+  const id =
+    host.getAttribute("data-composition-id") ??
+    innerRoot?.getAttribute("data-composition-id") ??
+    "";
   const srcLabel = host.getAttribute("data-composition-src") ?? file.url;
 
   // Schema: the file's <html>, its template's root element, or the host itself.
-  const innerRoot = source.querySelector(`[${SCHEMA_ATTR}]`);
   const schemaJson =
     parsed.documentElement.getAttribute(SCHEMA_ATTR) ??
-    innerRoot?.getAttribute(SCHEMA_ATTR) ??
+    source.querySelector(`[${SCHEMA_ATTR}]`)?.getAttribute(SCHEMA_ATTR) ??
     host.getAttribute(SCHEMA_ATTR);
   const schema = parseVariablesSchema(schemaJson);
   for (const error of schema.errors) context.warnings.push(`${srcLabel}: ${error}`);
@@ -178,11 +188,13 @@ async function mountInstance(
     parent,
     depth: parent.depth + 1,
     offset: parent.offset + start,
-    declaredDuration: numberAttr(host, "data-duration"),
+    declaredDuration:
+      numberAttr(host, "data-duration") ??
+      (innerRoot ? numberAttr(innerRoot, "data-duration") : undefined),
     schema: schema.variables,
     values: resolveVariables(schema.variables, givenValues),
     givenValues,
-    timeline: undefined,
+    timelines: [],
     src: file.url,
   };
   context.instances.push(instance);
@@ -193,6 +205,10 @@ async function mountInstance(
   else fragment.append(...Array.from(content.childNodes));
   rewriteParentRelativePaths(fragment, file.url);
 
+  // Libraries the file loads in its <head> (for previewing it alone) run before its own scripts.
+  for (const script of Array.from(parsed.head.querySelectorAll("script[src]")).reverse()) {
+    fragment.prepend(document.importNode(script, true));
+  }
   const scripts = Array.from(fragment.querySelectorAll("script")).filter(isExecutable);
   const placeholders = scripts.map((script) => {
     const marker = document.createComment("svc-script");
@@ -200,7 +216,7 @@ async function mountInstance(
     return marker;
   });
   const instanceKey = String(++instanceCounter);
-  const scopeSelector = hostSelector(host, instanceKey);
+  const scopeSelector = markInstanceHost(host, instanceKey);
   for (const style of Array.from(fragment.querySelectorAll("style"))) {
     style.textContent = scopeStylesheet(style.textContent ?? "", scopeSelector);
   }
@@ -270,8 +286,7 @@ async function runInstanceScripts(
   window.__svcScopes ??= {};
   window.__svcScopes[instanceKey] = scope;
 
-  const registry = () => window.__timelines;
-  const before = lookupTimeline(registry(), instance.id);
+  const before = new Set(registeredTimelines());
   for (let index = 0; index < scripts.length; index++) {
     const original = scripts[index]!;
     const marker = placeholders[index]!;
@@ -282,7 +297,10 @@ async function runInstanceScripts(
       if (attr.name !== "src") script.setAttribute(attr.name, attr.value);
     }
     if (src !== null) {
-      const url = src.startsWith("./") || src.startsWith("../") ? new URL(src, instance.src).href : projectUrl(src);
+      const url =
+        src.startsWith("./") || src.startsWith("../")
+          ? new URL(src, instance.src).href
+          : projectUrl(src);
       if (loadedScripts.has(url) || isAlreadyInDocument(url) || isLoadedLibrary(url)) {
         marker.remove();
         continue;
@@ -318,8 +336,21 @@ async function runInstanceScripts(
       context.setCurrent(undefined);
     }
   }
-  const after = lookupTimeline(registry(), instance.id);
-  if (after && after !== before) instance.timeline = after;
+  // Whatever the scripts registered is this instance's, wherever it was registered: the same
+  // file mounted twice overwrites the same key, and some files register under their inner id.
+  const own = lookupTimeline(window.__timelines, instance.id);
+  for (const timeline of registeredTimelines()) {
+    if (before.has(timeline)) continue;
+    if (timeline === own) instance.timelines.unshift(timeline);
+    else instance.timelines.push(timeline);
+  }
+}
+
+/** Every timeline in window.__timelines (an object by id, or an array). */
+export function registeredTimelines(): TimelineLike[] {
+  const registry = window.__timelines;
+  if (!registry || typeof registry !== "object") return [];
+  return Object.values(registry).filter(isTimeline);
 }
 
 /** A second copy of GSAP (say from a CDN URL in the sub-file) would replace the page's instance. */

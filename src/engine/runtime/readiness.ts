@@ -33,8 +33,65 @@ async function track(
   }
 }
 
+/** load/error of every element, seen from the start: a stylesheet that failed before we looked
+ * would otherwise be waited for forever. Installed before the document parses. */
+const settled = new WeakMap<EventTarget, "load" | "error">();
+export function trackResourceLoads(): void {
+  for (const type of ["load", "error"] as const) {
+    document.addEventListener(
+      type,
+      (event) => {
+        if (event.target && event.target !== document) settled.set(event.target, type);
+      },
+      true,
+    );
+  }
+}
+
+/**
+ * fetch() calls the page makes while starting (data-driven compositions build their timeline from
+ * a JSON file), so readiness can wait for them and name them. Installed before any page script.
+ */
+const pendingFetches = new Map<Promise<unknown>, string>();
+export function trackPageFetches(): void {
+  const original = window.fetch.bind(window);
+  window.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = typeof input === "string" || input instanceof URL ? String(input) : input.url;
+    const request = original(input, init);
+    const tracked = request.then(
+      (response) =>
+        response
+          .clone()
+          .arrayBuffer()
+          .catch(() => undefined),
+      () => undefined,
+    );
+    pendingFetches.set(tracked, `fetch ${shortUrl(url)}`);
+    void tracked.finally(() => pendingFetches.delete(tracked));
+    return request;
+  };
+}
+
+/** Wait until the page has no fetch in flight, including ones started by earlier fetches. */
+export async function waitForPageFetches(context: ReadinessContext): Promise<void> {
+  for (let round = 0; round < 20 && pendingFetches.size > 0; round++) {
+    await Promise.all([...pendingFetches].map(([promise, name]) => track(context, name, promise)));
+    // Let the page's own then-callbacks (which may fetch again) run first.
+    await new Promise<void>((resolve) => setTimeoutReal(() => resolve(), 0));
+  }
+}
+
+let setTimeoutReal: (callback: () => void, ms: number) => unknown = (callback, ms) =>
+  window.setTimeout(callback, ms);
+/** The runtime replaces window.setTimeout with a virtual one; readiness needs the real one. */
+export function useRealTimers(setTimeoutFn: (callback: () => void, ms: number) => unknown): void {
+  setTimeoutReal = setTimeoutFn;
+}
+
 function stylesheetLoaded(link: HTMLLinkElement): Promise<void> {
-  if (link.sheet) return Promise.resolve();
+  const state = settled.get(link);
+  if (state === "error") return Promise.reject(new Error("failed"));
+  if (link.sheet || state === "load") return Promise.resolve();
   return new Promise((resolve, reject) => {
     link.addEventListener("load", () => resolve(), { once: true });
     link.addEventListener("error", () => reject(new Error("failed")), { once: true });
@@ -43,6 +100,9 @@ function stylesheetLoaded(link: HTMLLinkElement): Promise<void> {
 
 function mediaReady(element: HTMLMediaElement): Promise<void> {
   if (element.readyState >= 2) return Promise.resolve();
+  if (element.error || element.networkState === HTMLMediaElement.NETWORK_NO_SOURCE) {
+    return Promise.reject(element.error ?? new Error("no playable source"));
+  }
   return new Promise((resolve, reject) => {
     const done = () => {
       element.removeEventListener("loadeddata", done);
@@ -54,8 +114,10 @@ function mediaReady(element: HTMLMediaElement): Promise<void> {
     element.addEventListener("error", () => reject(element.error ?? new Error("failed")), {
       once: true,
     });
+    // preload="none" parks the element; a render needs the first frame now.
+    const parked = element.preload === "none";
     if (element.preload !== "auto") element.preload = "auto";
-    if (element.networkState === HTMLMediaElement.NETWORK_EMPTY) element.load();
+    if (parked || element.networkState === HTMLMediaElement.NETWORK_EMPTY) element.load();
   });
 }
 
@@ -100,11 +162,17 @@ export async function waitForAssets(context: ReadinessContext): Promise<void> {
       }),
     );
   }
-  await Promise.all(tasks);
+  await Promise.all([...tasks, waitForFonts(context)]);
+  // Images and media change layout, which can start loading more faces.
   await waitForFonts(context);
 }
 
 async function waitForFonts(context: ReadinessContext): Promise<void> {
+  // Faces declared with @font-face load only once something on screen uses them; text inside a
+  // display:none scene would then first render in a fallback font. Load every declared face now.
+  document.fonts.forEach((face) => {
+    if (face.status === "unloaded") face.load().catch(() => undefined);
+  });
   // Layout triggers loads of the faces the page actually uses; fonts.ready only covers loads
   // that have started, so lay out, wait, and look again until nothing is loading.
   for (let round = 0; round < 5; round++) {

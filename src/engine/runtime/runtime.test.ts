@@ -1,7 +1,10 @@
 // The page runtime in real Chromium: pages are served from memory through request routing,
 // the runtime is installed exactly as the engine installs it, and every assertion reads what the
 // page shows (positions, visibility, text) after `__svc.seek(t)`.
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createRequire } from "node:module";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +13,8 @@ import { runtimeScript } from "../runtime-bundle";
 import type { MediaSource } from "./types";
 
 const ORIGIN = "http://svc.test";
+/** waitForFunction polls with requestAnimationFrame by default, which is virtual in these pages. */
+const POLL_MS = 20;
 const GSAP = readFileSync(createRequire(import.meta.url).resolve("gsap/dist/gsap.min.js"), "utf8");
 
 /** A file body, or null for a request that never answers. */
@@ -37,6 +42,7 @@ function contentType(path: string): string {
   if (path.endsWith(".css")) return "text/css";
   if (path.endsWith(".wav")) return "audio/wav";
   if (path.endsWith(".png")) return "image/png";
+  if (path.endsWith(".webm")) return "video/webm";
   return "application/octet-stream";
 }
 
@@ -52,9 +58,29 @@ async function open(
     if (!(path in served)) return route.fulfill({ status: 404, body: "not found" });
     const body = served[path];
     if (body === null) return; // never answers
+    const range = /^bytes=(\d+)-(\d*)$/.exec(route.request().headers()["range"] ?? "");
+    if (range && typeof body !== "string") {
+      // Media elements seek only in resources served with HTTP Range, as the project server does.
+      const start = Number(range[1]);
+      const end = range[2] ? Math.min(Number(range[2]), body!.length - 1) : body!.length - 1;
+      return route.fulfill({
+        status: 206,
+        body: body!.subarray(start, end + 1),
+        headers: {
+          "content-type": contentType(path),
+          "content-range": `bytes ${start}-${end}/${body!.length}`,
+          "accept-ranges": "bytes",
+        },
+      });
+    }
     return route.fulfill({ status: 200, body: body!, contentType: contentType(path) });
   });
   const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error") pageErrors.push(message.text());
+  });
   await page.addInitScript({
     content: await runtimeScript({
       variables: options.variables ?? {},
@@ -63,11 +89,25 @@ async function open(
   });
   await page.goto(`${ORIGIN}/index.html`, { waitUntil: "domcontentloaded" });
   if (options.waitReady !== false) {
-    await page.waitForFunction(() => window.__svc?.ready || window.__svc?.error, undefined, {
-      timeout: 15_000,
-    });
-    const error = await page.evaluate(() => window.__svc?.error);
-    if (error) throw new Error(`runtime error: ${error}`);
+    const settled = await page
+      .waitForFunction(() => window.__svc?.ready || window.__svc?.error, undefined, {
+        timeout: 10_000,
+        polling: POLL_MS,
+      })
+      .then(
+        () => "",
+        (error: Error) => error.message,
+      );
+    const state = await page.evaluate(() => ({
+      ready: window.__svc?.ready,
+      error: window.__svc?.error,
+      waitingFor: window.__svc?.waitingFor,
+    }));
+    if (settled || state.error) {
+      throw new Error(
+        `page not ready: ${JSON.stringify(state)} ${settled}; page errors: ${pageErrors.join(" | ")}`,
+      );
+    }
   }
   return page;
 }
@@ -117,6 +157,23 @@ function wav(seconds: number): Buffer {
   buffer.write("data", 36);
   buffer.writeUInt32LE(samples * 2, 40);
   return buffer;
+}
+
+/** A small VP8 clip (3 s, 10 fps) made with the FFmpeg that ships with svc. */
+function webm(): Buffer {
+  const ffmpeg = (createRequire(import.meta.url)("@ffmpeg-installer/ffmpeg") as { path: string })
+    .path;
+  const dir = mkdtempSync(join(tmpdir(), "svc-runtime-test-"));
+  try {
+    const out = join(dir, "clip.webm");
+    execFileSync(ffmpeg, [
+      ...["-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x36:rate=10:duration=3"],
+      ...["-c:v", "libvpx", "-b:v", "200k", "-g", "1", out],
+    ]);
+    return readFileSync(out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe("page runtime", () => {
@@ -173,6 +230,7 @@ describe("page runtime", () => {
     });
     const info = await page.evaluate(() => window.__svc!.info());
     expect(info).toMatchObject({ compositionId: "main", width: 640, height: 360, duration: 4 });
+    expect(await page.evaluate(() => window.__svc!.duration)).toBe(4);
     for (const t of [0, 1, 3, 0.5, 2.25, 4]) {
       await seek(page, t);
       const [x] = await translateX(page, "#box");
@@ -212,6 +270,7 @@ describe("page runtime", () => {
   });
 
   it("shows a clip only inside [start, start + duration), so adjacent scenes never overlap", async () => {
+    // (A stylesheet that fails to load must not hold the page back either.)
     const page = await open({
       "/index.html": html(
         `<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="4">
@@ -219,6 +278,7 @@ describe("page runtime", () => {
            <div id="b" class="clip" data-start="2" data-duration="2">B</div>
            <div id="c" class="clip" data-start="1">C</div>
          </div>`,
+        `<link rel="stylesheet" href="/missing.css">`,
       ),
     });
     const expected: Array<[number, string, string, string]> = [
@@ -283,7 +343,14 @@ describe("page runtime", () => {
         info: window.__svc!.info(),
       };
     });
-    const merged = { title: "World", accent: "#ff0000", count: 3, show: false, logo: "/b.png", extra: 1 };
+    const merged = {
+      title: "World",
+      accent: "#ff0000",
+      count: 3,
+      show: false,
+      logo: "/b.png",
+      extra: 1,
+    };
     expect(state).toMatchObject({
       text: "World",
       seenText: "World",
@@ -297,7 +364,8 @@ describe("page runtime", () => {
       background: "rgb(255, 0, 0)",
     });
     expect(JSON.parse(state.info.variablesJson!)).toHaveLength(5);
-    expect(state.info.warnings).toContain("extra: is not declared by the composition (undeclared)");
+    // Root-level variable issues are reported by the engine, which validates before the page opens.
+    expect(state.info.warnings).toEqual([]);
   });
 
   it("mounts nested compositions two deep with their own variables, start offsets and held end state", async () => {
@@ -335,7 +403,7 @@ describe("page runtime", () => {
         `<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="10">
            <div id="first" data-composition-id="card" data-composition-src="compositions/card.html"
                 data-start="2" data-duration="5" data-width="320" data-height="90"
-                data-variable-values='{"name":"Ada"}'></div>
+                data-variable-values='{"name":"Ada","bogus":1}'></div>
            <div id="second" data-composition-id="card" data-composition-src="compositions/card.html"
                 data-start="4" data-width="320" data-height="90"
                 data-variable-values='{"name":"Grace","tone":"#0000ff"}'></div>
@@ -355,7 +423,7 @@ describe("page runtime", () => {
       })),
     );
     expect(names).toEqual([
-      { text: "Ada", seen: { name: "Ada", tone: "#00ff00" }, color: "rgb(0, 255, 0)" },
+      { text: "Ada", seen: { name: "Ada", tone: "#00ff00", bogus: 1 }, color: "rgb(0, 255, 0)" },
       { text: "Grace", seen: { name: "Grace", tone: "#0000ff" }, color: "rgb(0, 0, 255)" },
     ]);
 
@@ -364,7 +432,7 @@ describe("page runtime", () => {
       [1, ["hidden", "hidden"], [0, 0], [0, 0]],
       [2.5, ["visible", "hidden"], [50, 0], [0, 0]],
       [3.5, ["visible", "hidden"], [100, 0], [12.5, 0]],
-      [5, ["visible", "visible"], [100, 100], [25, 0]],
+      [5, ["visible", "visible"], [100, 100], [50, 0]],
       [6.5, ["visible", "visible"], [100, 100], [50, 37.5]],
       [7, ["hidden", "visible"], [100, 100], [50, 50]],
       [20, ["hidden", "visible"], [100, 100], [50, 50]],
@@ -378,12 +446,15 @@ describe("page runtime", () => {
       bars.forEach((x, i) => expect(barX[i], `bar ${i} at t=${t}`).toBeCloseTo(x, 3));
       dots.forEach((x, i) => expect(dotX[i], `dot ${i} at t=${t}`).toBeCloseTo(x, 3));
     }
-    expect(await page.evaluate(() => window.__svc!.info().duration)).toBe(10);
+    expect(await page.evaluate(() => window.__svc!.info())).toMatchObject({
+      duration: 10,
+      warnings: ["compositions/card.html: bogus: is not declared by the composition (undeclared)"],
+    });
   });
 
   it("reports an error when there is no composition root or a sub-composition is missing", async () => {
     let page = await open({ "/index.html": html(`<div>nothing here</div>`) }, { waitReady: false });
-    await page.waitForFunction(() => window.__svc?.error);
+    await page.waitForFunction(() => window.__svc?.error, undefined, { polling: POLL_MS });
     expect(await page.evaluate(() => window.__svc!.error)).toContain("data-composition-id");
     expect(await page.evaluate(() => window.__svc!.ready)).toBe(false);
 
@@ -397,34 +468,44 @@ describe("page runtime", () => {
       },
       { waitReady: false },
     );
-    await page.waitForFunction(() => window.__svc?.error);
+    await page.waitForFunction(() => window.__svc?.error, undefined, { polling: POLL_MS });
     expect(await page.evaluate(() => window.__svc!.error)).toMatch(/compositions\/gone\.html.*404/);
 
     page = await open(
-      { "/index.html": html(`<div data-composition-id="main" data-width="640" data-height="360"></div>`) },
+      {
+        "/index.html": html(
+          `<div data-composition-id="main" data-width="640" data-height="360"></div>`,
+        ),
+      },
       { waitReady: false },
     );
-    await page.waitForFunction(() => window.__svc?.error);
+    await page.waitForFunction(() => window.__svc?.error, undefined, { polling: POLL_MS });
     expect(await page.evaluate(() => window.__svc!.error)).toContain("no duration");
   });
 
-  it("names the image it is still waiting for", async () => {
+  it("names the image and the font it is still waiting for", async () => {
     const page = await open(
       {
         "/index.html": html(
           `<div data-composition-id="main" data-width="640" data-height="360" data-duration="2">
              <img src="/img/never.png">
            </div>`,
+          `<style>@font-face { font-family: "Brand"; src: url(/fonts/brand.woff2) }</style>`,
         ),
         "/img/never.png": null,
+        "/fonts/brand.woff2": null,
       },
       { waitReady: false },
     );
-    await page.waitForFunction(() => window.__svc?.waitingFor.includes("image /img/never.png"));
+    await page.waitForFunction(
+      () => window.__svc?.waitingFor.includes("image /img/never.png"),
+      undefined,
+      { polling: POLL_MS },
+    );
     await page.waitForTimeout(300);
     expect(await page.evaluate(() => [window.__svc!.ready, window.__svc!.waitingFor])).toEqual([
       false,
-      expect.arrayContaining(["image /img/never.png"]),
+      expect.arrayContaining(["image /img/never.png", 'font "Brand"']),
     ]);
   });
 
@@ -448,9 +529,157 @@ describe("page runtime", () => {
     });
     const media = await page.evaluate(() => window.__svc!.media());
     expect(media).toEqual<MediaSource[]>([
-      { kind: "audio", src: `${ORIGIN}/music.wav`, start: 1, duration: null, mediaStart: 0, volume: 0.5 },
-      { kind: "audio", src: `${ORIGIN}/voice.wav`, start: 2.5, duration: 1, mediaStart: 0.25, volume: 1 },
+      {
+        kind: "audio",
+        src: `${ORIGIN}/music.wav`,
+        start: 1,
+        duration: null,
+        mediaStart: 0,
+        volume: 0.5,
+      },
+      {
+        kind: "audio",
+        src: `${ORIGIN}/voice.wav`,
+        start: 2.5,
+        duration: 1,
+        mediaStart: 0.25,
+        volume: 1,
+      },
       { kind: "audio", src: `${ORIGIN}/long.wav`, start: 3, duration: 2, mediaStart: 0, volume: 1 },
     ]);
+  });
+
+  it("seeks videos to their media time and shows them only inside their window", async () => {
+    const page = await open({
+      "/index.html": html(
+        `<div data-composition-id="main" data-width="640" data-height="360" data-duration="5">
+           <video id="v" muted src="/clip.webm" data-start="1" data-duration="2" data-media-start="0.5"></video>
+         </div>`,
+      ),
+      "/clip.webm": webm(),
+    });
+    const state = () =>
+      page.evaluate(() => {
+        const video = document.getElementById("v") as HTMLVideoElement;
+        return {
+          time: video.currentTime,
+          seeking: video.seeking,
+          paused: video.paused,
+          visibility: getComputedStyle(video).visibility,
+        };
+      });
+    await seek(page, 2);
+    expect(await state()).toMatchObject({ seeking: false, paused: true, visibility: "visible" });
+    expect((await state()).time).toBeCloseTo(1.5, 3);
+    await seek(page, 1.25);
+    expect((await state()).time).toBeCloseTo(0.75, 3);
+    await seek(page, 0.5);
+    expect((await state()).visibility).toBe("hidden");
+    await seek(page, 3);
+    expect((await state()).visibility).toBe("hidden");
+    expect(await page.evaluate(() => window.__svc!.media())).toEqual([]);
+  });
+
+  it("runs a HyperFrames-style sub-composition unchanged", async () => {
+    const page = await open({
+      "/index.html": html(
+        `<div id="root" data-composition-id="film" data-start="0" data-width="640" data-height="360">
+           <div id="el-1" class="clip" data-composition-src="compositions/intro.html"
+                data-start="1" data-track-index="1" data-width="640" data-height="360"></div>
+         </div>
+         <script>
+           window.__timelines = window.__timelines || {};
+           const tl = gsap.timeline({ paused: true });
+           tl.to("#root", { opacity: 1, duration: 6 });
+           window.__timelines["film"] = tl;
+         </script>`,
+        `<script src="https://cdn.jsdelivr.net/npm/gsap@3.14.2/dist/gsap.min.js"></script>`,
+      ).replace("https://cdn.jsdelivr.net/npm/gsap@3.14.2/dist", ""),
+      "/compositions/intro.html": html(`
+        <template id="intro-template">
+          <div data-composition-id="intro" data-width="640" data-height="360" data-duration="2">
+            <h1 id="title" style="width:50px">Intro</h1>
+            <script src="https://cdn.example.invalid/gsap@3.14.2/dist/gsap.min.js"></script>
+            <script>
+              window.__timelines = {};
+              const tl = gsap.timeline({ paused: true });
+              tl.fromTo("#title", { x: 0 }, { x: 200, duration: 2, ease: "none" });
+              window.__timelines["intro"] = tl;
+            </script>
+          </div>
+        </template>`),
+    });
+    expect(await page.evaluate(() => window.__svc!.info().duration)).toBe(6);
+    for (const [t, x, shown] of [
+      [0.5, 0, "hidden"],
+      [2, 100, "visible"],
+      [3.5, 200, "hidden"],
+      [1.5, 50, "visible"],
+    ] as const) {
+      await seek(page, t);
+      expect((await translateX(page, "#title"))[0], `t=${t}`).toBeCloseTo(x, 3);
+      expect(await visibility(page, "#el-1"), `t=${t}`).toEqual([shown]);
+    }
+  });
+
+  it("plays CSS transitions started during the video over the following frames", async () => {
+    const page = await open({
+      "/index.html": html(
+        `<div data-composition-id="main" data-width="640" data-height="360" data-duration="4">
+           <div id="fade" style="transition: transform 1s linear"></div>
+           <div id="chase" style="transition: all 0.2s linear"></div>
+         </div>
+         <script>
+           const tl = gsap.timeline({ paused: true });
+           tl.call(() => document.getElementById("fade").classList.add("moved"), null, 1);
+           tl.to("#chase", { x: 300, duration: 2, ease: "none" }, 0);
+           window.__timelines = { main: tl };
+         </script>`,
+        `<script src="/gsap.min.js"></script><style>.moved { transform: translateX(100px) }</style>`,
+      ),
+    });
+    const samples = await page.evaluate(async () => {
+      const x = (id: string) =>
+        new DOMMatrix(getComputedStyle(document.getElementById(id)!).transform).m41;
+      const out: Record<string, [number, number]> = {};
+      for (let frame = 0; frame <= 90; frame++) {
+        await window.__svc!.seek(frame / 30);
+        if (frame % 15 === 0) out[String(frame / 30)] = [x("fade"), x("chase")];
+      }
+      return out;
+    });
+    expect(samples["0.5"]![0]).toBe(0);
+    expect(samples["1.5"]![0]).toBeGreaterThan(40);
+    expect(samples["1.5"]![0]).toBeLessThan(60);
+    expect(samples["2.5"]![0]).toBeCloseTo(100, 3);
+    // A property GSAP moves every frame while it also has a transition follows close behind.
+    expect(samples["1"]![1]).toBeGreaterThan(100);
+    expect(samples["1"]![1]).toBeLessThan(150);
+    expect(samples["3"]![1]).toBeCloseTo(300, 3);
+  });
+
+  it("waits for the page's own fetches and start-up frames before taking the duration", async () => {
+    const page = await open({
+      "/index.html": html(
+        `<div data-composition-id="main" data-width="640" data-height="360">
+           <div id="box" style="width:10px;height:10px"></div>
+         </div>
+         <script>
+           fetch("/data.json")
+             .then((response) => response.json())
+             .then((data) => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(data)))))
+             .then((data) => {
+               const tl = gsap.timeline({ paused: true });
+               tl.to("#box", { x: data.distance, duration: data.seconds, ease: "none" });
+               window.__timelines = { main: tl };
+             });
+         </script>`,
+        `<script src="/gsap.min.js"></script>`,
+      ),
+      "/data.json": JSON.stringify({ distance: 300, seconds: 3 }),
+    });
+    expect(await page.evaluate(() => window.__svc!.info().duration)).toBe(3);
+    await seek(page, 1);
+    expect((await translateX(page, "#box"))[0]).toBeCloseTo(100, 3);
   });
 });

@@ -2,7 +2,7 @@
 // a walk over cached arrays (no querySelectorAll, no layout reads). Order inside a seek: clock
 // (timers, rAF), GSAP timelines, visibility of clips and media, video positions, then CSS/WAAPI
 // animations last — `document.getAnimations()` brings style up to date once, after all writes.
-import { isTimeline, lookupTimeline, numberAttr } from "./compositions";
+import { isTimeline, numberAttr } from "./compositions";
 import type { VirtualClock } from "./clock";
 import type { CompositionInstance, MediaSource, TimelineLike } from "./types";
 
@@ -40,14 +40,21 @@ export class Scene {
   private readonly paused = new WeakSet<object>();
   private readonly animationOrigins = new WeakMap<Animation, number>();
   private initialScanDone = false;
+  private previousSeek = 0;
 
   constructor(
     private readonly root: CompositionInstance,
     private readonly instances: CompositionInstance[],
     private readonly clock: VirtualClock,
+    private readonly warnings: string[],
   ) {
     for (const instance of instances) this.byElement.set(instance.element, instance);
     this.collect();
+    // Tweens that are not in a paused timeline run on GSAP's ticker (our virtual rAF). Without lag
+    // smoothing a jump of several seconds (a parallel worker's first frame) advances them fully.
+    const gsap = (window as unknown as { gsap?: { ticker?: { lagSmoothing?(n: number): void } } })
+      .gsap;
+    gsap?.ticker?.lagSmoothing?.(0);
   }
 
   /** The instance an element belongs to: its nearest composition element, else the root. */
@@ -70,7 +77,12 @@ export class Scene {
         instance.declaredDuration === undefined
           ? Infinity
           : instance.offset + instance.declaredDuration;
-      this.timed.push({ element: instance.element, start: instance.offset, end, hidden: undefined });
+      this.timed.push({
+        element: instance.element,
+        start: instance.offset,
+        end,
+        hidden: undefined,
+      });
     }
     for (const element of Array.from(document.querySelectorAll<HTMLElement>(".clip[data-start]"))) {
       if (this.byElement.has(element) || element instanceof HTMLMediaElement) continue;
@@ -123,15 +135,15 @@ export class Scene {
       entries.push({ timeline, instance });
     };
     for (const instance of this.instances) {
-      if (instance.timeline) add(instance.timeline, instance);
+      for (const timeline of instance.timelines) add(timeline, instance);
     }
-    const registry = window.__timelines;
-    if (Array.isArray(registry)) {
-      for (const timeline of registry) if (isTimeline(timeline)) add(timeline, this.root);
-    } else if (registry && typeof registry === "object") {
+    // The rest of the registry: keyed by a composition id, or root-level (array entries, or keys
+    // that name no instance).
+    const registry = window.__timelines as Record<string, unknown> | undefined;
+    if (registry && typeof registry === "object") {
       for (const key of Object.keys(registry)) {
-        const timeline = lookupTimeline(registry, key);
-        if (!timeline || seen.has(timeline)) continue;
+        const timeline = registry[key];
+        if (!isTimeline(timeline) || seen.has(timeline)) continue;
         add(timeline, this.instances.find((instance) => instance.id === key) ?? this.root);
       }
     }
@@ -160,8 +172,13 @@ export class Scene {
         timeline.paused?.(true);
       }
       const local = Math.max(0, t - instance.offset);
-      if (timeline.seek) timeline.seek(local, false);
-      else timeline.totalTime?.(local, false);
+      try {
+        if (timeline.seek) timeline.seek(local, false);
+        else timeline.totalTime?.(local, false);
+      } catch (error) {
+        // A throwing onUpdate/call() is the page's error: report it, keep the frame consistent.
+        window.reportError(error);
+      }
     }
 
     for (const item of this.timed) setHidden(item, !(item.start <= t && t < item.end));
@@ -193,29 +210,48 @@ export class Scene {
         const target = (animation.effect as KeyframeEffect | null)?.target ?? null;
         const owner = this.ownerOf(target);
         // Animations present at the first frame start with their composition; ones created
-        // later (a class toggled at 2 s, a transition) start when they first appear.
-        origin = this.initialScanDone ? Math.max(owner.offset, t) : owner.offset;
+        // later (a class toggled at 2 s) start when they first appear. A CSS transition is
+        // started by a style change made since the previous frame, so it has run for one frame:
+        // otherwise a transition that is replaced every frame (GSAP tweening a property that also
+        // has `transition`) would never leave its start value.
+        const started = animation instanceof CSSTransition ? this.previousSeek : t;
+        origin = this.initialScanDone ? Math.max(owner.offset, Math.min(started, t)) : owner.offset;
         this.animationOrigins.set(animation, origin);
       }
       if (animation.playState !== "paused") animation.pause();
       animation.currentTime = Math.max(0, t - origin) * 1000;
     }
     this.initialScanDone = true;
+    this.previousSeek = t;
   }
 
   private seekVideo(video: HTMLVideoElement, target: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = this.clock.realSetTimeout(finish, SEEKED_TIMEOUT_MS);
-      function finish() {
-        video.removeEventListener("seeked", finish);
-        resolve();
-      }
-      video.addEventListener("seeked", () => {
+      const finish = (timedOut: boolean) => {
         this.clock.realClearTimeout(timer);
-        finish();
-      }, { once: true });
+        video.removeEventListener("seeked", onSeeked);
+        if (timedOut) this.warnOnce(video, "never finished seeking");
+        else if (Math.abs(video.currentTime - target) > 0.05) {
+          this.warnOnce(
+            video,
+            `cannot seek (stuck at ${video.currentTime.toFixed(2)} s); it must be served with HTTP Range support`,
+          );
+        }
+        resolve();
+      };
+      const onSeeked = () => finish(false);
+      const timer = this.clock.realSetTimeout(() => finish(true), SEEKED_TIMEOUT_MS);
+      video.addEventListener("seeked", onSeeked);
       video.currentTime = target;
     });
+  }
+
+  private readonly warned = new WeakSet<Element>();
+  private warnOnce(video: HTMLVideoElement, problem: string): void {
+    if (this.warned.has(video)) return;
+    this.warned.add(video);
+    const src = video.getAttribute("src") ?? video.currentSrc;
+    this.warnings.push(`video ${src} ${problem}`);
   }
 
   /** Audio the encoder mixes: every <audio>, and <video data-has-audio>. */

@@ -73,7 +73,13 @@ export function scopedGsap(host: Element, gsap: unknown): unknown {
   if (!gsap || (typeof gsap !== "object" && typeof gsap !== "function")) return gsap;
   const real = gsap as Record<string, unknown>;
   const wrapped: Record<string, unknown> = {};
-  for (const method of [...TARGET_METHODS, "killTweensOf", "getTweensOf", "quickTo", "quickSetter"]) {
+  for (const method of [
+    ...TARGET_METHODS,
+    "killTweensOf",
+    "getTweensOf",
+    "quickTo",
+    "quickSetter",
+  ]) {
     const original = real[method];
     if (typeof original === "function") {
       wrapped[method] = (target: unknown, ...rest: unknown[]) =>
@@ -109,8 +115,8 @@ export function scopedGsap(host: Element, gsap: unknown): unknown {
   });
 }
 
-/** CSS selector that matches exactly one instance host. */
-export function hostSelector(host: Element, instanceKey: string): string {
+/** Tag the host so CSS can address exactly this instance; returns the selector for it. */
+export function markInstanceHost(host: Element, instanceKey: string): string {
   host.setAttribute("data-svc-instance", instanceKey);
   return `[data-svc-instance="${instanceKey}"]`;
 }
@@ -142,6 +148,7 @@ export function scopeStylesheet(cssText: string, scopeSelector: string): string 
       ) {
         global.push(rule.cssText);
       } else {
+        if (rule instanceof CSSStyleRule) rule.selectorText = pageToScope(rule.selectorText);
         scoped.push(rule.cssText);
       }
     }
@@ -150,6 +157,12 @@ export function scopeStylesheet(cssText: string, scopeSelector: string): string 
   } catch {
     return cssText;
   }
+}
+
+/** A sub-composition file is also a standalone page: its `html`, `body` and `:root` rules mean
+ * "my composition", which inside @scope is `:scope`. */
+function pageToScope(selector: string): string {
+  return selector.replace(/(^|[\s,>+~(])(?:html|body|:root)(?=$|[\s,>+~.:#[)])/gi, "$1:scope");
 }
 
 /**

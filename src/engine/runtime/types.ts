@@ -30,6 +30,8 @@ export interface MediaSource {
 /** `window.__svc`: the page contract the engine and the player drive. */
 export interface SvcPage {
   ready: boolean;
+  /** Seconds; 0 until ready (same as info().duration). */
+  readonly duration: number;
   error?: string;
   waitingFor: string[];
   info(): CompositionInfo;
@@ -67,8 +69,8 @@ export interface CompositionInstance {
   values: Record<string, unknown>;
   /** The values given to this instance (config variables for the root, data-variable-values for a host). */
   givenValues: Record<string, unknown>;
-  /** The timeline this instance's scripts registered under its id (captured while they ran). */
-  timeline: TimelineLike | undefined;
+  /** Timelines this instance's scripts registered (captured while they ran), its own id first. */
+  timelines: TimelineLike[];
   /** URL of the sub-composition file (nested instances only). */
   src: string | undefined;
 }

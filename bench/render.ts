@@ -1,0 +1,144 @@
+// npm run bench: render speed on fixed inputs (examples/hello-world, multi-scene, gsap-heavy at
+// 1080p30 standard) with three figures per composition, all measured in this run because the
+// machine is noisy:
+//   render        the real pipeline, capture overlapped with encoding
+//   capture-only  the same pages and workers with frames thrown away (the capture limit)
+//   encode-only   the same frames fed to the same encoders, no browser
+// and the ratio of render wall time to the capture-only limit (target <= 1.3).
+// Usage: npm run bench [-- --workers N|auto] [--only name] [--fps 30]
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { SegmentEncoder } from "../src/engine/encode";
+import { resolveFfmpeg } from "../src/engine/ffmpeg";
+import { renderComposition, segmentLength, type FrameSink } from "../src/engine/render";
+
+interface Args {
+  workers: number | "auto";
+  only: string | undefined;
+  fps: number;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { workers: "auto", only: undefined, fps: 30 };
+  for (let i = 0; i < argv.length; i++) {
+    const value = argv[i + 1];
+    if (argv[i] === "--workers" && value) args.workers = value === "auto" ? "auto" : Number(value);
+    if (argv[i] === "--only" && value) args.only = value;
+    if (argv[i] === "--fps" && value) args.fps = Number(value);
+  }
+  return args;
+}
+
+const COMPOSITIONS = ["hello-world", "multi-scene", "gsap-heavy"];
+
+interface Row {
+  name: string;
+  frames: number;
+  renderFps: number;
+  captureFps: number;
+  encodeFps: number;
+  ratio: number;
+}
+
+async function measure(name: string, args: Args, workDir: string): Promise<Row> {
+  const projectDir = resolve(import.meta.dirname, "../examples", name);
+  const base = {
+    projectDir,
+    fps: args.fps,
+    quality: "standard" as const,
+    workers: args.workers,
+    allowNetwork: false,
+  };
+
+  // Warm-up: first launches unpack caches and JIT; not measured.
+  await renderComposition(
+    { ...base, output: join(workDir, `${name}-warm.mp4`) },
+    { captureOnly: true, sinkForSegment: discardSink },
+  );
+
+  let started = performance.now();
+  const rendered = await renderComposition({
+    ...base,
+    output: join(workDir, `${name}.mp4`),
+    thumbnail: false,
+  });
+  const renderSeconds = (performance.now() - started) / 1000;
+
+  const captured = new Map<number, Buffer[]>();
+  started = performance.now();
+  await renderComposition(
+    { ...base, output: join(workDir, `${name}-capture.mp4`) },
+    {
+      captureOnly: true,
+      sinkForSegment: (index) => {
+        const frames: Buffer[] = [];
+        captured.set(index, frames);
+        return {
+          write: async (frame) => void frames.push(frame),
+          finish: async () => undefined,
+          kill: () => undefined,
+        };
+      },
+    },
+  );
+  const captureSeconds = (performance.now() - started) / 1000;
+
+  const ffmpeg = await resolveFfmpeg();
+  const segments = [...captured.keys()].sort((a, b) => a - b);
+  const workers = Math.min(segments.length, args.workers === "auto" ? 2 : args.workers);
+  started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      for (let i = next++; i < segments.length; i = next++) {
+        const encoder = new SegmentEncoder({
+          ffmpegPath: ffmpeg.path,
+          output: join(workDir, `${name}-encode-${i}.mkv`),
+          fps: args.fps,
+          format: "mp4",
+          quality: "standard",
+          imageFormat: "jpeg",
+          size: { width: rendered.width, height: rendered.height },
+        });
+        for (const frame of captured.get(segments[i]!)!) await encoder.write(frame);
+        await encoder.finish();
+      }
+    }),
+  );
+  const encodeSeconds = (performance.now() - started) / 1000;
+
+  return {
+    name,
+    frames: rendered.frames,
+    renderFps: rendered.frames / renderSeconds,
+    captureFps: rendered.frames / captureSeconds,
+    encodeFps: rendered.frames / encodeSeconds,
+    ratio: renderSeconds / captureSeconds,
+  };
+}
+
+const discardSink = (): FrameSink => ({
+  write: async () => undefined,
+  finish: async () => undefined,
+  kill: () => undefined,
+});
+
+const args = parseArgs(process.argv.slice(2));
+const workDir = await mkdtemp(join(tmpdir(), "svc-bench-"));
+try {
+  console.log(
+    `svc render benchmark: 1080p, ${args.fps} fps, standard quality, workers ${args.workers}`,
+  );
+  console.log(`segment length for 12 s: ${segmentLength(12 * args.fps, args.fps)} frames`);
+  const rows: Row[] = [];
+  for (const name of COMPOSITIONS.filter((n) => !args.only || n === args.only)) {
+    const row = await measure(name, args, workDir);
+    rows.push(row);
+    console.log(
+      `${row.name.padEnd(12)} ${String(row.frames).padStart(4)} frames | render ${row.renderFps.toFixed(1).padStart(5)} fps | capture-only ${row.captureFps.toFixed(1).padStart(5)} fps | encode-only ${row.encodeFps.toFixed(1).padStart(6)} fps | render/capture-only wall ${row.ratio.toFixed(2)}x`,
+    );
+  }
+} finally {
+  await rm(workDir, { recursive: true, force: true });
+}
