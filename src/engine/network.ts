@@ -39,7 +39,10 @@ export interface NetworkPolicy {
   onBlocked?: (url: string) => void;
 }
 
-export async function applyNetworkPolicy(context: BrowserContext, policy: NetworkPolicy): Promise<void> {
+export async function applyNetworkPolicy(
+  context: BrowserContext,
+  policy: NetworkPolicy,
+): Promise<void> {
   await context.route(
     (url) => url.origin !== policy.projectOrigin,
     async (route) => {
@@ -49,7 +52,11 @@ export async function applyNetworkPolicy(context: BrowserContext, policy: Networ
       if (gsapFile) {
         try {
           const body = await readFile(gsapFile);
-          return route.fulfill({ status: 200, contentType: "text/javascript; charset=utf-8", body });
+          return route.fulfill({
+            status: 200,
+            contentType: "text/javascript; charset=utf-8",
+            body,
+          });
         } catch {
           return route.fulfill({ status: 404, body: `GSAP file not in the local package: ${url}` });
         }

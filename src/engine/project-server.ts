@@ -41,7 +41,10 @@ export interface ProjectServer {
 }
 
 /** Resolves a URL path inside root, or undefined when it would leave it. */
-export async function resolveInsideRoot(root: string, urlPath: string): Promise<string | undefined> {
+export async function resolveInsideRoot(
+  root: string,
+  urlPath: string,
+): Promise<string | undefined> {
   let decoded: string;
   try {
     decoded = decodeURIComponent(urlPath);
@@ -60,7 +63,10 @@ export async function resolveInsideRoot(root: string, urlPath: string): Promise<
   }
 }
 
-function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined {
+function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | undefined {
   const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
   if (!match) return undefined;
   const [, from, to] = match;
