@@ -85,7 +85,12 @@ export function registerRenderCommand(program: Command): void {
     .option("--variables <json>", "variable values as a JSON object")
     .option("--variables-file <file>", "variable values from a JSON file")
     .option("--strict-variables", "fail when a value does not match the composition's variables")
-    .option("--workers <n>", 'parallel browser workers, or "auto"', parseWorkers, 1)
+    .option(
+      "--workers <n>",
+      'parallel browser workers, or "auto" (one per core, up to 4)',
+      parseWorkers,
+      "auto",
+    )
     .option("--json", "print the result as JSON on stdout")
     .action(async (dir: string, flags: RenderFlags) => {
       const controller = new AbortController();

@@ -43,6 +43,8 @@ export interface CaptureSessionOptions {
   projectOrigin: string;
   allowNetwork: boolean;
   preferredMethod?: CaptureMethod;
+  /** Extra Chromium flags (experiments in bench/). */
+  extraArgs?: string[];
   onPageError: (message: string) => void;
   onBlockedRequest?: (url: string) => void;
 }
@@ -76,7 +78,11 @@ export class CaptureSession {
   ): Promise<CaptureSession> {
     const browser = await chromium.launch({
       executablePath: options.browser.executablePath,
-      args: [...BASE_CHROMIUM_ARGS, ...(method === "beginframe" ? BEGIN_FRAME_ARGS : [])],
+      args: [
+        ...BASE_CHROMIUM_ARGS,
+        ...(method === "beginframe" ? BEGIN_FRAME_ARGS : []),
+        ...(options.extraArgs ?? []),
+      ],
       ignoreDefaultArgs: method === "beginframe" ? ["--headless"] : [],
       env: { ...process.env, ...options.browser.env },
     });
@@ -112,8 +118,20 @@ export class CaptureSession {
     }
   }
 
+  /** Navigates to the composition; readiness (images, fonts, media) is the runtime's to report. */
   async load(url: string, timeoutMs: number): Promise<void> {
-    await this.page.goto(url, { waitUntil: "load", timeout: timeoutMs });
+    try {
+      await this.page.goto(url, { waitUntil: "domcontentloaded", timeout: timeoutMs });
+    } catch (error) {
+      if (error instanceof Error && error.name === "TimeoutError") {
+        throw new EngineError(
+          "timeout",
+          `Timed out after ${Math.round(timeoutMs / 1000)} s loading ${new URL(url).pathname}.`,
+          "Check that the entry file loads in a browser.",
+        );
+      }
+      throw error;
+    }
   }
 
   /** Runs an expression in the page and returns its JSON value; page exceptions become page_error. */

@@ -3,6 +3,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm, writeFile, mkdir } from "node:fs/promises";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -188,6 +190,29 @@ describe("renderComposition", () => {
       const error = await expectEngineError(render({ projectDir: broken, output }), "page_error");
       expect(error.message).toMatch(/null|boom/);
       await expectClean(dirname(output));
+    });
+
+    it("an image that never loads: a timeout that names it", async () => {
+      // A loopback server that accepts requests and never answers them.
+      const pending: ServerResponse[] = [];
+      const stalled = createServer((_req, res) => void pending.push(res));
+      await new Promise<void>((done) => stalled.listen(0, "127.0.0.1", done));
+      const { port } = stalled.address() as AddressInfo;
+      try {
+        const dir = await project("stalled-image", {
+          "index.html": page(`<img src="http://127.0.0.1:${port}/logo.png">`),
+        });
+        const output = join(scratch, "errors-timeout", "out.mp4");
+        const error = await expectEngineError(
+          render({ projectDir: dir, output, allowNetwork: true, readyTimeoutSeconds: 2 }),
+          "timeout",
+        );
+        expect(error.message).toMatch(/logo\.png/);
+        await expectClean(dirname(output));
+      } finally {
+        for (const res of pending) res.destroy();
+        stalled.close();
+      }
     });
 
     it("4k with webm, and fps 0 or 241", async () => {
