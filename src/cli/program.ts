@@ -4,6 +4,7 @@ import { Command } from "commander";
 import { registerDoctorCommand } from "./doctor";
 import { registerRenderCommand } from "./render";
 import { VERSION } from "./version";
+import { registerServerCommand } from "./server";
 
 export function buildProgram(): Command {
   const program = new Command("svc")
@@ -15,5 +16,6 @@ export function buildProgram(): Command {
     .exitOverride();
   registerRenderCommand(program);
   registerDoctorCommand(program);
+  registerServerCommand(program);
   return program;
 }

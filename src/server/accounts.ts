@@ -53,7 +53,11 @@ export async function findUserByEmail(db: Database, email: string): Promise<User
 }
 
 /** Creates an API key for a user and returns the plaintext key: the only time it exists. */
-export async function createApiKey(db: Database, userId: string, now = Date.now()): Promise<string> {
+export async function createApiKey(
+  db: Database,
+  userId: string,
+  now = Date.now(),
+): Promise<string> {
   const key = `${API_KEY_PREFIX}${randomToken(40)}`;
   await db
     .insertInto("api_keys")
@@ -75,7 +79,10 @@ export interface Principal {
   credentialId: string;
 }
 
-export async function authenticateApiKey(db: Database, key: string): Promise<Principal | undefined> {
+export async function authenticateApiKey(
+  db: Database,
+  key: string,
+): Promise<Principal | undefined> {
   const row = await db
     .selectFrom("api_keys")
     .innerJoin("users", "users.id", "api_keys.user_id")
@@ -86,6 +93,32 @@ export async function authenticateApiKey(db: Database, key: string): Promise<Pri
   if (!row || row.revoked_ms !== null) return undefined;
   const { credential_id, revoked_ms: _revoked, ...user } = row;
   return { user, credentialId: credential_id };
+}
+
+/**
+ * Authenticates API keys with a short in-memory cache, so a client polling several times a
+ * second costs one key lookup per few seconds. Only the account id is taken from a cached
+ * principal (balances are always read fresh), so the cache can only delay a revocation by `ttlMs`.
+ */
+export class ApiKeyAuthenticator {
+  private readonly cache = new Map<string, { principal: Principal; expires: number }>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly ttlMs = 5_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async authenticate(key: string): Promise<Principal | undefined> {
+    const hash = hashApiKey(key);
+    const hit = this.cache.get(hash);
+    if (hit && hit.expires > this.now()) return hit.principal;
+    const principal = await authenticateApiKey(this.db, key);
+    if (this.cache.size > 10_000) this.cache.clear();
+    if (principal) this.cache.set(hash, { principal, expires: this.now() + this.ttlMs });
+    else this.cache.delete(hash);
+    return principal;
+  }
 }
 
 export interface LocalCredentials {

@@ -1,10 +1,16 @@
 // Fastify wiring of the service: logging with secrets redacted, authentication and rate limit
 // for /v3, the routes of each concept, and the one place where errors become
 // `{error:{code,message,param}}` responses (never a stack trace).
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
 import { sql } from "kysely";
 import type { ApiErrorBody } from "../shared/api";
-import { authenticateApiKey } from "./accounts";
+import { ApiKeyAuthenticator } from "./accounts";
 import { registerAssetRoutes } from "./assets";
 import type { ServiceContext } from "./context";
 import { fromMilli } from "./credits";
@@ -28,10 +34,10 @@ export function loggerOptions(level: string): FastifyServerOptions["logger"] {
     stream: process.stderr,
     redact: {
       paths: [
-        'req.headers.authorization',
+        "req.headers.authorization",
         'req.headers["x-api-key"]',
         'req.headers["idempotency-key"]',
-        'headers.authorization',
+        "headers.authorization",
         'headers["x-api-key"]',
       ],
       censor: "[REDACTED]",
@@ -42,6 +48,32 @@ export function loggerOptions(level: string): FastifyServerOptions["logger"] {
       },
     },
   };
+}
+
+/**
+ * One line per request (method, redacted URL, status, time) instead of fastify's two, and no
+ * raw URLs anywhere: signed URLs carry their signature in the query.
+ */
+class ServiceLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const line = {
+      req: request,
+      res: reply,
+      responseTime: Math.round(reply.elapsedTime * 100) / 100,
+    };
+    if (error) request.log.error({ ...line, err: error }, "request errored");
+    else request.log.info(line, "request completed");
+  }
+
+  override routeNotFound(request: FastifyRequest): void {
+    request.log.info(`route ${request.method} ${redactUrl(request.url)} not found`);
+  }
 }
 
 export interface AppDependencies {
@@ -59,7 +91,11 @@ export function errorBody(error: ApiError): ApiErrorBody {
 }
 
 /** Adds the routes to an app whose logger is ctx.log. */
-export function configureApp(app: FastifyInstance, ctx: ServiceContext, deps: AppDependencies): FastifyInstance {
+export function configureApp(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  deps: AppDependencies,
+): FastifyInstance {
   app.decorateRequest("principal", null);
 
   app.setErrorHandler((error, request, reply) => {
@@ -69,9 +105,15 @@ export function configureApp(app: FastifyInstance, ctx: ServiceContext, deps: Ap
     } else {
       const fastifyError = error as { statusCode?: number; code?: string; message?: string };
       const status = fastifyError.statusCode ?? 500;
-      if (status === 413) apiError = new ApiError("invalid_parameter", "the request body is too large");
-      else if (status === 415) apiError = new ApiError("invalid_parameter", "send a JSON body (content-type: application/json)");
-      else if (status >= 400 && status < 500) apiError = new ApiError("invalid_parameter", safeMessage(fastifyError.message));
+      if (status === 413)
+        apiError = new ApiError("invalid_parameter", "the request body is too large");
+      else if (status === 415)
+        apiError = new ApiError(
+          "invalid_parameter",
+          "send a JSON body (content-type: application/json)",
+        );
+      else if (status >= 400 && status < 500)
+        apiError = new ApiError("invalid_parameter", safeMessage(fastifyError.message));
       else {
         request.log.error({ err: error }, "unhandled error");
         apiError = new ApiError("internal_error", "the service hit an internal error; try again");
@@ -82,7 +124,12 @@ export function configureApp(app: FastifyInstance, ctx: ServiceContext, deps: Ap
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: { code: "not_found", message: `no route ${request.method} ${redactUrl(request.url)}` } }),
+    reply.code(404).send({
+      error: {
+        code: "not_found",
+        message: `no route ${request.method} ${redactUrl(request.url)}`,
+      },
+    }),
   );
 
   app.get("/healthz", async () => ({ data: { status: "ok" } }));
@@ -90,37 +137,56 @@ export function configureApp(app: FastifyInstance, ctx: ServiceContext, deps: Ap
     try {
       await sql`select 1`.execute(ctx.db);
     } catch {
-      return reply.code(503).send({ error: { code: "service_unavailable", message: "the database is not reachable" } });
+      return reply
+        .code(503)
+        .send({ error: { code: "service_unavailable", message: "the database is not reachable" } });
     }
     if (!deps.isReady()) {
-      return reply.code(503).send({ error: { code: "service_unavailable", message: "the service is shutting down" } });
+      return reply
+        .code(503)
+        .send({ error: { code: "service_unavailable", message: "the service is shutting down" } });
     }
     return { data: { status: "ready" } };
   });
 
   registerStorageRoutes(app, deps.store);
 
+  const authenticator = new ApiKeyAuthenticator(ctx.db);
   void app.register(async (v3) => {
     v3.addHook("onRequest", async (request, reply) => {
       const key = credentialOf(request.headers);
-      const principal = key ? await authenticateApiKey(ctx.db, key) : undefined;
+      const principal = key ? await authenticator.authenticate(key) : undefined;
       if (!principal) {
-        throw new ApiError("authentication_failed", key ? "the API key is invalid or revoked" : "send an API key in x-api-key or Authorization: Bearer");
+        throw new ApiError(
+          "authentication_failed",
+          key
+            ? "the API key is invalid or revoked"
+            : "send an API key in x-api-key or Authorization: Bearer",
+        );
       }
       request.principal = principal;
       const decision = deps.limiter.take(principal.credentialId);
       if (!decision.allowed) {
         reply.header("retry-after", String(decision.retryAfterSeconds));
-        throw new ApiError("rate_limited", `too many requests; retry in ${decision.retryAfterSeconds} s`, undefined, {
-          "retry-after": String(decision.retryAfterSeconds),
-        });
+        throw new ApiError(
+          "rate_limited",
+          `too many requests; retry in ${decision.retryAfterSeconds} s`,
+          undefined,
+          {
+            "retry-after": String(decision.retryAfterSeconds),
+          },
+        );
       }
     });
     registerAssetRoutes(v3, ctx);
     registerRenderRoutes(v3, ctx, deps.queue);
     v3.get("/v3/users/me", async (request) => {
       const { user: cached } = principalOf(request);
-      const user = await ctx.db.selectFrom("users").selectAll().where("id", "=", cached.id).executeTakeFirstOrThrow();
+      const user = await ctx.db
+        .selectFrom("users")
+        .selectAll()
+        .where("id", "=", cached.id)
+        .executeTakeFirstOrThrow();
       return {
         data: {
           username: user.username,
@@ -143,6 +209,7 @@ export function createFastify(logLevel: string): FastifyInstance {
   return Fastify({
     logger: loggerOptions(logLevel),
     bodyLimit: 1024 * 1024,
+    logController: new ServiceLogController(),
     forceCloseConnections: true,
     return503OnClosing: true,
   });

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   ASSET_ID_PREFIX,
   createAssetRequestSchema,
@@ -27,7 +27,7 @@ import { ArchiveError, inspectZip } from "./zip-inspect";
 export const ASSET_ENDPOINT = "POST /v3/assets";
 
 export function registerAssetRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const create = async (request: import("fastify").FastifyRequest, reply: import("fastify").FastifyReply) => {
+  const create = async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = principalOf(request);
     const result = await withIdempotency(
       ctx.db,
@@ -37,7 +37,10 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServiceContext): 
         key: idempotencyKeyOf(request.headers),
         body: request.body,
       },
-      async () => ({ status: 201, body: { data: await createAsset(ctx, principal, request.body) } }),
+      async () => ({
+        status: 201,
+        body: { data: await createAsset(ctx, principal, request.body) },
+      }),
     );
     if (result.replayed) reply.header("Idempotent-Replayed", "true");
     return reply.code(result.status).send(result.body);
@@ -55,12 +58,18 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServiceContext): 
   });
 }
 
-export function idempotencyKeyOf(headers: Record<string, string | string[] | undefined>): string | undefined {
+export function idempotencyKeyOf(
+  headers: Record<string, string | string[] | undefined>,
+): string | undefined {
   const value = headers["idempotency-key"];
   return Array.isArray(value) ? value[0] : value;
 }
 
-export async function createAsset(ctx: ServiceContext, principal: Principal, body: unknown): Promise<CreateAssetResponse> {
+export async function createAsset(
+  ctx: ServiceContext,
+  principal: Principal,
+  body: unknown,
+): Promise<CreateAssetResponse> {
   const input = parseBody(createAssetRequestSchema, body);
   if (input.size_bytes > UPLOAD_LIMIT_BYTES) {
     throw new ApiError(
@@ -98,7 +107,11 @@ export async function createAsset(ctx: ServiceContext, principal: Principal, bod
   };
 }
 
-export async function findAsset(ctx: ServiceContext, userId: string, assetId: string): Promise<AssetsTable> {
+export async function findAsset(
+  ctx: ServiceContext,
+  userId: string,
+  assetId: string,
+): Promise<AssetsTable> {
   const asset = await ctx.db
     .selectFrom("assets")
     .selectAll()
@@ -112,7 +125,11 @@ export async function findAsset(ctx: ServiceContext, userId: string, assetId: st
 const completing = new Map<string, Promise<CompleteAssetResponse>>();
 
 /** Idempotent: completing a ready asset answers the same; concurrent completes share one run. */
-export function completeAsset(ctx: ServiceContext, principal: Principal, assetId: string): Promise<CompleteAssetResponse> {
+export function completeAsset(
+  ctx: ServiceContext,
+  principal: Principal,
+  assetId: string,
+): Promise<CompleteAssetResponse> {
   const running = completing.get(assetId);
   if (running) return running;
   const run = completeOnce(ctx, principal, assetId).finally(() => completing.delete(assetId));
@@ -120,12 +137,19 @@ export function completeAsset(ctx: ServiceContext, principal: Principal, assetId
   return run;
 }
 
-async function completeOnce(ctx: ServiceContext, principal: Principal, assetId: string): Promise<CompleteAssetResponse> {
+async function completeOnce(
+  ctx: ServiceContext,
+  principal: Principal,
+  assetId: string,
+): Promise<CompleteAssetResponse> {
   const asset = await findAsset(ctx, principal.user.id, assetId);
   if (asset.status === "ready") return completedResponse(asset);
   const uploaded = await ctx.store.stat(asset.upload_key);
   if (!uploaded) {
-    throw new ApiError("svc_upload_not_found", `no bytes were uploaded for ${assetId} yet; PUT the zip to upload_url first`);
+    throw new ApiError(
+      "svc_upload_not_found",
+      `no bytes were uploaded for ${assetId} yet; PUT the zip to upload_url first`,
+    );
   }
   const refuse = async (error: ApiError): Promise<never> => {
     await ctx.store.delete(asset.upload_key);
@@ -133,7 +157,11 @@ async function completeOnce(ctx: ServiceContext, principal: Principal, assetId: 
   };
   if (uploaded.size !== asset.size_bytes) {
     await refuse(
-      new ApiError("svc_size_mismatch", `uploaded ${uploaded.size} bytes but size_bytes was ${asset.size_bytes}`, "size_bytes"),
+      new ApiError(
+        "svc_size_mismatch",
+        `uploaded ${uploaded.size} bytes but size_bytes was ${asset.size_bytes}`,
+        "size_bytes",
+      ),
     );
   }
   const local = await ctx.store.toLocalFile(asset.upload_key);
@@ -141,11 +169,17 @@ async function completeOnce(ctx: ServiceContext, principal: Principal, assetId: 
     const checksum = await sha256File(local.path);
     if (checksum !== asset.checksum_sha256) {
       await refuse(
-        new ApiError("svc_checksum_mismatch", `the uploaded bytes have SHA-256 ${checksum}, not ${asset.checksum_sha256}`, "checksum_sha256"),
+        new ApiError(
+          "svc_checksum_mismatch",
+          `the uploaded bytes have SHA-256 ${checksum}, not ${asset.checksum_sha256}`,
+          "checksum_sha256",
+        ),
       );
     }
     await inspectZip(local.path).catch((error: unknown) =>
-      error instanceof ArchiveError ? refuse(new ApiError(error.code, error.message)) : Promise.reject(error),
+      error instanceof ArchiveError
+        ? refuse(new ApiError(error.code, error.message))
+        : Promise.reject(error),
     );
   } finally {
     await local.release();
@@ -154,7 +188,10 @@ async function completeOnce(ctx: ServiceContext, principal: Principal, assetId: 
 }
 
 /** Files a verified upload under its content address, or points it at an identical asset. */
-async function fileReadyAsset(ctx: ServiceContext, asset: AssetsTable): Promise<CompleteAssetResponse> {
+async function fileReadyAsset(
+  ctx: ServiceContext,
+  asset: AssetsTable,
+): Promise<CompleteAssetResponse> {
   const original = await ctx.db
     .selectFrom("assets")
     .selectAll()
@@ -168,10 +205,21 @@ async function fileReadyAsset(ctx: ServiceContext, asset: AssetsTable): Promise<
   const now = ctx.now();
   if (original?.storage_key && (await ctx.store.stat(original.storage_key))) {
     await ctx.store.delete(asset.upload_key);
-    const updated = { ...asset, status: "ready" as const, storage_key: original.storage_key, duplicate_of: original.id, completed_ms: now };
+    const updated = {
+      ...asset,
+      status: "ready" as const,
+      storage_key: original.storage_key,
+      duplicate_of: original.id,
+      completed_ms: now,
+    };
     await ctx.db
       .updateTable("assets")
-      .set({ status: "ready", storage_key: original.storage_key, duplicate_of: original.id, completed_ms: now })
+      .set({
+        status: "ready",
+        storage_key: original.storage_key,
+        duplicate_of: original.id,
+        completed_ms: now,
+      })
       .where("id", "=", asset.id)
       .execute();
     return completedResponse(updated);
@@ -218,7 +266,11 @@ export async function createAssetFromBytes(
   await writeFile(file, bytes);
   try {
     await inspectZip(file).catch((error: unknown) =>
-      Promise.reject(error instanceof ArchiveError ? new ApiError(error.code, error.message, "project.url") : error),
+      Promise.reject(
+        error instanceof ArchiveError
+          ? new ApiError(error.code, error.message, "project.url")
+          : error,
+      ),
     );
   } finally {
     await rm(file, { force: true });

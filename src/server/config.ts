@@ -1,14 +1,14 @@
 // Service configuration: flags of `svc server` plus SVC_SERVER_* environment variables for the
 // knobs an operator (or a test) rarely turns. Defaults are the embedded desktop setup: loopback
 // only, one worker, page network off, private webhook/url targets refused.
-import { homedir } from "node:os";
+import { availableParallelism, homedir } from "node:os";
 import { join, resolve } from "node:path";
 
 export interface ServerConfig {
   host: string;
   port: number;
   dataDir: string;
-  /** In-process render workers; 0 runs the API only (renders stay queued). */
+  /** In-process render workers (default: half the cores, at least 1); 0 runs the API only. */
   workers: number;
   /** Lease a worker holds on a job; renewed by heartbeats every leaseSeconds/3. */
   leaseSeconds: number;
@@ -49,12 +49,16 @@ export function defaultDataDir(): string {
 
 export const DEFAULT_PORT = 7733;
 
-export function loadConfig(flags: ServerFlags = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
+export function loadConfig(
+  flags: ServerFlags = {},
+  env: NodeJS.ProcessEnv = process.env,
+): ServerConfig {
   const num = (name: string, fallback: number): number => {
     const raw = env[name];
     if (raw === undefined || raw.trim() === "") return fallback;
     const value = Number(raw);
-    if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new Error(`${name} must be a non-negative number`);
     return value;
   };
   const bool = (name: string): boolean => /^(1|true|yes|on)$/i.test(env[name] ?? "");
@@ -62,7 +66,8 @@ export function loadConfig(flags: ServerFlags = {}, env: NodeJS.ProcessEnv = pro
     host: flags.host ?? "127.0.0.1",
     port: flags.port ?? DEFAULT_PORT,
     dataDir: resolve(flags.dataDir ?? defaultDataDir()),
-    workers: flags.workers ?? 1,
+    // A render keeps about two cores busy (browser + encoder): one worker on a 2-core machine.
+    workers: flags.workers ?? Math.max(1, Math.floor(availableParallelism() / 2)),
     leaseSeconds: num("SVC_SERVER_LEASE_SECONDS", 60),
     maxAttempts: num("SVC_SERVER_MAX_ATTEMPTS", 3),
     renderTimeoutSeconds: num("SVC_SERVER_RENDER_TIMEOUT_SECONDS", 30 * 60),

@@ -23,7 +23,9 @@ export function renderCostMilli(durationSeconds: number, resolution: string): nu
 export async function addCredits(db: Database, userId: string, credits: number): Promise<number> {
   const row = await db
     .updateTable("users")
-    .set((eb) => ({ credits_remaining_milli: eb("credits_remaining_milli", "+", toMilli(credits)) }))
+    .set((eb) => ({
+      credits_remaining_milli: eb("credits_remaining_milli", "+", toMilli(credits)),
+    }))
     .where("id", "=", userId)
     .returning("credits_remaining_milli")
     .executeTakeFirstOrThrow();

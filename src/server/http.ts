@@ -17,10 +17,20 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  if (body !== undefined && body !== null && (typeof body !== "object" || Array.isArray(body))) {
+    throw new ApiError("invalid_parameter", "the request body must be a JSON object");
+  }
   const result = schema.safeParse(body ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const param = issue.path.map(String).join(".");
-  const message = issue.code === "invalid_type" && issue.input === undefined ? `${param || "body"} is required` : issue.message;
-  throw new ApiError("invalid_parameter", param ? `${param}: ${message}` : message, param || undefined);
+  if (!param) throw new ApiError("invalid_parameter", issue.message);
+  const field = String(issue.path[issue.path.length - 1]);
+  const missing = issue.code === "invalid_type" && /received undefined/.test(issue.message);
+  const message = missing
+    ? `${param} is required`
+    : issue.message.startsWith(field)
+      ? issue.message
+      : `${param}: ${issue.message}`;
+  throw new ApiError("invalid_parameter", message, param);
 }

@@ -8,6 +8,7 @@ import type { Database } from "./db/database";
 import { ApiError } from "./errors";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const ABANDONED_AFTER_MS = 2 * 60 * 1000;
 
 export interface StoredResponse {
   status: number;
@@ -57,7 +58,12 @@ export async function withIdempotency(
     .where("endpoint", "=", where.endpoint)
     .where("key", "=", where.key)
     .executeTakeFirst();
-  if (existing && existing.created_ms > now() - IDEMPOTENCY_TTL_MS) {
+  // A placeholder that never got its answer (the process died mid-request) is abandoned.
+  const abandoned =
+    existing !== undefined &&
+    existing.status_code === null &&
+    existing.created_ms < now() - ABANDONED_AFTER_MS;
+  if (existing && !abandoned && existing.created_ms > now() - IDEMPOTENCY_TTL_MS) {
     if (existing.request_hash !== hash) {
       throw new ApiError(
         "svc_idempotency_conflict",
@@ -72,7 +78,11 @@ export async function withIdempotency(
         "Idempotency-Key",
       );
     }
-    return { status: existing.status_code, body: JSON.parse(existing.response_json), replayed: true };
+    return {
+      status: existing.status_code,
+      body: JSON.parse(existing.response_json),
+      replayed: true,
+    };
   }
   if (existing) {
     await db
@@ -85,11 +95,21 @@ export async function withIdempotency(
   try {
     await db
       .insertInto("idempotency_keys")
-      .values({ ...where, request_hash: hash, status_code: null, response_json: null, created_ms: now() })
+      .values({
+        ...where,
+        request_hash: hash,
+        status_code: null,
+        response_json: null,
+        created_ms: now(),
+      })
       .execute();
   } catch {
     // Lost a race with a concurrent request carrying the same key.
-    throw new ApiError("svc_idempotency_conflict", "a request with this Idempotency-Key is in progress", "Idempotency-Key");
+    throw new ApiError(
+      "svc_idempotency_conflict",
+      "a request with this Idempotency-Key is in progress",
+      "Idempotency-Key",
+    );
   }
   let outcome: { status: number; body: unknown };
   try {

@@ -18,7 +18,15 @@ export interface TargetPolicy {
 export class OutboundError extends Error {
   override readonly name = "OutboundError";
   constructor(
-    readonly reason: "invalid_url" | "insecure_scheme" | "private_target" | "dns" | "too_large" | "timeout" | "network" | "redirect",
+    readonly reason:
+      | "invalid_url"
+      | "insecure_scheme"
+      | "private_target"
+      | "dns"
+      | "too_large"
+      | "timeout"
+      | "network"
+      | "redirect",
     message: string,
   ) {
     super(message);
@@ -79,17 +87,24 @@ export async function checkTarget(raw: string, policy: TargetPolicy): Promise<Ch
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new OutboundError("insecure_scheme", "only https URLs are allowed");
   }
-  if (url.username || url.password) throw new OutboundError("invalid_url", "URLs with credentials are not allowed");
+  if (url.username || url.password)
+    throw new OutboundError("invalid_url", "URLs with credentials are not allowed");
   const host = url.hostname.replace(/^\[|\]$/g, "");
   let addresses: Array<{ address: string; family: number }>;
   try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await dnsLookup(host, { all: true });
+    addresses = isIP(host)
+      ? [{ address: host, family: isIP(host) }]
+      : await dnsLookup(host, { all: true });
   } catch (error) {
     throw new OutboundError("dns", `cannot resolve ${host}: ${(error as Error).message}`);
   }
   if (addresses.length === 0) throw new OutboundError("dns", `cannot resolve ${host}`);
   const loopbackOnly = addresses.every((a) => isLoopbackAddress(a.address));
-  if (url.protocol === "http:" && !policy.allowHttp && !(policy.allowHttpLoopback && loopbackOnly)) {
+  if (
+    url.protocol === "http:" &&
+    !policy.allowHttp &&
+    !(policy.allowHttpLoopback && loopbackOnly)
+  ) {
     throw new OutboundError("insecure_scheme", "the URL must use https");
   }
   if (!policy.allowPrivate && addresses.some((a) => isPrivateAddress(a.address))) {
@@ -126,7 +141,12 @@ export async function guardedRequest(
     const target = await checkTarget(current, policy);
     const response = await send(target, request);
     const location = response.headers.location;
-    if (response.status >= 300 && response.status < 400 && location && (request.maxRedirects ?? 0) > hop) {
+    if (
+      response.status >= 300 &&
+      response.status < 400 &&
+      location &&
+      (request.maxRedirects ?? 0) > hop
+    ) {
       current = new URL(location, target.url).toString();
       continue;
     }
@@ -162,21 +182,37 @@ function send(target: CheckedTarget, request: OutboundRequest): Promise<Outbound
         res.on("data", (chunk: Buffer) => {
           size += chunk.length;
           if (size > request.maxBytes) {
-            req.destroy(new OutboundError("too_large", `the response is larger than ${request.maxBytes} bytes`));
+            req.destroy(
+              new OutboundError(
+                "too_large",
+                `the response is larger than ${request.maxBytes} bytes`,
+              ),
+            );
             return;
           }
           chunks.push(chunk);
         });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
         res.on("error", reject);
       },
     );
     const timer = setTimeout(
-      () => req.destroy(new OutboundError("timeout", `no complete answer within ${request.timeoutMs} ms`)),
+      () =>
+        req.destroy(
+          new OutboundError("timeout", `no complete answer within ${request.timeoutMs} ms`),
+        ),
       request.timeoutMs,
     );
     req.on("close", () => clearTimeout(timer));
-    req.on("timeout", () => req.destroy(new OutboundError("timeout", `no answer within ${request.timeoutMs} ms`)));
+    req.on("timeout", () =>
+      req.destroy(new OutboundError("timeout", `no answer within ${request.timeoutMs} ms`)),
+    );
     req.on("error", (error) =>
       reject(error instanceof OutboundError ? error : new OutboundError("network", error.message)),
     );

@@ -17,7 +17,11 @@ export function checkCompositionPath(composition: string): string {
     if (name.endsWith("/")) throw new Error("a folder");
     return name.replace(/^\.\//, "");
   } catch {
-    throw new ApiError("invalid_parameter", `composition "${composition}" must be a relative path inside the project`, "composition");
+    throw new ApiError(
+      "invalid_parameter",
+      `composition "${composition}" must be a relative path inside the project`,
+      "composition",
+    );
   }
 }
 
@@ -27,22 +31,32 @@ export interface CompositionFacts {
   aspectRatio: AspectRatio | undefined;
 }
 
-export async function readComposition(ctx: ServiceContext, storageKey: string, composition: string): Promise<CompositionFacts> {
+export async function readComposition(
+  ctx: ServiceContext,
+  storageKey: string,
+  composition: string,
+): Promise<CompositionFacts> {
   const local = await ctx.store.toLocalFile(storageKey);
   let html: Buffer | undefined;
   try {
     html = await readZipEntry(local.path, composition, MAX_ENTRY_HTML_BYTES);
   } catch (error) {
-    if (error instanceof ArchiveError) throw new ApiError("svc_project_invalid", error.message, "project");
+    if (error instanceof ArchiveError)
+      throw new ApiError("svc_project_invalid", error.message, "project");
     throw error;
   } finally {
     await local.release();
   }
   if (!html) {
-    throw new ApiError("svc_project_invalid", `the project has no entry file "${composition}"`, "composition");
+    throw new ApiError(
+      "svc_project_invalid",
+      `the project has no entry file "${composition}"`,
+      "composition",
+    );
   }
   const scanned = scanCompositionHtml(html.toString("utf8"));
-  if (!scanned.ok) throw new ApiError("svc_project_invalid", `${composition}: ${scanned.message}`, "composition");
+  if (!scanned.ok)
+    throw new ApiError("svc_project_invalid", `${composition}: ${scanned.message}`, "composition");
   return {
     variables: parseVariablesSchema(scanned.scan.variablesJson).variables,
     aspectRatio: detectAspectRatio(scanned.scan.width, scanned.scan.height),

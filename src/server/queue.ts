@@ -25,7 +25,11 @@ export interface JobQueue {
    * Runs `finish` in one transaction with marking the job done/failed, only if the lease is still
    * held. Returns false (and runs nothing) when it is not.
    */
-  finish(lease: Lease, state: "done" | "failed", finish: (trx: Transaction<DB>) => Promise<void>): Promise<boolean>;
+  finish(
+    lease: Lease,
+    state: "done" | "failed",
+    finish: (trx: Transaction<DB>) => Promise<void>,
+  ): Promise<boolean>;
   /** Gives the job back without using up the attempt (graceful shutdown). */
   release(lease: Lease): Promise<void>;
   /** Jobs whose lease expired on their last attempt: marks them failed and returns their ids. */

@@ -27,6 +27,9 @@ export class RateLimiter {
       bucket.tokens -= 1;
       return { allowed: true, retryAfterSeconds: 0 };
     }
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerMs / 1000)) };
+    return {
+      allowed: false,
+      retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerMs / 1000)),
+    };
   }
 }

@@ -7,12 +7,18 @@ import { fromMilli } from "./credits";
 
 const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
 
-export function outputUrls(ctx: ServiceContext, row: RendersTable): { video_url: string | null; thumbnail_url: string | null } {
-  if (row.status !== "completed" || row.deleted_ms !== null) return { video_url: null, thumbnail_url: null };
+export function outputUrls(
+  ctx: ServiceContext,
+  row: RendersTable,
+): { video_url: string | null; thumbnail_url: string | null } {
+  if (row.status !== "completed" || row.deleted_ms !== null)
+    return { video_url: null, thumbnail_url: null };
   const expiresInSeconds = ctx.config.downloadUrlTtlSeconds;
   return {
     video_url: row.video_key ? ctx.store.signGet(row.video_key, { expiresInSeconds }) : null,
-    thumbnail_url: row.thumbnail_key ? ctx.store.signGet(row.thumbnail_key, { expiresInSeconds }) : null,
+    thumbnail_url: row.thumbnail_key
+      ? ctx.store.signGet(row.thumbnail_key, { expiresInSeconds })
+      : null,
   };
 }
 

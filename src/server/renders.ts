@@ -25,13 +25,25 @@ import { checkCallbackUrl } from "./webhooks";
 
 export const RENDER_ENDPOINT = "POST /v3/svc/renders";
 
-export function registerRenderRoutes(app: FastifyInstance, ctx: ServiceContext, queue: JobQueue): void {
+export function registerRenderRoutes(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  queue: JobQueue,
+): void {
   app.post("/v3/svc/renders", async (request, reply) => {
     const principal = principalOf(request);
     const result = await withIdempotency(
       ctx.db,
-      { userId: principal.user.id, endpoint: RENDER_ENDPOINT, key: idempotencyKeyOf(request.headers), body: request.body },
-      async () => ({ status: 201, body: { data: await submitRender(ctx, queue, principal, request.body) } }),
+      {
+        userId: principal.user.id,
+        endpoint: RENDER_ENDPOINT,
+        key: idempotencyKeyOf(request.headers),
+        body: request.body,
+      },
+      async () => ({
+        status: 201,
+        body: { data: await submitRender(ctx, queue, principal, request.body) },
+      }),
     );
     if (result.replayed) reply.header("Idempotent-Replayed", "true");
     return reply.code(result.status).send(result.body);
@@ -66,14 +78,19 @@ export async function submitRender(
     .where("id", "=", principal.user.id)
     .executeTakeFirstOrThrow();
   if (user.credits_remaining_milli <= 0) {
-    throw new ApiError("svc_insufficient_credits", "the account has no credits left; add credits to render");
+    throw new ApiError(
+      "svc_insufficient_credits",
+      "the account has no credits left; add credits to render",
+    );
   }
   if (input.callback_url) await checkCallbackUrl(ctx, input.callback_url);
 
   const asset =
     input.project.type === "asset_id"
       ? await findAsset(ctx, principal.user.id, input.project.asset_id).catch((error: unknown) => {
-          throw error instanceof ApiError ? new ApiError(error.code, error.message, "project.asset_id") : error;
+          throw error instanceof ApiError
+            ? new ApiError(error.code, error.message, "project.asset_id")
+            : error;
         })
       : await createAssetFromBytes(
           ctx,
@@ -82,7 +99,11 @@ export async function submitRender(
           await fetchUrlProject(ctx, input.project.url, composition),
         );
   if (asset.status !== "ready" || !asset.storage_key) {
-    throw new ApiError("svc_upload_not_found", `asset ${asset.id} is not complete yet; finish its upload first`, "project.asset_id");
+    throw new ApiError(
+      "svc_upload_not_found",
+      `asset ${asset.id} is not complete yet; finish its upload first`,
+      "project.asset_id",
+    );
   }
   const facts = await readComposition(ctx, asset.storage_key, composition);
   const issues = validateVariables(facts.variables, input.variables);
@@ -131,7 +152,11 @@ export async function submitRender(
   return { render_id: id, status: "queued" };
 }
 
-export async function findRender(ctx: ServiceContext, userId: string, renderId: string): Promise<RendersTable> {
+export async function findRender(
+  ctx: ServiceContext,
+  userId: string,
+  renderId: string,
+): Promise<RendersTable> {
   const row = await ctx.db
     .selectFrom("renders")
     .selectAll()
@@ -159,7 +184,11 @@ function decodeCursor(token: string): [number, string] {
   throw new ApiError("invalid_parameter", "token is not a page token from this API", "token");
 }
 
-export async function listRenders(ctx: ServiceContext, userId: string, query: unknown): Promise<RenderList> {
+export async function listRenders(
+  ctx: ServiceContext,
+  userId: string,
+  query: unknown,
+): Promise<RenderList> {
   const { limit, token } = parseBody(listRendersQuerySchema, query);
   let select = ctx.db
     .selectFrom("renders")
@@ -169,10 +198,17 @@ export async function listRenders(ctx: ServiceContext, userId: string, query: un
   if (token !== undefined) {
     const [createdMs, id] = decodeCursor(token);
     select = select.where((eb) =>
-      eb.or([eb("created_ms", "<", createdMs), eb.and([eb("created_ms", "=", createdMs), eb("id", "<", id)])]),
+      eb.or([
+        eb("created_ms", "<", createdMs),
+        eb.and([eb("created_ms", "=", createdMs), eb("id", "<", id)]),
+      ]),
     );
   }
-  const rows = await select.orderBy("created_ms", "desc").orderBy("id", "desc").limit(limit + 1).execute();
+  const rows = await select
+    .orderBy("created_ms", "desc")
+    .orderBy("id", "desc")
+    .limit(limit + 1)
+    .execute();
   const page = rows.slice(0, limit);
   const hasMore = rows.length > limit;
   return {
@@ -183,10 +219,19 @@ export async function listRenders(ctx: ServiceContext, userId: string, query: un
 }
 
 /** Soft delete: hide the record, stop its job, purge its files. */
-export async function deleteRender(ctx: ServiceContext, queue: JobQueue, userId: string, renderId: string): Promise<void> {
+export async function deleteRender(
+  ctx: ServiceContext,
+  queue: JobQueue,
+  userId: string,
+  renderId: string,
+): Promise<void> {
   const row = await findRender(ctx, userId, renderId);
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable("renders").set({ deleted_ms: ctx.now() }).where("id", "=", renderId).execute();
+    await trx
+      .updateTable("renders")
+      .set({ deleted_ms: ctx.now() })
+      .where("id", "=", renderId)
+      .execute();
     await queue.cancel(trx, renderId);
   });
   for (const key of [row.video_key, row.thumbnail_key]) {

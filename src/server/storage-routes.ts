@@ -21,54 +21,77 @@ export function registerStorageRoutes(app: FastifyInstance, store: LocalObjectSt
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", (_request, _payload, done) => done(null));
 
-    scope.put<{ Params: { "*": string }; Querystring: SignedQuery }>("/storage/*", async (request, reply) => {
-      const key = request.params["*"];
-      const { check, maxBytes } = store.verify("put", key, request.query);
-      refuseUnlessSigned(check);
-      if (!key.startsWith("uploads/")) throw new ApiError("forbidden", "this URL does not allow uploads");
-      const declared = Number(request.headers["content-length"]);
-      if (Number.isFinite(declared) && declared > maxBytes) {
-        throw new ApiError("svc_project_too_large", `the upload is ${declared} bytes; this URL allows ${maxBytes}`);
-      }
-      try {
-        const { size } = await store.put(key, request.raw as Readable, { maxBytes });
-        return reply.code(200).send({ data: { size_bytes: size } });
-      } catch (error) {
-        if (error instanceof ObjectTooLargeError) {
-          reply.header("connection", "close");
-          throw new ApiError("svc_project_too_large", `the upload is larger than the ${maxBytes} bytes this URL allows`);
+    scope.put<{ Params: { "*": string }; Querystring: SignedQuery }>(
+      "/storage/*",
+      async (request, reply) => {
+        const key = request.params["*"];
+        const { check, maxBytes } = store.verify("put", key, request.query);
+        refuseUnlessSigned(check);
+        if (!key.startsWith("uploads/"))
+          throw new ApiError("forbidden", "this URL does not allow uploads");
+        const declared = Number(request.headers["content-length"]);
+        if (Number.isFinite(declared) && declared > maxBytes) {
+          throw new ApiError(
+            "svc_project_too_large",
+            `the upload is ${declared} bytes; this URL allows ${maxBytes}`,
+          );
         }
-        throw error;
-      }
-    });
+        try {
+          const { size } = await store.put(key, request.raw as Readable, { maxBytes });
+          return reply.code(200).send({ data: { size_bytes: size } });
+        } catch (error) {
+          if (error instanceof ObjectTooLargeError) {
+            reply.header("connection", "close");
+            throw new ApiError(
+              "svc_project_too_large",
+              `the upload is larger than the ${maxBytes} bytes this URL allows`,
+            );
+          }
+          throw error;
+        }
+      },
+    );
 
-    scope.get<{ Params: { "*": string }; Querystring: SignedQuery }>("/storage/*", async (request, reply) => {
-      const key = request.params["*"];
-      refuseUnlessSigned(store.verify("get", key, request.query).check);
-      const info = await store.stat(key);
-      if (!info) throw new ApiError("not_found", "the object does not exist (it may have been deleted)");
-      const extension = key.split(".").pop() ?? "";
-      reply.header("content-type", CONTENT_TYPES[extension] ?? "application/octet-stream");
-      reply.header("accept-ranges", "bytes");
-      reply.header("cache-control", "private, max-age=0");
-      const range = parseRange(request.headers.range, info.size);
-      if (range === "unsatisfiable") {
-        reply.header("content-range", `bytes */${info.size}`);
-        throw new ApiError("range_not_satisfiable", `the requested range is outside the ${info.size}-byte object`);
-      }
-      const object = await store.get(key, range ?? undefined);
-      if (!object) throw new ApiError("not_found", "the object does not exist");
-      return sendObject(reply, object.stream, info.size, range);
-    });
+    scope.get<{ Params: { "*": string }; Querystring: SignedQuery }>(
+      "/storage/*",
+      async (request, reply) => {
+        const key = request.params["*"];
+        refuseUnlessSigned(store.verify("get", key, request.query).check);
+        const info = await store.stat(key);
+        if (!info)
+          throw new ApiError("not_found", "the object does not exist (it may have been deleted)");
+        const extension = key.split(".").pop() ?? "";
+        reply.header("content-type", CONTENT_TYPES[extension] ?? "application/octet-stream");
+        reply.header("accept-ranges", "bytes");
+        reply.header("cache-control", "private, max-age=0");
+        const range = parseRange(request.headers.range, info.size);
+        if (range === "unsatisfiable") {
+          reply.header("content-range", `bytes */${info.size}`);
+          throw new ApiError(
+            "range_not_satisfiable",
+            `the requested range is outside the ${info.size}-byte object`,
+          );
+        }
+        const object = await store.get(key, range ?? undefined);
+        if (!object) throw new ApiError("not_found", "the object does not exist");
+        return sendObject(reply, object.stream, info.size, range);
+      },
+    );
   });
 }
 
 function refuseUnlessSigned(check: "ok" | "expired" | "invalid"): void {
-  if (check === "expired") throw new ApiError("forbidden", "this signed URL has expired; request a fresh one");
+  if (check === "expired")
+    throw new ApiError("forbidden", "this signed URL has expired; request a fresh one");
   if (check === "invalid") throw new ApiError("forbidden", "the URL signature is invalid");
 }
 
-function sendObject(reply: FastifyReply, stream: Readable, size: number, range: { start: number; end: number } | null) {
+function sendObject(
+  reply: FastifyReply,
+  stream: Readable,
+  size: number,
+  range: { start: number; end: number } | null,
+) {
   if (range) {
     reply.code(206);
     reply.header("content-range", `bytes ${range.start}-${range.end}/${size}`);
@@ -80,7 +103,10 @@ function sendObject(reply: FastifyReply, stream: Readable, size: number, range: 
 }
 
 /** Parses a single-range `Range` header. null = whole object. */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | "unsatisfiable" {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | null | "unsatisfiable" {
   if (!header) return null;
   const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match || (match[1] === "" && match[2] === "")) return null;

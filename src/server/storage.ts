@@ -13,7 +13,11 @@ import { randomToken } from "./ids";
 
 export interface ObjectStore {
   /** Stores a body; with maxBytes, a longer body is refused with ObjectTooLargeError. */
-  put(key: string, body: Readable | Buffer, options?: { maxBytes?: number }): Promise<{ size: number }>;
+  put(
+    key: string,
+    body: Readable | Buffer,
+    options?: { maxBytes?: number },
+  ): Promise<{ size: number }>;
   /** Reads an object, optionally a byte range (inclusive end). Undefined when absent. */
   get(
     key: string,
@@ -37,7 +41,10 @@ export type SignatureCheck = "ok" | "expired" | "invalid";
 const KEY_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9_.\-/]*$/;
 
 export function isValidObjectKey(key: string): boolean {
-  return KEY_PATTERN.test(key) && !key.split("/").some((part) => part === ".." || part === "." || part === "");
+  return (
+    KEY_PATTERN.test(key) &&
+    !key.split("/").some((part) => part === ".." || part === "." || part === "")
+  );
 }
 
 export interface LocalObjectStoreOptions {
@@ -64,7 +71,11 @@ export class LocalObjectStore implements ObjectStore {
     return file;
   }
 
-  async put(key: string, body: Readable | Buffer, options: { maxBytes?: number } = {}): Promise<{ size: number }> {
+  async put(
+    key: string,
+    body: Readable | Buffer,
+    options: { maxBytes?: number } = {},
+  ): Promise<{ size: number }> {
     const file = this.pathOf(key);
     await mkdir(dirname(file), { recursive: true });
     const temp = `${file}.${randomToken(8)}.partial`;
@@ -73,13 +84,15 @@ export class LocalObjectStore implements ObjectStore {
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
         size += chunk.length;
-        if (size > maxBytes) callback(new ObjectTooLargeError(`body is larger than ${maxBytes} bytes`));
+        if (size > maxBytes)
+          callback(new ObjectTooLargeError(`body is larger than ${maxBytes} bytes`));
         else callback(null, chunk);
       },
     });
     try {
       if (Buffer.isBuffer(body)) {
-        if (body.length > maxBytes) throw new ObjectTooLargeError(`body is larger than ${maxBytes} bytes`);
+        if (body.length > maxBytes)
+          throw new ObjectTooLargeError(`body is larger than ${maxBytes} bytes`);
         size = body.length;
         await pipeline(async function* () {
           yield body;
@@ -98,7 +111,10 @@ export class LocalObjectStore implements ObjectStore {
   async get(key: string, range?: { start: number; end: number }) {
     const info = await this.stat(key);
     if (!info) return undefined;
-    const stream = createReadStream(this.pathOf(key), range ? { start: range.start, end: range.end } : {});
+    const stream = createReadStream(
+      this.pathOf(key),
+      range ? { start: range.start, end: range.end } : {},
+    );
     return { stream, size: info.size };
   }
 
@@ -150,7 +166,12 @@ export class LocalObjectStore implements ObjectStore {
   ): { check: SignatureCheck; maxBytes: number } {
     const exp = Number(query.exp);
     const maxBytes = op === "put" ? Number(query.size) : 0;
-    if (!isValidObjectKey(key) || !Number.isInteger(exp) || !Number.isInteger(maxBytes) || !query.sig) {
+    if (
+      !isValidObjectKey(key) ||
+      !Number.isInteger(exp) ||
+      !Number.isInteger(maxBytes) ||
+      !query.sig
+    ) {
       return { check: "invalid", maxBytes };
     }
     const expected = Buffer.from(signature(this.options.signingSecret, op, key, exp, maxBytes));
@@ -164,7 +185,9 @@ export class LocalObjectStore implements ObjectStore {
 }
 
 function signature(secret: string, op: string, key: string, exp: number, maxBytes: number): string {
-  return createHmac("sha256", secret).update(`${op}\n${key}\n${exp}\n${maxBytes}`).digest("base64url");
+  return createHmac("sha256", secret)
+    .update(`${op}\n${key}\n${exp}\n${maxBytes}`)
+    .digest("base64url");
 }
 
 export function storageRoot(dataDir: string): string {

@@ -27,13 +27,21 @@ export async function checkCallbackUrl(ctx: ServiceContext, url: string): Promis
     await checkTarget(url, callbackPolicy(ctx));
   } catch (error) {
     if (error instanceof OutboundError) {
-      throw new ApiError("invalid_parameter", `callback_url refused: ${error.message}`, "callback_url");
+      throw new ApiError(
+        "invalid_parameter",
+        `callback_url refused: ${error.message}`,
+        "callback_url",
+      );
     }
     throw error;
   }
 }
 
-export async function enqueueWebhook(trx: Transaction<DB>, render: RendersTable, now: number): Promise<void> {
+export async function enqueueWebhook(
+  trx: Transaction<DB>,
+  render: RendersTable,
+  now: number,
+): Promise<void> {
   if (!render.callback_url) return;
   await trx
     .insertInto("webhook_deliveries")
@@ -123,7 +131,10 @@ export class WebhookDispatcher {
           return;
         }
         const failed = attempt >= webhookMaxAttempts;
-        this.ctx.log.warn({ renderId: delivery.render_id, attempt, failed }, `webhook delivery failed: ${error}`);
+        this.ctx.log.warn(
+          { renderId: delivery.render_id, attempt, failed },
+          `webhook delivery failed: ${error}`,
+        );
         await db
           .updateTable("webhook_deliveries")
           .set({
@@ -141,8 +152,16 @@ export class WebhookDispatcher {
   /** Sends one delivery; resolves undefined on a 2xx, else a description of the failure. */
   private async send(renderId: string, userId: string, url: string): Promise<string | undefined> {
     const { db } = this.ctx;
-    const render = await db.selectFrom("renders").selectAll().where("id", "=", renderId).executeTakeFirst();
-    const user = await db.selectFrom("users").select("webhook_secret").where("id", "=", userId).executeTakeFirst();
+    const render = await db
+      .selectFrom("renders")
+      .selectAll()
+      .where("id", "=", renderId)
+      .executeTakeFirst();
+    const user = await db
+      .selectFrom("users")
+      .select("webhook_secret")
+      .where("id", "=", userId)
+      .executeTakeFirst();
     if (!render || !user) return "render or account no longer exists";
     const payload: WebhookPayload = {
       event: render.status === "completed" ? "render.completed" : "render.failed",

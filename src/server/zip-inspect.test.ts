@@ -46,26 +46,43 @@ describe("inspectZip", () => {
   });
 
   it("refuses zip slip, absolute paths and symlinks", async () => {
-    expect(await refusal(inspectZip(await zipFile("slip.zip", buildZip([{ name: "a/../../evil.txt", data: "x" }]))))).toBe(
-      "svc_archive_unsafe_path",
-    );
-    expect(await refusal(inspectZip(await zipFile("abs.zip", buildZip([{ name: "/etc/evil", data: "x" }]))))).toBe(
-      "svc_archive_unsafe_path",
-    );
-    expect(await refusal(inspectZip(await zipFile("win.zip", buildZip([{ name: "C:\\evil.txt", data: "x" }]))))).toBe(
-      "svc_archive_unsafe_path",
-    );
     expect(
-      await refusal(inspectZip(await zipFile("link.zip", buildZip([{ name: "link", data: "/etc/passwd", mode: 0o120777 }])))),
+      await refusal(
+        inspectZip(await zipFile("slip.zip", buildZip([{ name: "a/../../evil.txt", data: "x" }]))),
+      ),
+    ).toBe("svc_archive_unsafe_path");
+    expect(
+      await refusal(
+        inspectZip(await zipFile("abs.zip", buildZip([{ name: "/etc/evil", data: "x" }]))),
+      ),
+    ).toBe("svc_archive_unsafe_path");
+    expect(
+      await refusal(
+        inspectZip(await zipFile("win.zip", buildZip([{ name: "C:\\evil.txt", data: "x" }]))),
+      ),
+    ).toBe("svc_archive_unsafe_path");
+    expect(
+      await refusal(
+        inspectZip(
+          await zipFile(
+            "link.zip",
+            buildZip([{ name: "link", data: "/etc/passwd", mode: 0o120777 }]),
+          ),
+        ),
+      ),
     ).toBe("svc_archive_symlink");
   });
 
   it("refuses a compression bomb and an archive that claims more than 2 GiB", async () => {
     const zeros = Buffer.alloc(20 * 1024 * 1024);
     expect(deflateRawSync(zeros).length).toBeLessThan(zeros.length / 100);
-    expect(await refusal(inspectZip(await zipFile("bomb.zip", buildZip([{ name: "zeros.bin", data: zeros, deflate: true }]))))).toBe(
-      "svc_archive_bomb",
-    );
+    expect(
+      await refusal(
+        inspectZip(
+          await zipFile("bomb.zip", buildZip([{ name: "zeros.bin", data: zeros, deflate: true }])),
+        ),
+      ),
+    ).toBe("svc_archive_bomb");
     const huge = buildZip([
       { name: "a.bin", data: "a", declaredSize: 1_500_000_000, deflate: true },
       { name: "b.bin", data: "b", declaredSize: 1_500_000_000, deflate: true },
@@ -75,14 +92,20 @@ describe("inspectZip", () => {
 
   it("refuses 20,000 entries, truncated archives and non-zip bytes", async () => {
     const many = buildZip(Array.from({ length: 20_000 }, (_, i) => ({ name: `f${i}.txt` })));
-    expect(await refusal(inspectZip(await zipFile("many.zip", many)))).toBe("svc_archive_too_many_entries");
-    const good = buildZip([{ name: "index.html", data: "<html>hello</html>".repeat(100), deflate: true }]);
-    expect(await refusal(inspectZip(await zipFile("cut.zip", good.subarray(0, good.length - 30))))).toBe(
-      "svc_archive_corrupt",
+    expect(await refusal(inspectZip(await zipFile("many.zip", many)))).toBe(
+      "svc_archive_too_many_entries",
     );
-    expect(await refusal(inspectZip(await zipFile("text.zip", Buffer.from("definitely not a zip file"))))).toBe(
-      "svc_archive_corrupt",
-    );
+    const good = buildZip([
+      { name: "index.html", data: "<html>hello</html>".repeat(100), deflate: true },
+    ]);
+    expect(
+      await refusal(inspectZip(await zipFile("cut.zip", good.subarray(0, good.length - 30)))),
+    ).toBe("svc_archive_corrupt");
+    expect(
+      await refusal(
+        inspectZip(await zipFile("text.zip", Buffer.from("definitely not a zip file"))),
+      ),
+    ).toBe("svc_archive_corrupt");
   });
 
   it("extracts inside the destination only", async () => {

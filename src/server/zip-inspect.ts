@@ -62,7 +62,10 @@ export async function extractZip(file: string, destDir: string): Promise<Archive
   return walkZip(file, async (entry) => {
     const target = resolve(root, entry.name);
     if (target !== root && !target.startsWith(root + sep)) {
-      throw new ArchiveError("svc_archive_unsafe_path", `entry "${entry.name}" would be written outside the project`);
+      throw new ArchiveError(
+        "svc_archive_unsafe_path",
+        `entry "${entry.name}" would be written outside the project`,
+      );
     }
     if (entry.isDirectory) {
       await mkdir(target, { recursive: true });
@@ -74,7 +77,11 @@ export async function extractZip(file: string, destDir: string): Promise<Archive
 }
 
 /** Reads one file of the archive (at most maxBytes), or undefined when there is no such entry. */
-export async function readZipEntry(file: string, name: string, maxBytes: number): Promise<Buffer | undefined> {
+export async function readZipEntry(
+  file: string,
+  name: string,
+  maxBytes: number,
+): Promise<Buffer | undefined> {
   let found: Buffer | undefined;
   await walkZip(file, async (entry) => {
     if (entry.isDirectory || entry.name !== name || found) return;
@@ -82,7 +89,8 @@ export async function readZipEntry(file: string, name: string, maxBytes: number)
     let size = 0;
     for await (const chunk of await entry.open()) {
       size += (chunk as Buffer).length;
-      if (size > maxBytes) throw new ArchiveError("svc_archive_bomb", `"${name}" is larger than ${maxBytes} bytes`);
+      if (size > maxBytes)
+        throw new ArchiveError("svc_archive_bomb", `"${name}" is larger than ${maxBytes} bytes`);
       chunks.push(chunk as Buffer);
     }
     found = Buffer.concat(chunks);
@@ -93,24 +101,36 @@ export async function readZipEntry(file: string, name: string, maxBytes: number)
 /** Normalizes and checks one entry name; throws for absolute paths, `..` and NUL. */
 export function checkEntryName(raw: string): string {
   const name = raw.replace(/\\/g, "/");
-  if (name.includes("\0")) throw new ArchiveError("svc_archive_unsafe_path", `entry name contains a NUL byte`);
+  if (name.includes("\0"))
+    throw new ArchiveError("svc_archive_unsafe_path", `entry name contains a NUL byte`);
   if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) {
     throw new ArchiveError("svc_archive_unsafe_path", `entry "${raw}" has an absolute path`);
   }
   if (name.split("/").some((part) => part === "..")) {
-    throw new ArchiveError("svc_archive_unsafe_path", `entry "${raw}" climbs out of the project with ".."`);
+    throw new ArchiveError(
+      "svc_archive_unsafe_path",
+      `entry "${raw}" climbs out of the project with ".."`,
+    );
   }
   return name;
 }
 
-function walkZip(file: string, visit: (entry: EntryVisit) => Promise<void>): Promise<ArchiveSummary> {
+function walkZip(
+  file: string,
+  visit: (entry: EntryVisit) => Promise<void>,
+): Promise<ArchiveSummary> {
   return new Promise((resolvePromise, reject) => {
     yauzl.open(
       file,
       { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: true },
       (openError, zip) => {
         if (openError || !zip) {
-          reject(new ArchiveError("svc_archive_corrupt", `not a readable zip archive (${openError?.message ?? "unknown error"})`));
+          reject(
+            new ArchiveError(
+              "svc_archive_corrupt",
+              `not a readable zip archive (${openError?.message ?? "unknown error"})`,
+            ),
+          );
           return;
         }
         if (zip.entryCount > MAX_ARCHIVE_ENTRIES) {
@@ -132,7 +152,10 @@ function walkZip(file: string, visit: (entry: EntryVisit) => Promise<void>): Pro
           reject(
             error instanceof ArchiveError
               ? error
-              : new ArchiveError("svc_archive_corrupt", `the archive is damaged (${(error as Error).message})`),
+              : new ArchiveError(
+                  "svc_archive_corrupt",
+                  `the archive is damaged (${(error as Error).message})`,
+                ),
           );
         };
         zip.on("error", fail);
@@ -144,7 +167,9 @@ function walkZip(file: string, visit: (entry: EntryVisit) => Promise<void>): Pro
         zip.on("entry", (entry: yauzl.Entry) => {
           void (async () => {
             const rawName = Buffer.isBuffer(entry.fileName)
-              ? (entry.fileName as Buffer).toString(entry.generalPurposeBitFlag & 0x800 ? "utf8" : "latin1")
+              ? (entry.fileName as Buffer).toString(
+                  entry.generalPurposeBitFlag & 0x800 ? "utf8" : "latin1",
+                )
               : String(entry.fileName);
             const name = checkEntryName(rawName);
             const mode = (entry.externalFileAttributes >>> 16) & 0o170000;
@@ -174,7 +199,9 @@ function walkZip(file: string, visit: (entry: EntryVisit) => Promise<void>): Pro
               isDirectory,
               open: () =>
                 new Promise<Readable>((ok, ko) =>
-                  zip.openReadStream(entry, (error, stream) => (error || !stream ? ko(error) : ok(stream))),
+                  zip.openReadStream(entry, (error, stream) =>
+                    error || !stream ? ko(error) : ok(stream),
+                  ),
                 ),
             });
             if (!settled) zip.readEntry();

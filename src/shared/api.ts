@@ -2,7 +2,14 @@
 // the asset / render / user records, list pages and error codes. The service validates with
 // these, and the CLI and the desktop app parse responses with them, so a field is named once.
 import { z } from "zod";
-import { ASPECT_RATIOS, FORMATS, QUALITIES, RESOLUTIONS, fpsSchema } from "./render-options";
+import {
+  ASPECT_RATIOS,
+  FORMATS,
+  QUALITIES,
+  RESOLUTIONS,
+  fpsSchema,
+  renderOptionsSchema,
+} from "./render-options";
 import { DEFAULT_FPS, IDEMPOTENCY_KEY_PATTERN } from "./limits";
 
 /** Every error code the service returns, with its HTTP status. */
@@ -56,11 +63,9 @@ export function dataEnvelope<T extends z.ZodType>(schema: T) {
 export const ASSET_ID_PREFIX = "asst_";
 export const RENDER_ID_PREFIX = "rndr_";
 
-export const idempotencyKeySchema = z
-  .string()
-  .regex(IDEMPOTENCY_KEY_PATTERN, {
-    error: "Idempotency-Key must be 1 to 255 characters from A-Z a-z 0-9 _ : . -",
-  });
+export const idempotencyKeySchema = z.string().regex(IDEMPOTENCY_KEY_PATTERN, {
+  error: "Idempotency-Key must be 1 to 255 characters from A-Z a-z 0-9 _ : . -",
+});
 
 // ---------------------------------------------------------------- assets
 
@@ -120,21 +125,34 @@ export type RenderProject = z.infer<typeof projectSchema>;
 
 export const variableValuesSchema = z.record(z.string(), z.unknown());
 
-export const renderRequestSchema = z.object({
-  project: projectSchema,
-  fps: fpsSchema.default(DEFAULT_FPS),
-  quality: z.enum(QUALITIES).default("standard"),
-  format: z.enum(FORMATS).default("mp4"),
-  resolution: z.enum(RESOLUTIONS).default("1080p"),
-  /** Default: detected from the composition's data-width/data-height, else 16:9. */
-  aspect_ratio: z.enum(ASPECT_RATIOS).optional(),
-  composition: z.string().min(1).max(1024).default("index.html"),
-  variables: variableValuesSchema.default({}),
-  strict_variables: z.boolean().default(false),
-  title: z.string().max(500).nullable().optional(),
-  callback_url: z.url({ error: "callback_url must be a URL" }).nullable().optional(),
-  callback_id: z.string().max(500).nullable().optional(),
-});
+export const renderRequestSchema = z
+  .object({
+    project: projectSchema,
+    fps: fpsSchema.default(DEFAULT_FPS),
+    quality: z.enum(QUALITIES).default("standard"),
+    format: z.enum(FORMATS).default("mp4"),
+    resolution: z.enum(RESOLUTIONS).default("1080p"),
+    /** Default: detected from the composition's data-width/data-height, else 16:9. */
+    aspect_ratio: z.enum(ASPECT_RATIOS).optional(),
+    composition: z.string().min(1).max(1024).default("index.html"),
+    variables: variableValuesSchema.default({}),
+    strict_variables: z.boolean().default(false),
+    title: z.string().max(500).nullable().optional(),
+    callback_url: z.url({ error: "callback_url must be a URL" }).nullable().optional(),
+    callback_id: z.string().max(500).nullable().optional(),
+  })
+  .superRefine((request, ctx) => {
+    // Cross-field rules (4k has no alpha path) live in the render options schema: ask it.
+    const options = renderOptionsSchema.safeParse({
+      fps: request.fps,
+      quality: request.quality,
+      format: request.format,
+      resolution: request.resolution,
+      aspect_ratio: request.aspect_ratio,
+    });
+    if (!options.success)
+      for (const issue of options.error.issues) ctx.addIssue({ ...issue, code: "custom" } as never);
+  });
 export type RenderRequest = z.input<typeof renderRequestSchema>;
 export type ParsedRenderRequest = z.output<typeof renderRequestSchema>;
 

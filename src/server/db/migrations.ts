@@ -90,7 +90,11 @@ const initial: Migration = {
       .addColumn("lease_expires_ms", "bigint")
       .addColumn("created_ms", "bigint", (c) => c.notNull())
       .execute();
-    await db.schema.createIndex("jobs_by_state").on("jobs").columns(["state", "created_ms"]).execute();
+    await db.schema
+      .createIndex("jobs_by_state")
+      .on("jobs")
+      .columns(["state", "created_ms"])
+      .execute();
     await db.schema
       .createTable("idempotency_keys")
       .addColumn("user_id", "text", (c) => c.notNull())

@@ -1,0 +1,158 @@
+// `svc server`: run the render service, plus its admin commands (users, keys, credits). Thin:
+// parse flags, call src/server, print. Nothing secret is printed except the key that
+// `keys create` exists to show once.
+import { InvalidArgumentError, type Command } from "commander";
+import { addCredits } from "../server/credits";
+import { createApiKey, createUser, findUserByEmail } from "../server/accounts";
+import { DEFAULT_PORT, defaultDataDir, loadConfig } from "../server/config";
+import { openDataDirDatabase, startServer } from "../server/server";
+
+function integer(name: string, min: number, max: number) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
+    }
+    return Number(value);
+  };
+}
+
+function credits(value: string): number {
+  const number = Number(value);
+  if (!/^-?\d+(\.\d+)?$/.test(value) || !Number.isFinite(number)) {
+    throw new InvalidArgumentError("credits must be a number, e.g. 100.");
+  }
+  return number;
+}
+
+interface ServerOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  workers?: number;
+}
+
+async function withDatabase<T>(
+  dataDir: string,
+  run: (db: Awaited<ReturnType<typeof openDataDirDatabase>>) => Promise<T>,
+): Promise<T> {
+  const db = await openDataDirDatabase(dataDir);
+  try {
+    return await run(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+function fail(message: string): void {
+  console.error(`svc server: ${message}`);
+  process.exitCode = 1;
+}
+
+export function registerServerCommand(program: Command): void {
+  const server = program
+    .command("server")
+    .description("Run the render service (the /v3 API) on this computer, and manage its accounts.")
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option(
+      "--port <port>",
+      "port to listen on (0 picks a free one)",
+      integer("--port", 0, 65535),
+      DEFAULT_PORT,
+    )
+    .option("--data-dir <dir>", "database, uploads and videos", defaultDataDir())
+    .option(
+      "--workers <n>",
+      "render workers in this process (0: API only)",
+      integer("--workers", 0, 64),
+    )
+    .action(async (options: ServerOptions) => {
+      const config = loadConfig({
+        host: options.host,
+        port: options.port,
+        dataDir: options.dataDir,
+        workers: options.workers,
+      });
+      let running: Awaited<ReturnType<typeof startServer>>;
+      try {
+        running = await startServer(config);
+      } catch (error) {
+        return fail((error as Error).message);
+      }
+      if (running.createdCredentialsFile) {
+        console.log(
+          `svc server created the local account; its API key is in ${running.createdCredentialsFile}`,
+        );
+      }
+      console.log(`svc server listening on ${running.url}`);
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          console.log(
+            `svc server stopping (${signal}); running renders get ${config.shutdownGraceSeconds} s to finish`,
+          );
+          void running.close().then(resolve, (error: unknown) => {
+            console.error(`svc server: shutdown failed: ${(error as Error).message}`);
+            resolve();
+          });
+        };
+        process.once("SIGINT", () => stop("SIGINT"));
+        process.once("SIGTERM", () => stop("SIGTERM"));
+      });
+      process.exit(process.exitCode ?? 0);
+    });
+
+  const dataDirOf = (command: Command): string =>
+    (command.optsWithGlobals() as ServerOptions).dataDir;
+
+  server
+    .command("users")
+    .description("Manage accounts")
+    .command("add")
+    .argument("<email>", "email address of the new account")
+    .option("--credits <n>", "starting credits", credits, 0)
+    .description("Create an account (then `svc server keys create --user EMAIL` gives it a key)")
+    .action(async (email: string, options: { credits: number }, command: Command) => {
+      await withDatabase(dataDirOf(command), async (db) => {
+        try {
+          const user = await createUser(db, { email, credits: options.credits, plan: "standard" });
+          console.log(`created user ${user.email} with ${options.credits} credits`);
+        } catch (error) {
+          fail((error as Error).message);
+        }
+      });
+    });
+
+  server
+    .command("keys")
+    .description("Manage API keys")
+    .command("create")
+    .requiredOption("--user <email>", "account the key belongs to")
+    .description("Create an API key and print it (it is shown only this once)")
+    .action(async (options: { user: string }, command: Command) => {
+      await withDatabase(dataDirOf(command), async (db) => {
+        const user = await findUserByEmail(db, options.user);
+        if (!user)
+          return fail(
+            `no user ${options.user}; create it with \`svc server users add ${options.user}\``,
+          );
+        const key = await createApiKey(db, user.id);
+        console.error(`API key for ${user.email} (shown only once; store it now):`);
+        console.log(key);
+      });
+    });
+
+  server
+    .command("credits")
+    .description("Manage credits")
+    .command("add")
+    .argument("<email>", "account to credit")
+    .argument("<n>", "credits to add (negative to remove)", credits)
+    .description("Add credits to an account")
+    .action(async (email: string, amount: number, _options: unknown, command: Command) => {
+      await withDatabase(dataDirOf(command), async (db) => {
+        const user = await findUserByEmail(db, email);
+        if (!user) return fail(`no user ${email}`);
+        const balance = await addCredits(db, user.id, amount);
+        console.log(`${user.email} now has ${balance} credits`);
+      });
+    });
+}

@@ -1,0 +1,333 @@
+// Real renders through the real service process: upload, submit, poll, download through signed
+// URLs (ffprobe checks the video), signed webhooks to a local HTTPS receiver, and `url` projects.
+import { createHmac } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { probeMedia } from "../engine/probe";
+import { renderRecordSchema, webhookPayloadSchema } from "../shared/api";
+import { startHttpsReceiver, type Receiver } from "./testing/https-receiver";
+import {
+  api,
+  startService,
+  tempDir,
+  uploadProject,
+  waitFor,
+  type ServiceProcess,
+} from "./testing/service-process";
+import { buildZip, compositionHtml } from "./testing/zip-builder";
+
+let svc: ServiceProcess;
+let receiver: Receiver;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await tempDir();
+  receiver = await startHttpsReceiver(dir);
+  svc = await startService({
+    dataDir: join(dir, "data"),
+    workers: 1,
+    env: {
+      NODE_EXTRA_CA_CERTS: receiver.certFile,
+      SVC_SERVER_ALLOW_PRIVATE_TARGETS: "1",
+      SVC_SERVER_WEBHOOK_BACKOFF_MS: "200",
+      SVC_SERVER_DOWNLOAD_URL_TTL_SECONDS: "3",
+      SVC_SERVER_LEASE_SECONDS: "3",
+    },
+  });
+});
+
+afterAll(async () => {
+  await svc?.kill();
+  await receiver?.close();
+});
+
+async function pollUntilTerminal(renderId: string, timeoutMs = 90_000) {
+  return waitFor(
+    `render ${renderId} to finish`,
+    async () => {
+      const response = await api(svc, "GET", `/v3/svc/renders/${renderId}`, { key: svc.apiKey });
+      return ["completed", "failed"].includes(response.body.data?.status)
+        ? response.body.data
+        : undefined;
+    },
+    { timeoutMs, intervalMs: 200 },
+  );
+}
+
+function verifySignature(header: string, body: string, secret: string): boolean {
+  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+  if (!match) return false;
+  return createHmac("sha256", secret).update(`${match[1]}.${body}`).digest("hex") === match[2];
+}
+
+describe("render flow", () => {
+  it("uploads, renders, and serves the video and thumbnail through signed URLs; tampered or expired URLs get 403", async () => {
+    const zip = buildZip([
+      { name: "index.html", data: compositionHtml({ seconds: 1 }), deflate: true },
+    ]);
+    const { assetId, complete } = await uploadProject(svc, svc.apiKey, zip);
+    expect(complete.status).toBe(200);
+    const submitted = await api(svc, "POST", "/v3/svc/renders", {
+      key: svc.apiKey,
+      body: {
+        project: { type: "asset_id", asset_id: assetId },
+        fps: 5,
+        quality: "draft",
+        title: "flow",
+        callback_url: `${receiver.url}/hook`,
+        callback_id: "flow-1",
+      },
+    });
+    expect(submitted.status).toBe(201);
+    const renderId: string = submitted.body.data.render_id;
+    const record = await pollUntilTerminal(renderId);
+    renderRecordSchema.strict().parse(record);
+    expect(record).toMatchObject({
+      status: "completed",
+      progress: 1,
+      duration: 1,
+      credits_charged: 1,
+      title: "flow",
+      failure_code: null,
+    });
+    expect(record.started_at).toBeGreaterThan(0);
+    expect(record.completed_at).toBeGreaterThanOrEqual(record.started_at);
+
+    const video = await fetch(record.video_url);
+    expect(video.status).toBe(200);
+    expect(video.headers.get("content-type")).toBe("video/mp4");
+    const videoFile = join(dir, "downloaded.mp4");
+    const bytes = Buffer.from(await video.arrayBuffer());
+    await writeFile(videoFile, bytes);
+    const info = await probeMedia(videoFile);
+    expect(info.format).toContain("mp4");
+    const stream = info.streams.find((s) => s.type === "video");
+    expect(stream).toMatchObject({ codec: "h264", width: 1920, height: 1080 });
+    expect(info.durationSeconds).toBeGreaterThan(0.5);
+
+    const thumbnail = await fetch(record.thumbnail_url);
+    expect(thumbnail.status).toBe(200);
+    expect(Buffer.from(await thumbnail.arrayBuffer()).subarray(0, 3)).toEqual(
+      Buffer.from([0xff, 0xd8, 0xff]),
+    );
+
+    const partial = await fetch(record.video_url, { headers: { range: "bytes=0-99" } });
+    expect(partial.status).toBe(206);
+    expect(partial.headers.get("content-range")).toBe(`bytes 0-99/${bytes.length}`);
+    expect(Buffer.from(await partial.arrayBuffer())).toEqual(bytes.subarray(0, 100));
+
+    const tampered = new URL(record.video_url);
+    const sig = tampered.searchParams.get("sig")!;
+    tampered.searchParams.set("sig", (sig[0] === "A" ? "B" : "A") + sig.slice(1));
+    const refused = await fetch(tampered);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("forbidden");
+    const longer = new URL(record.video_url);
+    longer.searchParams.set("exp", String(Number(longer.searchParams.get("exp")) + 3600));
+    expect((await fetch(longer)).status).toBe(403);
+
+    const me = await api(svc, "GET", "/v3/users/me", { key: svc.apiKey });
+    expect(me.body.data.billing.credits_used).toBe(1);
+
+    const delivery = await waitFor("the webhook", async () =>
+      receiver.deliveries.find((d) => d.body.includes('"flow-1"')),
+    );
+    const payload = webhookPayloadSchema.strict().parse(JSON.parse(delivery.body));
+    expect(payload).toMatchObject({
+      event: "render.completed",
+      render_id: renderId,
+      status: "completed",
+      callback_id: "flow-1",
+      duration: 1,
+      failure_message: null,
+    });
+    expect(payload.video_url).toContain("/storage/");
+    expect(
+      verifySignature(String(delivery.headers["svc-signature"]), delivery.body, svc.webhookSecret),
+    ).toBe(true);
+    expect(
+      verifySignature(String(delivery.headers["svc-signature"]), delivery.body, "whsec_wrong"),
+    ).toBe(false);
+    expect(receiver.deliveries.filter((d) => d.body.includes('"flow-1"'))).toHaveLength(1);
+
+    // Deleting the render purges its files: a URL signed before the delete finds nothing.
+    const fresh = (await api(svc, "GET", `/v3/svc/renders/${renderId}`, { key: svc.apiKey })).body
+      .data;
+    expect(
+      (await api(svc, "DELETE", `/v3/svc/renders/${renderId}`, { key: svc.apiKey })).status,
+    ).toBe(200);
+    const purged = await fetch(fresh.video_url);
+    expect(purged.status).toBe(404);
+    expect((await fetch(fresh.thumbnail_url)).status).toBe(404);
+
+    // The signed URL was made with a 3 s lifetime for this service: it must stop working.
+    const expired = await waitFor(
+      "the video URL to expire",
+      async () => {
+        const response = await fetch(record.video_url);
+        await response.arrayBuffer();
+        return response.status === 403 ? response : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 250 },
+    );
+    expect(expired.status).toBe(403);
+  });
+
+  it("fails a render the engine refuses, charges nothing, and retries its webhook until the receiver takes it", async () => {
+    // 1000x700 matches no aspect ratio, so the engine refuses it before capturing anything.
+    const html = compositionHtml().replace(
+      'data-width="1920" data-height="1080"',
+      'data-width="1000" data-height="700"',
+    );
+    const { assetId } = await uploadProject(
+      svc,
+      svc.apiKey,
+      buildZip([{ name: "index.html", data: html }]),
+    );
+    receiver.failFirst.set("flaky-1", 2);
+    const submitted = await api(svc, "POST", "/v3/svc/renders", {
+      key: svc.apiKey,
+      body: {
+        project: { type: "asset_id", asset_id: assetId },
+        fps: 5,
+        callback_url: `${receiver.url}/hook`,
+        callback_id: "flaky-1",
+      },
+    });
+    const record = await pollUntilTerminal(submitted.body.data.render_id);
+    expect(record).toMatchObject({
+      status: "failed",
+      failure_code: "aspect_mismatch",
+      credits_charged: 0,
+      video_url: null,
+    });
+    expect(record.failure_message).toContain("1000x700");
+    const attempts = await waitFor("three webhook attempts", async () => {
+      const mine = receiver.deliveries.filter((d) => d.body.includes('"flaky-1"'));
+      return mine.length >= 3 ? mine : undefined;
+    });
+    expect(attempts.map((d) => d.status)).toEqual([500, 500, 200]);
+    const outbox = new BetterSqlite3(join(dir, "data", "svc.db"), { readonly: true });
+    const row = await waitFor("the outbox row to be marked delivered", async () => {
+      const found = outbox
+        .prepare("select state, attempts from webhook_deliveries where render_id = ?")
+        .get(submitted.body.data.render_id) as { state: string; attempts: number } | undefined;
+      return found?.state === "delivered" ? found : undefined;
+    });
+    outbox.close();
+    expect(row).toEqual({ state: "delivered", attempts: 3 });
+    for (const attempt of attempts) {
+      expect(JSON.parse(attempt.body)).toMatchObject({
+        event: "render.failed",
+        status: "failed",
+        callback_id: "flaky-1",
+      });
+      expect(
+        verifySignature(String(attempt.headers["svc-signature"]), attempt.body, svc.webhookSecret),
+      ).toBe(true);
+    }
+  });
+
+  it("renders a url project fetched by the service, and checks its variables at submit", async () => {
+    const variables = [{ id: "title", type: "string", label: "Title", default: "Hi" }];
+    const page = compositionHtml({ seconds: 1, variables });
+    const origin: Server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html" }).end(page);
+    });
+    await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/index.html`;
+      const strict = await api(svc, "POST", "/v3/svc/renders", {
+        key: svc.apiKey,
+        body: { project: { type: "url", url }, variables: { title: 42 }, strict_variables: true },
+      });
+      expect(strict.status).toBe(422);
+      expect(strict.body.error.code).toBe("svc_project_invalid");
+      const submitted = await api(svc, "POST", "/v3/svc/renders", {
+        key: svc.apiKey,
+        body: {
+          project: { type: "url", url },
+          fps: 5,
+          quality: "draft",
+          variables: { title: "Hello" },
+          strict_variables: true,
+        },
+      });
+      expect(submitted.status).toBe(201);
+      const record = await pollUntilTerminal(submitted.body.data.render_id);
+      expect(record).toMatchObject({ status: "completed", duration: 1 });
+    } finally {
+      await new Promise<void>((resolve) => origin.close(() => resolve()));
+    }
+  });
+
+  it("bills a 4k render at 1.5 credits per started second and delivers 3840x2160", async () => {
+    const { assetId } = await uploadProject(
+      svc,
+      svc.apiKey,
+      buildZip([{ name: "index.html", data: compositionHtml({ seconds: 1 }) }]),
+    );
+    const submitted = await api(svc, "POST", "/v3/svc/renders", {
+      key: svc.apiKey,
+      body: {
+        project: { type: "asset_id", asset_id: assetId },
+        fps: 2,
+        quality: "draft",
+        resolution: "4k",
+      },
+    });
+    const record = await pollUntilTerminal(submitted.body.data.render_id);
+    expect(record).toMatchObject({
+      status: "completed",
+      resolution: "4k",
+      duration: 1,
+      credits_charged: 1.5,
+    });
+    const file = join(dir, "4k.mp4");
+    await writeFile(file, Buffer.from(await (await fetch(record.video_url)).arrayBuffer()));
+    expect((await probeMedia(file)).streams.find((s) => s.type === "video")).toMatchObject({
+      width: 3840,
+      height: 2160,
+    });
+  });
+
+  it("stops a render that is deleted while it runs, purges it and charges nothing", async () => {
+    const before = (await api(svc, "GET", "/v3/users/me", { key: svc.apiKey })).body.data.billing
+      .credits_used;
+    const { assetId } = await uploadProject(
+      svc,
+      svc.apiKey,
+      buildZip([{ name: "index.html", data: compositionHtml({ seconds: 30 }) }]),
+    );
+    const submitted = await api(svc, "POST", "/v3/svc/renders", {
+      key: svc.apiKey,
+      body: { project: { type: "asset_id", asset_id: assetId }, fps: 30 },
+    });
+    const renderId: string = submitted.body.data.render_id;
+    await waitFor("the render to start", async () => {
+      const current = await api(svc, "GET", `/v3/svc/renders/${renderId}`, { key: svc.apiKey });
+      return current.body.data.status === "rendering" ? true : undefined;
+    });
+    expect(
+      (await api(svc, "DELETE", `/v3/svc/renders/${renderId}`, { key: svc.apiKey })).status,
+    ).toBe(200);
+    expect((await api(svc, "GET", `/v3/svc/renders/${renderId}`, { key: svc.apiKey })).status).toBe(
+      404,
+    );
+    await waitFor("the worker to abandon the deleted render", async () =>
+      svc
+        .logs()
+        .split("\n")
+        .some((line) => line.includes(renderId) && line.includes("render abandoned"))
+        ? true
+        : undefined,
+    );
+    const after = (await api(svc, "GET", "/v3/users/me", { key: svc.apiKey })).body.data.billing
+      .credits_used;
+    expect(after).toBe(before);
+  });
+});

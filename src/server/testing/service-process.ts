@@ -1,0 +1,195 @@
+// Test support: runs the real service as a child process (`node bin/svc.js server --port 0`),
+// reads the bound URL from its stdout, and offers plain-HTTP helpers. No mocks: tests talk to
+// it over loopback exactly as clients do, and can SIGKILL it and start it again on the same dir.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const REPO = resolve(import.meta.dirname, "../../..");
+const BIN = join(REPO, "bin/svc.js");
+
+export interface ServiceProcess {
+  url: string;
+  dataDir: string;
+  apiKey: string;
+  webhookSecret: string;
+  child: ChildProcess;
+  /** Everything the process wrote to stderr (its log) so far. */
+  logs(): string;
+  stdout(): string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function tempDir(prefix = "svc-server-test-"): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+export async function startService(
+  options: { dataDir?: string; workers?: number; env?: Record<string, string> } = {},
+): Promise<ServiceProcess> {
+  const dataDir = options.dataDir ?? join(await tempDir(), "data");
+  const args = [
+    BIN,
+    "server",
+    "--port",
+    "0",
+    "--data-dir",
+    dataDir,
+    "--workers",
+    String(options.workers ?? 0),
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: REPO,
+    env: { ...process.env, SVC_SERVER_LOG_LEVEL: "info", ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+    if (stderr.length > 4_000_000) stderr = stderr.slice(-2_000_000);
+  });
+  const exited = new Promise<void>((resolveExit) => child.once("exit", () => resolveExit()));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const deadline = setTimeout(
+      () => reject(new Error(`service did not start in 60 s:\n${stdout}\n${stderr.slice(-3000)}`)),
+      60_000,
+    );
+    const check = () => {
+      const match = /svc server listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) {
+        clearTimeout(deadline);
+        child.stdout!.off("data", check);
+        resolveUrl(match[1]!);
+      }
+    };
+    child.stdout!.on("data", check);
+    child.once("exit", (code) => {
+      clearTimeout(deadline);
+      reject(
+        new Error(
+          `service exited with ${code} before listening:\n${stdout}\n${stderr.slice(-3000)}`,
+        ),
+      );
+    });
+  });
+  const credentials = JSON.parse(await readFile(join(dataDir, "credentials"), "utf8")) as {
+    api_key: string;
+    webhook_secret: string;
+  };
+  return {
+    url,
+    dataDir,
+    apiKey: credentials.api_key,
+    webhookSecret: credentials.webhook_secret,
+    child,
+    logs: () => stderr,
+    stdout: () => stdout,
+    async kill(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** Parsed JSON of a response; the tests' expectations check its shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+export interface ApiResponse<T = Json> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export async function api<T = Json>(
+  service: { url: string },
+  method: string,
+  path: string,
+  options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers["x-api-key"] = options.key;
+  if (options.body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  let body: Json = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: response.status, headers: response.headers, body };
+}
+
+export function sha256(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** create -> PUT -> complete. Returns the complete response (status + body). */
+export async function uploadProject(
+  service: { url: string },
+  key: string,
+  zip: Buffer,
+  overrides: { checksum?: string; sizeBytes?: number } = {},
+): Promise<{ assetId: string; complete: ApiResponse }> {
+  const created = await api(service, "POST", "/v3/assets", {
+    key,
+    body: {
+      filename: "project.zip",
+      content_type: "application/zip",
+      size_bytes: overrides.sizeBytes ?? zip.length,
+      checksum_sha256: overrides.checksum ?? sha256(zip),
+    },
+  });
+  if (created.status !== 201)
+    throw new Error(`create asset: ${created.status} ${JSON.stringify(created.body)}`);
+  const put = await fetch(created.body.data.upload_url, {
+    method: "PUT",
+    headers: created.body.data.upload_headers,
+    body: new Uint8Array(zip),
+  });
+  if (put.status !== 200) throw new Error(`PUT: ${put.status} ${await put.text()}`);
+  const complete = await api(service, "POST", `/v3/assets/${created.body.data.asset_id}/complete`, {
+    key,
+  });
+  return { assetId: created.body.data.asset_id, complete };
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after timeoutMs. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, options.intervalMs ?? 100));
+  }
+}
+
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: REPO,
+    env: { ...process.env, ...env },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+  child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+  const code = await new Promise<number>((r) => child.on("exit", (c) => r(c ?? 1)));
+  return { code, stdout, stderr };
+}
