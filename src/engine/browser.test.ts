@@ -1,6 +1,5 @@
-import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { BASE_CHROMIUM_ARGS, resolveChromium } from "./browser";
+import { launchChromium, resolveChromium } from "./browser";
 
 describe("resolveChromium", () => {
   it("names the fix when SVC_CHROMIUM_PATH points nowhere", async () => {
@@ -11,12 +10,7 @@ describe("resolveChromium", () => {
   });
 
   it("finds a browser that launches and renders a page", async () => {
-    const resolved = await resolveChromium({});
-    const browser = await chromium.launch({
-      executablePath: resolved.executablePath,
-      args: BASE_CHROMIUM_ARGS,
-      env: { ...process.env, ...resolved.env },
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.setContent("<p id=p>2 + 2</p><script>p.textContent = String(2 + 2)</script>");

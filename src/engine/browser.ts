@@ -10,6 +10,7 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createBrotliDecompress } from "node:zlib";
+import { chromium, type Browser } from "playwright-core";
 import { EngineError } from "./errors";
 
 export type BrowserSource = "env" | "system" | "bundled";
@@ -63,6 +64,16 @@ function isHeadlessShell(path: string, source: BrowserSource): boolean {
 }
 
 let bundledPromise: Promise<ResolvedBrowser> | undefined;
+
+/** Launches the resolved Chromium with the base flags (tests and tools; renders use capture.ts). */
+export async function launchChromium(): Promise<Browser> {
+  const resolved = await resolveChromium();
+  return chromium.launch({
+    executablePath: resolved.executablePath,
+    args: BASE_CHROMIUM_ARGS,
+    env: { ...process.env, ...resolved.env },
+  });
+}
 
 export async function resolveChromium(
   env: NodeJS.ProcessEnv = process.env,

@@ -6,10 +6,10 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, extname, join, normalize, resolve } from "node:path";
-import { chromium } from "playwright-core";
+
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BASE_CHROMIUM_ARGS, resolveChromium } from "./browser";
+import { launchChromium } from "./browser";
 
 const EXAMPLES_DIR = resolve(import.meta.dirname, "../../examples");
 const GSAP_CDN_URL = "https://cdn.jsdelivr.net/npm/gsap@3.15.0/dist/gsap.min.js";
@@ -40,12 +40,7 @@ type Window_ = { __timelines?: Record<string, Timeline> };
 let browser: Browser;
 
 beforeAll(async () => {
-  const resolved = await resolveChromium();
-  browser = await chromium.launch({
-    executablePath: resolved.executablePath,
-    args: BASE_CHROMIUM_ARGS,
-    env: { ...process.env, ...resolved.env },
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

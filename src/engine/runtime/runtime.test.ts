@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BASE_CHROMIUM_ARGS, resolveChromium } from "../browser";
+import { launchChromium } from "../browser";
 import { runtimeScript } from "../runtime-bundle";
 import type { MediaSource } from "./types";
 
@@ -24,12 +24,7 @@ let browser: Browser;
 let context: BrowserContext | undefined;
 
 beforeAll(async () => {
-  const resolved = await resolveChromium();
-  browser = await chromium.launch({
-    executablePath: resolved.executablePath,
-    args: BASE_CHROMIUM_ARGS,
-    env: { ...process.env, ...resolved.env },
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
