@@ -6,12 +6,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { BrowserContext } from "playwright-core";
-
-const GSAP_CDN_PATTERNS: RegExp[] = [
-  /^https?:\/\/cdn\.jsdelivr\.net\/npm\/gsap(?:@[^/]+)?\/dist\/([\w.-]+\.js)$/,
-  /^https?:\/\/unpkg\.com\/gsap(?:@[^/]+)?\/dist\/([\w.-]+\.js)$/,
-  /^https?:\/\/cdnjs\.cloudflare\.com\/ajax\/libs\/gsap\/[^/]+\/([\w.-]+\.js)$/,
-];
+import { gsapDistFileForUrl } from "../shared/cdn";
 
 let gsapDistDir: string | undefined;
 
@@ -25,11 +20,8 @@ function localGsapDir(): string {
 
 /** The local file that answers a GSAP CDN URL, or undefined when the URL is not one. */
 export function gsapFileForUrl(url: string): string | undefined {
-  for (const pattern of GSAP_CDN_PATTERNS) {
-    const match = pattern.exec(url.split(/[?#]/)[0]!);
-    if (match) return join(localGsapDir(), match[1]!);
-  }
-  return undefined;
+  const file = gsapDistFileForUrl(url);
+  return file ? join(localGsapDir(), file) : undefined;
 }
 
 export interface NetworkPolicy {

@@ -181,9 +181,11 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
           window.addEventListener("load", () => resolve(), { once: true }),
         );
 
+  // Embedders (the <svc-player> bridge) listen for these instead of polling `ready`/`error`.
   const fail = (message: string) => {
     page.error = message;
     console.error(`[svc] ${message}`);
+    window.dispatchEvent(new CustomEvent("svc:error", { detail: message }));
   };
 
   const start = async () => {
@@ -253,6 +255,7 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
     }
     duration = found;
     page.ready = true;
+    window.dispatchEvent(new CustomEvent("svc:ready"));
   };
 
   const run = () => {

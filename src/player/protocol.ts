@@ -1,0 +1,32 @@
+// Messages between <svc-player> and the composition frame it hosts (window.postMessage).
+// The frame runs the engine's page runtime plus a small bridge (frame-bridge.ts); the player only
+// ever asks it to seek, so preview frames come from the same seek code as rendered frames.
+
+export const FRAME_TAG = "svc-frame";
+export const PLAYER_TAG = "svc-player";
+
+export interface FrameInfo {
+  compositionId: string;
+  width: number;
+  height: number;
+  duration: number;
+  fpsHint?: number;
+  warnings: string[];
+}
+
+export type FrameMessage =
+  | { tag: typeof FRAME_TAG; type: "ready"; info: FrameInfo }
+  | { tag: typeof FRAME_TAG; type: "error"; message: string }
+  | { tag: typeof FRAME_TAG; type: "seeked"; id: number; time: number };
+
+export type PlayerMessage = { tag: typeof PLAYER_TAG; type: "seek"; id: number; time: number };
+
+export function isFrameMessage(data: unknown): data is FrameMessage {
+  return typeof data === "object" && data !== null && (data as { tag?: unknown }).tag === FRAME_TAG;
+}
+
+export function isPlayerMessage(data: unknown): data is PlayerMessage {
+  return (
+    typeof data === "object" && data !== null && (data as { tag?: unknown }).tag === PLAYER_TAG
+  );
+}

@@ -1,0 +1,170 @@
+// <svc-player> in a real Chromium: it seeks to the exact frame the engine renders, fires its
+// events, plays, and applies new variables live. The page and the composition are served by a
+// loopback server with CORS, as the desktop app and the template serve them.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../engine/browser";
+import { playerModule } from "../engine/player-bundle";
+import { decodeFrame, pixelAt } from "../engine/probe";
+import { renderComposition } from "../engine/render";
+
+/** Grey level 250 * t / 2 over 2 s (CSS animation); `bg` variable paints the right half. */
+const COMPOSITION = `<!doctype html><html data-composition-variables='[{"id":"bg","type":"color","label":"Right half","default":"#ff0000"}]'>
+<head><style>html,body{margin:0}#ramp{position:absolute;left:0;top:0;width:960px;height:1080px;animation:ramp 2s linear both}
+#right{position:absolute;left:960px;top:0;width:960px;height:1080px;background:var(--bg)}
+@keyframes ramp{from{background:rgb(0,0,0)}to{background:rgb(250,250,250)}}</style></head>
+<body><div data-composition-id="main" data-width="1920" data-height="1080" data-duration="2"
+ style="position:relative;width:1920px;height:1080px"><div id="ramp"></div><div id="right"></div></div></body></html>`;
+
+const PAGE = `<!doctype html><html><body style="margin:0;background:#fff">
+<svc-player id="player" src="/comp/index.html" width="480" controls fps="10"></svc-player>
+<script type="module">
+  import "/svc-player.js";
+  const player = document.getElementById("player");
+  window.events = [];
+  for (const type of ["ready", "play", "pause", "timeupdate", "ended", "error"]) {
+    player.addEventListener(type, () => window.events.push(type));
+  }
+</script></body></html>`;
+
+let server: Server;
+let origin: string;
+let browser: Browser;
+let page: Page;
+let scratch: string;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), "svc-player-"));
+  await writeFile(join(scratch, "index.html"), COMPOSITION);
+  const player = await playerModule();
+  server = createServer((req, res) => {
+    const headers = { "access-control-allow-origin": "*" };
+    if (req.url === "/") res.writeHead(200, { ...headers, "content-type": "text/html" }).end(PAGE);
+    else if (req.url === "/svc-player.js")
+      res.writeHead(200, { ...headers, "content-type": "text/javascript" }).end(player);
+    else if (req.url === "/comp/index.html")
+      res.writeHead(200, { ...headers, "content-type": "text/html" }).end(COMPOSITION);
+    else res.writeHead(404, headers).end();
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+  await page.goto(origin);
+  await page.waitForFunction(() =>
+    (window as unknown as { events: string[] }).events.includes("ready"),
+  );
+});
+
+afterAll(async () => {
+  await browser?.close();
+  server?.close();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** RGBA of the player's stage at a point given in composition pixels. */
+async function stagePixel(x: number, y: number): Promise<[number, number, number, number]> {
+  const box = (await page.locator("#player").boundingBox())!;
+  const scale = box.width / 1920;
+  const png = await page.screenshot({
+    clip: { x: box.x + x * scale, y: box.y + y * scale, width: 1, height: 1 },
+  });
+  const file = join(scratch, `pixel-${Date.now()}.png`);
+  await writeFile(file, png);
+  return pixelAt(await decodeFrame(file, 0), 0, 0);
+}
+
+describe("<svc-player>", () => {
+  it("reports the composition's duration once ready", async () => {
+    expect(
+      await page.evaluate(
+        () => (document.getElementById("player") as unknown as { duration: number }).duration,
+      ),
+    ).toBe(2);
+  });
+
+  it("seeks to the frame the engine renders at that time", async () => {
+    const rendered = await renderComposition({
+      projectDir: scratch,
+      output: join(scratch, "out.mp4"),
+      fps: 10,
+      allowNetwork: false,
+    });
+    for (const frame of [4, 13]) {
+      await page.evaluate(
+        (t) =>
+          (document.getElementById("player") as unknown as { seek(t: number): Promise<void> }).seek(
+            t,
+          ),
+        frame / 10,
+      );
+      const [previewed] = await stagePixel(480, 540);
+      const [engine] = pixelAt(await decodeFrame(rendered.outputPath, frame), 480, 540);
+      expect(Math.abs(previewed - (250 * frame) / 20)).toBeLessThanOrEqual(3);
+      expect(Math.abs(previewed - engine)).toBeLessThanOrEqual(4);
+    }
+  });
+
+  it("plays: currentTime advances and play/timeupdate/pause fire", async () => {
+    await page.evaluate(async () => {
+      const player = document.getElementById("player") as unknown as {
+        seek(t: number): Promise<void>;
+        play(): void;
+      };
+      await player.seek(0);
+      (window as unknown as { events: string[] }).events.length = 0;
+      player.play();
+    });
+    await page.waitForFunction(
+      () =>
+        (document.getElementById("player") as unknown as { currentTime: number }).currentTime > 0.5,
+    );
+    await page.evaluate(() =>
+      (document.getElementById("player") as unknown as { pause(): void }).pause(),
+    );
+    const events = await page.evaluate(() => (window as unknown as { events: string[] }).events);
+    expect(events[0]).toBe("play");
+    expect(events).toContain("timeupdate");
+    // A frame requested before the pause may still land (and say so) after it.
+    expect(events.indexOf("pause")).toBeGreaterThan(events.indexOf("timeupdate"));
+  });
+
+  it("steps one frame with the arrow keys", async () => {
+    await page.evaluate(() =>
+      (document.getElementById("player") as unknown as { seek(t: number): Promise<void> }).seek(1),
+    );
+    await page.locator("#player").focus();
+    await page.keyboard.press("ArrowRight");
+    await page.waitForFunction(
+      () =>
+        Math.abs(
+          (document.getElementById("player") as unknown as { currentTime: number }).currentTime -
+            1.1,
+        ) < 1e-9,
+    );
+  });
+
+  it("applies new variables live and keeps the time", async () => {
+    expect((await stagePixel(1440, 540)).slice(0, 3)).toEqual([255, 0, 0]);
+    await page.evaluate(() => {
+      (window as unknown as { events: string[] }).events.length = 0;
+      (document.getElementById("player") as unknown as { variables: object }).variables = {
+        bg: "#00ff00",
+      };
+    });
+    await page.waitForFunction(() =>
+      (window as unknown as { events: string[] }).events.includes("ready"),
+    );
+    expect((await stagePixel(1440, 540)).slice(0, 3)).toEqual([0, 255, 0]);
+    expect(
+      await page.evaluate(
+        () => (document.getElementById("player") as unknown as { currentTime: number }).currentTime,
+      ),
+    ).toBeCloseTo(1.1, 6);
+  });
+});

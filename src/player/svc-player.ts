@@ -1,0 +1,379 @@
+// <svc-player>: previews a composition in any page. The composition runs in a sandboxed iframe
+// (scripts only, opaque origin) with the engine's own page runtime installed before its scripts,
+// and the player drives it by seeking, so a previewed frame is the frame a render produces.
+// The frame document is built from the fetched HTML (srcdoc with a <base>), which means the
+// server of `src` must allow CORS for fetches a composition makes itself (sub-compositions).
+// Previews are silent: media elements are seeked, not played. Attribute `library-base` names
+// where the page serving the player keeps library copies (`<base>/gsap/gsap.min.js`).
+import FRAME_SCRIPT from "svc:frame-script";
+import { gsapDistFileForUrl } from "../shared/cdn";
+import { isFrameMessage, PLAYER_TAG, type FrameInfo, type FrameMessage } from "./protocol";
+
+const DEFAULT_FPS = 30;
+
+// Inline SVG icons: glyphs such as ⏮ are missing from many system fonts.
+const ICON = {
+  play: '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path fill="currentColor" d="M4 2.5v11l9-5.5z"/></svg>',
+  pause:
+    '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path fill="currentColor" d="M3.5 2.5h3v11h-3zM9.5 2.5h3v11h-3z"/></svg>',
+  prev: '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path fill="currentColor" d="M3 2.5h2v11H3zM14 2.5v11L6 8z"/></svg>',
+  next: '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path fill="currentColor" d="M11 2.5h2v11h-2zM2 2.5v11L10 8z"/></svg>',
+};
+
+const STYLE = `
+:host { display: inline-block; position: relative; width: 640px; max-width: 100%; color: #eee;
+  font: 12px/1.4 system-ui, sans-serif; background: #111; border-radius: 6px; overflow: hidden; }
+:host(:focus-visible) { outline: 2px solid #7a5cff; outline-offset: 2px; }
+.stage { position: relative; width: 100%; overflow: hidden; background:
+  repeating-conic-gradient(#2a2a2a 0% 25%, #1e1e1e 0% 50%) 0 0 / 16px 16px; }
+iframe { position: absolute; left: 0; top: 0; border: 0; transform-origin: 0 0; background: transparent; }
+.message { position: absolute; inset: 0; display: flex; align-items: center; justify-content: center;
+  padding: 16px; text-align: center; color: #ccc; }
+.message[hidden] { display: none; }
+.controls { display: flex; align-items: center; gap: 6px; padding: 6px 8px; background: #1b1b1f; }
+.controls[hidden] { display: none; }
+button { all: unset; cursor: pointer; min-width: 24px; height: 24px; display: inline-flex;
+  align-items: center; justify-content: center; border-radius: 4px; color: #eee; }
+button:hover, button:focus-visible { background: #333; }
+input[type=range] { flex: 1; accent-color: #7a5cff; }
+.time { font-variant-numeric: tabular-nums; white-space: nowrap; color: #bbb; }
+`;
+
+function formatTime(seconds: number): string {
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes}:${(seconds - minutes * 60).toFixed(2).padStart(5, "0")}`;
+}
+
+/**
+ * Puts the runtime (with its config) at the start of the document, before any page script, and
+ * points well-known GSAP CDN URLs at `libraryBase` (when given) so previews work offline like
+ * renders do.
+ */
+export function buildFrameDocument(
+  source: string,
+  baseUrl: string,
+  variables: Record<string, unknown>,
+  libraryBase?: string,
+): string {
+  const html = libraryBase
+    ? source.replace(
+        /(<script\b[^>]*\bsrc=["'])([^"']+)(["'])/gi,
+        (whole, before: string, url: string, after: string) => {
+          const file = gsapDistFileForUrl(url);
+          return file ? `${before}${libraryBase.replace(/\/$/, "")}/gsap/${file}${after}` : whole;
+        },
+      )
+    : source;
+  const config = JSON.stringify({ variables }).replace(/</g, "\\u003c");
+  const script = `window.__svcConfig=${config};\n${FRAME_SCRIPT}`.replace(
+    /<\/script/gi,
+    "<\\/script",
+  );
+  const injected = `<base href="${baseUrl.replace(/"/g, "&quot;")}"><script>${script}</script>`;
+  const head = /<head\b[^>]*>/i.exec(html);
+  if (head)
+    return (
+      html.slice(0, head.index + head[0].length) +
+      injected +
+      html.slice(head.index + head[0].length)
+    );
+  const root = /<html\b[^>]*>/i.exec(html);
+  if (root)
+    return (
+      html.slice(0, root.index + root[0].length) +
+      injected +
+      html.slice(root.index + root[0].length)
+    );
+  return injected + html;
+}
+
+export class SvcPlayer extends HTMLElement {
+  static observedAttributes = ["src", "width", "height", "controls", "fps"];
+
+  private readonly shadow: ShadowRoot;
+  private readonly stage: HTMLDivElement;
+  private readonly message: HTMLDivElement;
+  private readonly controlsBar: HTMLDivElement;
+  private readonly playButton: HTMLButtonElement;
+  private readonly scrubber: HTMLInputElement;
+  private readonly timeLabel: HTMLSpanElement;
+  private iframe: HTMLIFrameElement | undefined;
+  private info: FrameInfo | undefined;
+  private values: Record<string, unknown> = {};
+  private time = 0;
+  private isPaused = true;
+  private loadToken = 0;
+  private nextSeekId = 1;
+  private seekInFlight: { id: number; resolve: () => void } | undefined;
+  private queuedSeek: { time: number; waiters: Array<() => void> } | undefined;
+  private playback: { wallStart: number; timeStart: number; frame: number } | undefined;
+
+  constructor() {
+    super();
+    this.shadow = this.attachShadow({ mode: "open" });
+    this.shadow.innerHTML = `<style>${STYLE}</style>
+      <div class="stage" part="stage"><div class="message" role="status">Loading…</div></div>
+      <div class="controls" part="controls" hidden>
+        <button class="prev" type="button" aria-label="Previous frame">${ICON.prev}</button>
+        <button class="play" type="button" aria-label="Play">${ICON.play}</button>
+        <button class="next" type="button" aria-label="Next frame">${ICON.next}</button>
+        <input class="scrub" type="range" min="0" max="0" step="any" value="0" aria-label="Time">
+        <span class="time">0:00.00 / 0:00.00</span>
+      </div>`;
+    this.stage = this.shadow.querySelector(".stage")!;
+    this.message = this.shadow.querySelector(".message")!;
+    this.controlsBar = this.shadow.querySelector(".controls")!;
+    this.playButton = this.shadow.querySelector(".play")!;
+    this.scrubber = this.shadow.querySelector(".scrub")!;
+    this.timeLabel = this.shadow.querySelector(".time")!;
+    this.playButton.addEventListener("click", () => (this.isPaused ? this.play() : this.pause()));
+    this.shadow.querySelector(".prev")!.addEventListener("click", () => void this.stepFrames(-1));
+    this.shadow.querySelector(".next")!.addEventListener("click", () => void this.stepFrames(1));
+    this.scrubber.addEventListener("input", () => {
+      this.pause();
+      void this.seek(Number(this.scrubber.value));
+    });
+    this.addEventListener("keydown", (event) => this.onKey(event));
+    window.addEventListener("message", (event) => this.onMessage(event));
+    new ResizeObserver(() => this.layout()).observe(this);
+  }
+
+  connectedCallback(): void {
+    if (!this.hasAttribute("tabindex")) this.tabIndex = 0;
+    this.controlsBar.hidden = !this.hasAttribute("controls");
+    this.layout();
+    if (!this.iframe && this.getAttribute("src")) void this.load();
+  }
+
+  attributeChangedCallback(name: string, previous: string | null, value: string | null): void {
+    if (name === "controls") this.controlsBar.hidden = value === null;
+    if (name === "width" || name === "height") this.layout();
+    if (name === "src" && previous !== value && this.isConnected) void this.load();
+  }
+
+  /** Seconds of the composition, 0 until ready. */
+  get duration(): number {
+    return this.info?.duration ?? 0;
+  }
+
+  get currentTime(): number {
+    return this.time;
+  }
+
+  set currentTime(value: number) {
+    void this.seek(value);
+  }
+
+  get paused(): boolean {
+    return this.isPaused;
+  }
+
+  get fps(): number {
+    const value = Number(this.getAttribute("fps"));
+    return Number.isFinite(value) && value > 0 ? value : (this.info?.fpsHint ?? DEFAULT_FPS);
+  }
+
+  get variables(): Record<string, unknown> {
+    return { ...this.values };
+  }
+
+  /** New values restart the frame (variables apply before page scripts) at the same time. */
+  set variables(values: Record<string, unknown>) {
+    this.values = { ...values };
+    if (this.getAttribute("src")) void this.load(this.time);
+  }
+
+  play(): void {
+    if (!this.isPaused || !this.info) {
+      if (!this.info && this.hasAttribute("src")) this.setAttribute("autoplay", "");
+      return;
+    }
+    if (this.time >= this.lastFrameTime()) this.time = 0;
+    this.isPaused = false;
+    this.playButton.innerHTML = ICON.pause;
+    this.playButton.setAttribute("aria-label", "Pause");
+    this.playback = { wallStart: performance.now(), timeStart: this.time, frame: 0 };
+    this.dispatchEvent(new Event("play"));
+    this.tick();
+  }
+
+  pause(): void {
+    if (this.isPaused) return;
+    this.isPaused = true;
+    this.playback = undefined;
+    this.playButton.innerHTML = ICON.play;
+    this.playButton.setAttribute("aria-label", "Play");
+    this.dispatchEvent(new Event("pause"));
+  }
+
+  /** Shows time t (seconds); resolves once the frame shows it. */
+  seek(time: number): Promise<void> {
+    const clamped = Math.max(0, Math.min(Number.isFinite(time) ? time : 0, this.duration || time));
+    this.time = clamped;
+    this.updateControls();
+    return this.requestFrame(clamped);
+  }
+
+  private lastFrameTime(): number {
+    const frames = Math.round(this.duration * this.fps);
+    return Math.max(0, (frames - 1) / this.fps);
+  }
+
+  private async stepFrames(count: number): Promise<void> {
+    this.pause();
+    const frame = Math.round(this.time * this.fps) + count;
+    await this.seek(Math.max(0, Math.min(frame / this.fps, this.lastFrameTime())));
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    if (event.key === " ") {
+      event.preventDefault();
+      if (this.isPaused) this.play();
+      else this.pause();
+    } else if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      event.preventDefault();
+      const direction = event.key === "ArrowLeft" ? -1 : 1;
+      void this.stepFrames(event.shiftKey ? direction * Math.round(this.fps) : direction);
+    }
+  }
+
+  private tick(): void {
+    if (this.isPaused || !this.playback) return;
+    const elapsed = (performance.now() - this.playback.wallStart) / 1000;
+    let time = this.playback.timeStart + elapsed;
+    const end = this.lastFrameTime();
+    if (time > end) {
+      if (this.hasAttribute("loop")) {
+        this.playback = { wallStart: performance.now(), timeStart: 0, frame: 0 };
+        time = 0;
+      } else {
+        void this.seek(end);
+        this.pause();
+        this.dispatchEvent(new Event("ended"));
+        return;
+      }
+    }
+    // Quantize to frames, as a render does; skip frames while the previous seek is in flight.
+    this.time = Math.floor(time * this.fps) / this.fps;
+    this.updateControls();
+    if (!this.seekInFlight) void this.requestFrame(this.time);
+    requestAnimationFrame(() => this.tick());
+  }
+
+  private requestFrame(time: number): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.iframe?.contentWindow || !this.info) return resolve();
+      if (this.seekInFlight) {
+        // Keep only the latest wish; everyone waiting resolves when it lands.
+        this.queuedSeek = { time, waiters: [...(this.queuedSeek?.waiters ?? []), resolve] };
+        return;
+      }
+      const id = this.nextSeekId++;
+      this.seekInFlight = { id, resolve };
+      this.iframe.contentWindow.postMessage({ tag: PLAYER_TAG, type: "seek", id, time }, "*");
+    });
+  }
+
+  private onMessage(event: MessageEvent): void {
+    if (!this.iframe || event.source !== this.iframe.contentWindow || !isFrameMessage(event.data))
+      return;
+    const message: FrameMessage = event.data;
+    if (message.type === "ready") {
+      this.info = message.info;
+      this.message.hidden = true;
+      this.scrubber.max = String(message.info.duration);
+      this.scrubber.step = String(1 / this.fps);
+      this.layout();
+      const resumeAt = Math.min(this.time, this.lastFrameTime());
+      void this.seek(resumeAt).then(() => {
+        this.dispatchEvent(new Event("ready"));
+        if (this.hasAttribute("autoplay")) this.play();
+      });
+    } else if (message.type === "seeked") {
+      const done = this.seekInFlight;
+      if (!done || done.id !== message.id) return;
+      this.seekInFlight = undefined;
+      done.resolve();
+      this.dispatchEvent(new Event("timeupdate"));
+      const queued = this.queuedSeek;
+      this.queuedSeek = undefined;
+      if (queued)
+        void this.requestFrame(queued.time).then(() =>
+          queued.waiters.forEach((resolve) => resolve()),
+        );
+    } else {
+      this.fail(message.message);
+    }
+  }
+
+  private fail(text: string): void {
+    this.pause();
+    this.message.hidden = false;
+    this.message.textContent = `This composition cannot be previewed: ${text}`;
+    this.dispatchEvent(new CustomEvent("error", { detail: { message: text } }));
+  }
+
+  private async load(startAt = 0): Promise<void> {
+    const token = ++this.loadToken;
+    const src = this.getAttribute("src");
+    this.pause();
+    this.info = undefined;
+    this.seekInFlight = undefined;
+    this.queuedSeek = undefined;
+    this.time = startAt;
+    this.message.hidden = false;
+    this.message.textContent = "Loading…";
+    if (!src) return;
+    let html: string;
+    const url = new URL(src, document.baseURI).href;
+    try {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`HTTP ${response.status} for ${src}`);
+      html = await response.text();
+    } catch (error) {
+      if (token === this.loadToken)
+        this.fail(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    if (token !== this.loadToken) return;
+    const iframe = document.createElement("iframe");
+    iframe.setAttribute("sandbox", "allow-scripts");
+    iframe.setAttribute("title", "Composition preview");
+    const libraryBase = this.getAttribute("library-base");
+    iframe.srcdoc = buildFrameDocument(
+      html,
+      url,
+      this.values,
+      libraryBase ? new URL(libraryBase, document.baseURI).href : undefined,
+    );
+    this.iframe?.remove();
+    this.iframe = iframe;
+    this.stage.prepend(iframe);
+    this.layout();
+  }
+
+  private updateControls(): void {
+    this.scrubber.value = String(this.time);
+    const frame = Math.round(this.time * this.fps);
+    this.timeLabel.textContent = `${formatTime(this.time)} / ${formatTime(this.duration)} · frame ${frame}`;
+  }
+
+  private layout(): void {
+    const width = Number(this.getAttribute("width")) || undefined;
+    if (width) this.style.width = `${width}px`;
+    const compWidth = this.info?.width ?? 1920;
+    const compHeight = this.info?.height ?? 1080;
+    const shown = this.stage.clientWidth || width || 640;
+    const scale = shown / compWidth;
+    this.stage.style.height = `${Math.round(compHeight * scale)}px`;
+    if (this.iframe) {
+      this.iframe.style.width = `${compWidth}px`;
+      this.iframe.style.height = `${compHeight}px`;
+      this.iframe.style.transform = `scale(${scale})`;
+    }
+  }
+}
+
+export function defineSvcPlayer(): void {
+  if (!customElements.get("svc-player")) customElements.define("svc-player", SvcPlayer);
+}
