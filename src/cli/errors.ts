@@ -1,6 +1,7 @@
 // How the CLI reports failures: one place maps errors to exit codes (0 ok, 1 failure, 2 usage
 // error) and prints them as one clear line plus a hint, or as JSON with --json. No stack traces
 // for user mistakes; unexpected errors still say what happened in one line.
+import { ClientError } from "../core/errors";
 import { EngineError } from "../engine/errors";
 
 /** A mistake in how the command was called: exit code 2. */
@@ -36,6 +37,14 @@ export function describeError(error: unknown): ReportedError {
       message: error.message,
       ...(error.hint ? { hint: error.hint } : {}),
       exitCode: 1,
+    };
+  }
+  if (error instanceof ClientError) {
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.hint ? { hint: error.hint } : {}),
+      exitCode: error.usage ? 2 : 1,
     };
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -5,6 +5,7 @@ import { registerDoctorCommand } from "./doctor";
 import { registerRenderCommand } from "./render";
 import { VERSION } from "./version";
 import { registerServerCommand } from "./server";
+import { registerCloudCommands } from "./cloud";
 
 export function buildProgram(): Command {
   const program = new Command("svc")
@@ -17,5 +18,6 @@ export function buildProgram(): Command {
   registerRenderCommand(program);
   registerDoctorCommand(program);
   registerServerCommand(program);
+  registerCloudCommands(program);
   return program;
 }

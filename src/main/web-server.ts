@@ -1,13 +1,20 @@
 // Web mode: the desktop app's main-process services served to a browser on 127.0.0.1.
 // Static files of the built renderer are public on loopback (a URL fragment never reaches the
-// server, so the page itself cannot carry the token); every API request must present the random
-// token, and requests whose Origin is not this server are refused.
+// server, so the page itself cannot carry the token); every API request and the event socket must
+// present the random token, and requests whose Origin (or Host) is not this server are refused.
+// The IPC contract travels as `POST /api/ipc/<method>` (JSON input in, `IpcResult` out: the HTTP
+// status is about the transport, the envelope about the method) and push events as JSON messages
+// on the WebSocket `/api/events`. Browsers cannot set headers on a WebSocket, so there the token
+// travels as the subprotocol `svc.token.<token>`.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { extname, join, resolve, sep } from "node:path";
+import { WebSocketServer } from "ws";
+import { EVENTS_PROTOCOL, TOKEN_PROTOCOL_PREFIX } from "../shared/ipc";
+import type { IpcRouter } from "./ipc-router";
 
 export interface WebServerOptions {
   /** Folder with the built renderer (index.html + assets); a placeholder page is served without it. */
@@ -16,6 +23,8 @@ export interface WebServerOptions {
   port?: number;
   token?: string;
   version: string;
+  /** The app's services; without them only /api/hello answers. */
+  router?: IpcRouter;
 }
 
 export interface WebServer {
@@ -69,6 +78,31 @@ function bearerToken(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
+/** Token from `Authorization: Bearer` or, on a WebSocket, the `svc.token.<token>` subprotocol. */
+function presentedToken(req: IncomingMessage): string | undefined {
+  const bearer = bearerToken(req);
+  if (bearer) return bearer;
+  const protocols = String(req.headers["sec-websocket-protocol"] ?? "")
+    .split(",")
+    .map((value) => value.trim());
+  return protocols
+    .find((value) => value.startsWith(TOKEN_PROTOCOL_PREFIX))
+    ?.slice(TOKEN_PROTOCOL_PREFIX.length);
+}
+
+const MAX_IPC_BODY_BYTES = 1024 * 1024;
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_IPC_BODY_BYTES) throw new Error("too large");
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json", ...SECURITY_HEADERS });
   res.end(JSON.stringify(body));
@@ -111,27 +145,90 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     }
   }
 
+  /** Why an API request or socket is refused, or undefined when it may go on. */
+  function refusal(
+    req: IncomingMessage,
+  ): { status: number; code: string; message: string } | undefined {
+    const requestOrigin = req.headers.origin;
+    const hostHeader = req.headers.host ?? "";
+    const port = new URL(origin).port;
+    // A foreign Host means DNS rebinding: a page of another site resolving to 127.0.0.1.
+    if (
+      requestOrigin
+        ? requestOrigin !== origin
+        : ![`${host}:${port}`, `localhost:${port}`].includes(hostHeader)
+    ) {
+      return {
+        status: 403,
+        code: "forbidden_origin",
+        message: "Requests from other sites are refused.",
+      };
+    }
+    if (!tokensMatch(token, presentedToken(req))) {
+      return {
+        status: 401,
+        code: "authentication_failed",
+        message: "Missing or wrong web-mode token. Open the URL that `npm start` printed.",
+      };
+    }
+    return undefined;
+  }
+
+  async function handleIpc(
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+  ): Promise<void> {
+    if (!options.router) {
+      sendJson(res, 404, {
+        error: { code: "not_found", message: "This server has no app services." },
+      });
+      return;
+    }
+    if (req.method !== "POST") {
+      sendJson(res, 405, {
+        error: { code: "method_not_allowed", message: "IPC calls are POST requests." },
+      });
+      return;
+    }
+    if (!String(req.headers["content-type"] ?? "").startsWith("application/json")) {
+      sendJson(res, 415, {
+        error: { code: "unsupported_media_type", message: "Send the input as JSON." },
+      });
+      return;
+    }
+    let input: unknown;
+    try {
+      const text = await readBody(req);
+      input = text.trim() === "" ? undefined : JSON.parse(text);
+    } catch {
+      sendJson(res, 400, {
+        error: { code: "invalid_json", message: "The request body is not JSON." },
+      });
+      return;
+    }
+    sendJson(res, 200, await options.router.invoke(method, input));
+  }
+
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     if (url.pathname.startsWith("/api/")) {
-      const requestOrigin = req.headers.origin;
-      if (requestOrigin && requestOrigin !== origin) {
-        sendJson(res, 403, {
-          error: { code: "forbidden_origin", message: "Requests from other sites are refused." },
-        });
-        return;
-      }
-      if (!tokensMatch(token, bearerToken(req))) {
-        sendJson(res, 401, {
-          error: {
-            code: "authentication_failed",
-            message: "Missing or wrong web-mode token. Open the URL that `npm start` printed.",
-          },
-        });
+      const refused = refusal(req);
+      if (refused) {
+        sendJson(res, refused.status, { error: { code: refused.code, message: refused.message } });
         return;
       }
       if (url.pathname === "/api/hello") {
         sendJson(res, 200, { data: { app: "svc Desktop", version: options.version } });
+        return;
+      }
+      if (url.pathname.startsWith("/api/ipc/")) {
+        const method = decodeURIComponent(url.pathname.slice("/api/ipc/".length));
+        handleIpc(req, res, method).catch(() => {
+          if (!res.headersSent)
+            sendJson(res, 500, { error: { code: "internal_error", message: "IPC failed." } });
+          else res.end();
+        });
         return;
       }
       sendJson(res, 404, {
@@ -146,6 +243,31 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     void serveStatic(req, res, url.pathname);
   });
 
+  const sockets = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (protocols) => (protocols.has(EVENTS_PROTOCOL) ? EVENTS_PROTOCOL : false),
+  });
+  server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const refused =
+      url.pathname === "/api/events" && options.router
+        ? refusal(req)
+        : { status: 404, message: "Not found" };
+    if (refused) {
+      socket.end(
+        `HTTP/1.1 ${refused.status} ${refused.status === 404 ? "Not Found" : refused.status === 401 ? "Unauthorized" : "Forbidden"}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`,
+      );
+      return;
+    }
+    sockets.handleUpgrade(req, socket, head, (ws) => {
+      const unsubscribe = options.router!.events.subscribe((message) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+      });
+      ws.on("close", unsubscribe);
+      ws.on("error", unsubscribe);
+    });
+  });
+
   await new Promise<void>((resolveListen, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, host, () => resolveListen());
@@ -158,6 +280,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     url: `${origin}/#token=${token}`,
     close: () =>
       new Promise<void>((done) => {
+        for (const client of sockets.clients) client.terminate();
+        sockets.close();
         server.closeAllConnections();
         server.close(() => done());
       }),

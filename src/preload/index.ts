@@ -1,6 +1,5 @@
 // Preload: exposes exactly the typed IPC contract to the sandboxed renderer, nothing else.
 import { contextBridge, ipcRenderer } from "electron";
+import { createDesktopBridge } from "./bridge";
 
-contextBridge.exposeInMainWorld("svcDesktop", {
-  hello: (): Promise<{ app: string; version: string }> => ipcRenderer.invoke("svc:hello"),
-});
+contextBridge.exposeInMainWorld("svcDesktop", createDesktopBridge(ipcRenderer));

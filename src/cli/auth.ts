@@ -1,0 +1,215 @@
+// `svc auth login|status|logout`. Sign-in methods are separate functions behind `login`'s flags:
+// `--api-key` (hidden prompt on a terminal, or the key piped on stdin) is here; browser and
+// device sign-in (OAuth) plug in beside it. The key is checked against the service before it is
+// stored, and it is never printed.
+import type { Command } from "commander";
+import { ApiClient } from "../core/api-client";
+import { loadClientConfig } from "../core/config";
+import { CredentialStore, type ResolvedCredential } from "../core/credentials";
+import { ClientError, registerSecret } from "../core/errors";
+import type { UserRecord } from "../shared/api";
+import { notSignedInError, withCloudContext } from "./cloud-context";
+import { reportParseErrorsAsJson } from "./cloud";
+import { reportError, UsageError } from "./errors";
+import { VERSION } from "./version";
+
+const SOURCE_TEXT: Record<ResolvedCredential["source"], string> = {
+  "env:SVC_API_KEY": "environment variable SVC_API_KEY",
+  "env:SVC_ALIAS_API_KEY": "environment variable SVC_ALIAS_API_KEY",
+  "credentials-file": "credentials file",
+  "local-service": "the local service's key file",
+};
+
+/** Reads a line from the terminal without echoing it. */
+function promptHidden(question: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const stdin = process.stdin;
+    process.stderr.write(question);
+    let value = "";
+    const finish = (error?: Error) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off("data", onData);
+      process.stderr.write("\n");
+      if (error) reject(error);
+      else resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      for (const char of chunk.toString("utf8")) {
+        if (char === "\r" || char === "\n") return finish();
+        if (char === "\u0003") return finish(new ClientError("interrupted", "Interrupted."));
+        if (char === "\u007f" || char === "\b") value = value.slice(0, -1);
+        else value += char;
+      }
+    };
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.on("data", onData);
+  });
+}
+
+async function readPipedStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function readApiKey(): Promise<string> {
+  const key = (
+    process.stdin.isTTY ? await promptHidden("API key: ") : await readPipedStdin()
+  ).trim();
+  if (!key) {
+    throw new UsageError(
+      "No API key given.",
+      'Paste the key at the prompt, or pipe it: `printf %s "$KEY" | svc auth login --api-key`.',
+    );
+  }
+  if (/\s/.test(key)) throw new UsageError("The API key must be one word without spaces.");
+  registerSecret(key);
+  return key;
+}
+
+async function loginWithApiKey(json: boolean): Promise<void> {
+  const key = await readApiKey();
+  const { user, file } = await withCloudContext(
+    async ({ config }) => {
+      const client = new ApiClient({
+        baseUrl: config.apiUrl,
+        credential: key,
+        userAgent: `svc-cli/${VERSION}`,
+      });
+      let user: UserRecord;
+      try {
+        user = await client.me();
+      } catch (error) {
+        if (error instanceof ClientError && error.status === 401) {
+          throw new ClientError(
+            "authentication_failed",
+            `The render service at ${config.apiUrl} rejected this API key; nothing was stored.`,
+            "Check the key (`svc server keys create --user EMAIL` makes one for a local service) and run `svc auth login --api-key` again.",
+          );
+        }
+        throw error;
+      }
+      const store = CredentialStore.forConfig(config);
+      await store.saveApiKey(key, { email: user.email, username: user.username });
+      return { user, file: store.file };
+    },
+    { requireCredential: false },
+  );
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ signed_in: true, email: user.email, file }, null, 2)}\n`,
+    );
+  } else {
+    process.stdout.write(`Signed in as ${user.email}; the key is stored in ${file}.\n`);
+  }
+  if (process.env.SVC_API_KEY?.trim() || process.env.SVC_ALIAS_API_KEY?.trim()) {
+    process.stderr.write(
+      "note: SVC_API_KEY / SVC_ALIAS_API_KEY is set and takes precedence over the stored key.\n",
+    );
+  }
+}
+
+export function registerAuthCommand(program: Command): void {
+  const auth = reportParseErrorsAsJson(program.command("auth")).description(
+    "sign in to the render service",
+  );
+
+  auth
+    .command("login")
+    .description("store a credential for the render service")
+    .option("--api-key", "sign in with an API key (hidden prompt, or piped on stdin)")
+    .option("--json", "print the result as JSON")
+    .action(async (flags: { apiKey?: boolean; json?: boolean }) => {
+      try {
+        if (!flags.apiKey) {
+          throw new UsageError(
+            "Browser sign-in is not available yet.",
+            "Use `svc auth login --api-key`, or set SVC_API_KEY.",
+          );
+        }
+        await loginWithApiKey(Boolean(flags.json));
+      } catch (error) {
+        reportError(error, Boolean(flags.json));
+      }
+    });
+
+  auth
+    .command("status")
+    .description("show the active credential, the account and its credits")
+    .option("--json", "print the status as JSON")
+    .action(async (flags: { json?: boolean }) => {
+      try {
+        const status = await withCloudContext(
+          async ({ client, config, credential }) => {
+            if (!credential) throw notSignedInError();
+            const user = await client.me();
+            return { config, credential, user };
+          },
+          { requireCredential: false },
+        );
+        const { credential, user, config } = status;
+        if (flags.json) {
+          process.stdout.write(
+            `${JSON.stringify(
+              {
+                api_url: config.apiUrl,
+                source: credential.source,
+                ...(credential.file ? { file: credential.file } : {}),
+                kind: credential.kind,
+                user: {
+                  username: user.username,
+                  email: user.email,
+                  first_name: user.first_name,
+                  last_name: user.last_name,
+                },
+                billing: user.billing,
+              },
+              null,
+              2,
+            )}\n`,
+          );
+          return;
+        }
+        process.stdout.write(
+          [
+            `Signed in to ${config.apiUrl} as ${user.email}`,
+            `  credential: ${credential.kind === "oauth" ? "OAuth token" : "API key"} from ${SOURCE_TEXT[credential.source]}${credential.file ? ` (${credential.file})` : ""}`,
+            `  plan: ${user.billing.plan}; credits: ${user.billing.credits_remaining} left, ${user.billing.credits_used} used`,
+          ].join("\n") + "\n",
+        );
+      } catch (error) {
+        reportError(error, Boolean(flags.json));
+      }
+    });
+
+  auth
+    .command("logout")
+    .description("remove the stored credential")
+    .option("--json", "print the result as JSON")
+    .action(async (flags: { json?: boolean }) => {
+      try {
+        const store = CredentialStore.forConfig(loadClientConfig());
+        const removed = await store.clear();
+        if (flags.json) {
+          process.stdout.write(
+            `${JSON.stringify({ signed_out: removed, file: store.file }, null, 2)}\n`,
+          );
+        } else {
+          process.stdout.write(
+            removed
+              ? `Signed out; removed the credential from ${store.file}.\n`
+              : "No stored credential; nothing to remove.\n",
+          );
+        }
+        if (process.env.SVC_API_KEY?.trim() || process.env.SVC_ALIAS_API_KEY?.trim()) {
+          process.stderr.write(
+            "note: SVC_API_KEY / SVC_ALIAS_API_KEY is still set in this environment.\n",
+          );
+        }
+      } catch (error) {
+        reportError(error, Boolean(flags.json));
+      }
+    });
+}

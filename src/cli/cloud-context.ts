@@ -1,0 +1,108 @@
+// What every command that talks to the render service needs: the base URL, the credential and an
+// API client — plus, when SVC_API_URL is unset and nothing answers on 127.0.0.1:7733, the
+// embedded local service started in this process for the duration of the command (data in
+// ~/.svc/local). The CLI layer does this because only it may import src/server.
+import { ApiClient } from "../core/api-client";
+import { loadClientConfig, type ClientConfig } from "../core/config";
+import { resolveCredential, type ResolvedCredential } from "../core/credentials";
+import { ClientError } from "../core/errors";
+import { isServiceAnswering } from "../core/local-service";
+import { DEFAULT_PORT, loadConfig } from "../server/config";
+import { startServer } from "../server/server";
+import { VERSION } from "./version";
+
+export interface CloudContext {
+  config: ClientConfig;
+  client: ApiClient;
+  credential: ResolvedCredential | undefined;
+  /** True when this command started the local service in-process. */
+  embedded: boolean;
+  /** Stops the embedded service when this command started one. */
+  close(): Promise<void>;
+}
+
+export function notSignedInError(): ClientError {
+  return new ClientError(
+    "not_signed_in",
+    "No credential: svc is not signed in to the render service.",
+    "Run `svc auth login --api-key` (or set SVC_API_KEY).",
+  );
+}
+
+/** Starts the local service in-process when the default URL has nothing listening. */
+export async function ensureLocalService(
+  config: ClientConfig,
+): Promise<{ embedded: boolean; close: () => Promise<void> }> {
+  if (!config.usesDefaultService || (await isServiceAnswering(config.apiUrl))) {
+    return { embedded: false, close: async () => {} };
+  }
+  const serverConfig = loadConfig(
+    {
+      host: "127.0.0.1",
+      port: Number(new URL(config.apiUrl).port) || DEFAULT_PORT,
+      dataDir: config.localDataDir,
+    },
+    {
+      ...process.env,
+      // The service's request log would drown the command's own output, and a Ctrl+C should
+      // not wait for a render: its lease is released and the next start picks it up again.
+      SVC_SERVER_LOG_LEVEL: process.env.SVC_SERVER_LOG_LEVEL ?? "warn",
+      SVC_SERVER_SHUTDOWN_GRACE_SECONDS: process.env.SVC_SERVER_SHUTDOWN_GRACE_SECONDS ?? "1",
+    },
+  );
+  let running: Awaited<ReturnType<typeof startServer>>;
+  try {
+    running = await startServer(serverConfig);
+  } catch (error) {
+    throw new ClientError(
+      "local_service_failed",
+      `Nothing answers on ${config.apiUrl} and the local service could not start: ${(error as Error).message}`,
+      "Start it with `svc server`, or point SVC_API_URL at a render service.",
+    );
+  }
+  process.stderr.write(
+    `svc: no service on ${config.apiUrl}; started the local service for this command (data in ${config.localDataDir})\n`,
+  );
+  return { embedded: true, close: () => running.close() };
+}
+
+export async function openCloudContext(
+  options: { requireCredential?: boolean } = {},
+): Promise<CloudContext> {
+  const config = loadClientConfig();
+  const { embedded, close } = await ensureLocalService(config);
+  try {
+    const credential = await resolveCredential(config);
+    if (!credential && options.requireCredential !== false) throw notSignedInError();
+    const client = new ApiClient({
+      baseUrl: config.apiUrl,
+      credential: credential?.secret,
+      userAgent: `svc-cli/${VERSION}`,
+    });
+    return { config, client, credential, embedded, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Runs `action` with a context, always closing it (and an embedded service) afterwards. */
+export async function withCloudContext<T>(
+  action: (context: CloudContext) => Promise<T>,
+  options: { requireCredential?: boolean } = {},
+): Promise<T> {
+  const context = await openCloudContext(options);
+  try {
+    return await action(context);
+  } finally {
+    await context.close();
+  }
+}
+
+/** An AbortSignal that fires on Ctrl+C for the duration of a command. */
+export function interruptSignal(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.on("SIGINT", onSigint);
+  return { signal: controller.signal, dispose: () => process.off("SIGINT", onSigint) };
+}

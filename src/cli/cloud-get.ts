@@ -1,0 +1,42 @@
+// `svc cloud get ID`: one render's record (status, progress, fresh signed URLs).
+import type { Command } from "commander";
+import type { RenderRecord } from "../shared/api";
+import { interruptSignal, withCloudContext } from "./cloud-context";
+import { reportError } from "./errors";
+
+export function formatRenderRecord(record: RenderRecord): string {
+  const lines = [
+    `${record.render_id}  ${record.status}${record.status === "rendering" ? ` ${Math.round(record.progress * 100)}%` : ""}`,
+    `  ${record.format} ${record.resolution} ${record.aspect_ratio} ${record.fps} fps ${record.quality}${record.duration !== null ? `, ${record.duration} s` : ""}, ${record.credits_charged} credits`,
+    `  created ${new Date(record.created_at * 1000).toISOString()}${record.completed_at ? `, completed ${new Date(record.completed_at * 1000).toISOString()}` : ""}`,
+  ];
+  if (record.title) lines.push(`  title ${record.title}`);
+  if (record.failure_code || record.failure_message) {
+    lines.push(`  failed: ${record.failure_message ?? ""} (${record.failure_code ?? "unknown"})`);
+  }
+  if (record.video_url) lines.push(`  video ${record.video_url}`);
+  return lines.join("\n");
+}
+
+export function registerCloudGetCommand(cloud: Command): void {
+  cloud
+    .command("get")
+    .description("show one render")
+    .argument("<id>", "render id (rndr_...)")
+    .option("--json", "print the render record as JSON")
+    .action(async (id: string, flags: { json?: boolean }) => {
+      const interrupt = interruptSignal();
+      try {
+        const record = await withCloudContext((context) =>
+          context.client.getRender(id, interrupt.signal),
+        );
+        process.stdout.write(
+          flags.json ? `${JSON.stringify(record, null, 2)}\n` : `${formatRenderRecord(record)}\n`,
+        );
+      } catch (error) {
+        reportError(error, Boolean(flags.json));
+      } finally {
+        interrupt.dispose();
+      }
+    });
+}

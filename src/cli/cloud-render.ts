@@ -1,0 +1,252 @@
+// `svc cloud render [dir]`: zip + upload a local project (or reuse --asset-id / --url), submit,
+// wait and download — the flags, defaults and rules of the seed's flag table. `--dry-run` only
+// builds and inspects the zip (no credential, no service). Thin: parse flags, call
+// core/pipeline, print.
+import { Option, type Command } from "commander";
+import { formatBytes, type ArchiveReport } from "../core/archive";
+import { ClientError } from "../core/errors";
+import { runRender, type RenderRunState } from "../core/pipeline";
+import { dryRunProject, prepareProject } from "../core/publish";
+import { checkIdempotencyKey, checkSettings, chooseProjectSource } from "../core/render-job";
+import {
+  DEFAULT_FPS,
+  DEFAULT_MAX_WAIT_MINUTES,
+  DEFAULT_POLL_INTERVAL_SECONDS,
+  FPS_MAX,
+  FPS_MIN,
+} from "../shared/limits";
+import {
+  ASPECT_RATIOS,
+  FORMATS,
+  QUALITIES,
+  RESOLUTIONS,
+  type AspectRatio,
+  type OutputFormat,
+  type Quality,
+  type Resolution,
+} from "../shared/render-options";
+import { createCloudProgress } from "./cloud-progress";
+import { interruptSignal, withCloudContext } from "./cloud-context";
+import { reportError, UsageError } from "./errors";
+import { parseStrictInteger, readVariablesOption } from "./options";
+
+interface CloudRenderFlags {
+  fps: number;
+  quality: Quality;
+  format: OutputFormat;
+  resolution: Resolution;
+  aspectRatio?: AspectRatio;
+  composition: string;
+  output?: string;
+  dryRun?: boolean;
+  variables?: string;
+  variablesFile?: string;
+  strictVariables?: boolean;
+  assetId?: string;
+  url?: string;
+  wait: boolean;
+  callbackUrl?: string;
+  callbackId?: string;
+  pollInterval: number;
+  maxWait: number;
+  idempotencyKey?: string;
+  json?: boolean;
+}
+
+export function printArchiveReport(report: ArchiveReport): void {
+  const lines = [
+    `Project ${report.project}`,
+    `  ${report.file_count} files, ${formatBytes(report.size_bytes)} zipped (limit ${formatBytes(report.upload_limit_bytes)})${report.exceeds_upload_limit ? " — OVER THE UPLOAD LIMIT" : ""}`,
+    "  Largest files:",
+    ...report.largest_files.map(
+      (file) => `  ${formatBytes(file.size_bytes).padStart(10)}  ${file.path}`,
+    ),
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** The hint after Ctrl+C: what was left running and how to pick it up. */
+export function interruptedHint(state: RenderRunState | undefined, output?: string): string {
+  if (state?.renderId) {
+    return `The render keeps running on the service; fetch it later with \`svc cloud download ${state.renderId}${output ? ` -o ${output}` : ""}\`.`;
+  }
+  if (state?.assetId) {
+    return `Nothing was rendered; the upload is asset ${state.assetId} (render it with --asset-id ${state.assetId}).`;
+  }
+  return "Nothing was submitted; run the command again.";
+}
+
+export function registerCloudRenderCommand(cloud: Command): void {
+  cloud
+    .command("render")
+    .description("render a composition on the render service and download the video")
+    .argument("[dir]", "project folder to zip and upload (default: .)")
+    .option(
+      "--fps <n>",
+      `frames per second (${FPS_MIN}-${FPS_MAX})`,
+      parseStrictInteger("--fps", FPS_MIN, FPS_MAX),
+      DEFAULT_FPS,
+    )
+    .addOption(
+      new Option("--quality <tier>", "quality tier").choices(QUALITIES).default("standard"),
+    )
+    .addOption(
+      new Option("--format <format>", "output container (webm and mov keep transparency)")
+        .choices(FORMATS)
+        .default("mp4"),
+    )
+    .addOption(
+      new Option("--resolution <resolution>", "output resolution (4k is billed x1.5)")
+        .choices(RESOLUTIONS)
+        .default("1080p"),
+    )
+    .addOption(
+      new Option(
+        "--aspect-ratio <ratio>",
+        "aspect ratio (default: detected from data-width/data-height; for --asset-id/--url the service detects it, else 16:9)",
+      ).choices(ASPECT_RATIOS),
+    )
+    .option("-c, --composition <path>", "entry HTML file inside the project", "index.html")
+    .option("-o, --output <file>", "where to save the video (default: renders/<render_id>.<ext>)")
+    .option("--dry-run", "build and inspect the zip only: no sign-in, upload or render")
+    .option("--variables <json>", "variable values as a JSON object")
+    .option("--variables-file <file>", "variable values from a JSON file")
+    .option("--strict-variables", "fail on undeclared variables or wrong types")
+    .option("--asset-id <id>", "render an uploaded asset (skips zip and upload)")
+    .option("--url <url>", "render a project zip or HTML file from a URL (skips zip and upload)")
+    .option("--no-wait", "submit, print the render id and exit")
+    .option("--callback-url <url>", "HTTPS webhook called when the render ends")
+    .option("--callback-id <id>", "tracking id echoed in the webhook")
+    .option(
+      "--poll-interval <seconds>",
+      "seconds between status checks",
+      parseStrictInteger("--poll-interval", 1, 3600),
+      DEFAULT_POLL_INTERVAL_SECONDS,
+    )
+    .option(
+      "--max-wait <minutes>",
+      "minutes to wait for the render",
+      parseStrictInteger("--max-wait", 1, 10_080),
+      DEFAULT_MAX_WAIT_MINUTES,
+    )
+    .option("--idempotency-key <key>", "makes retries safe (A-Z a-z 0-9 _ : . -, 1-255 chars)")
+    .option("--json", "print the result as JSON on stdout")
+    .action(async (dir: string | undefined, flags: CloudRenderFlags) => {
+      const json = Boolean(flags.json);
+      const interrupt = interruptSignal();
+      const progress = createCloudProgress({ quiet: json });
+      let state: RenderRunState | undefined;
+      try {
+        const variables = readVariablesOption(flags);
+        const project = chooseProjectSource({ dir, assetId: flags.assetId, url: flags.url });
+        const settings = {
+          fps: flags.fps,
+          quality: flags.quality,
+          format: flags.format,
+          resolution: flags.resolution,
+          aspectRatio: flags.aspectRatio,
+          composition: flags.composition,
+          variables,
+          strictVariables: flags.strictVariables,
+          callbackUrl: flags.callbackUrl,
+          callbackId: flags.callbackId,
+        };
+        checkSettings(settings);
+        if (flags.idempotencyKey !== undefined) checkIdempotencyKey(flags.idempotencyKey);
+        if (flags.dryRun) {
+          if (project.type !== "dir") {
+            throw new UsageError(
+              "--dry-run inspects a local project; it cannot be used with --asset-id or --url.",
+            );
+          }
+          const report = await dryRunProject(
+            { ...settings, dir: project.dir },
+            (event) => event.type === "warning" && progress.onEvent(event),
+          );
+          if (json) process.stdout.write(`${JSON.stringify({ archive: report }, null, 2)}\n`);
+          else printArchiveReport(report);
+          if (report.exceeds_upload_limit) process.exitCode = 1;
+          return;
+        }
+        // Everything that can fail locally fails before a service is started or contacted.
+        if (project.type === "dir") await prepareProject({ ...settings, dir: project.dir });
+        let embedded = false;
+        const result = await withCloudContext((context) => {
+          embedded = context.embedded;
+          return runRender(
+            {
+              ...settings,
+              client: context.client,
+              project,
+              wait: flags.wait,
+              output: flags.output,
+              pollIntervalMs: flags.pollInterval * 1000,
+              maxWaitMs: flags.maxWait * 60_000,
+              idempotencyKey: flags.idempotencyKey,
+            },
+            {
+              signal: interrupt.signal,
+              onEvent: (event) => {
+                if (event.type === "state") state = event.state;
+                progress.onEvent(event);
+              },
+            },
+          );
+        });
+        progress.done();
+        if (!flags.wait) {
+          if (json) {
+            process.stdout.write(
+              `${JSON.stringify({ render_id: result.renderId, asset_id: result.assetId ?? null, status: "queued" }, null, 2)}\n`,
+            );
+          } else {
+            process.stdout.write(`${result.renderId}\n`);
+            process.stderr.write(
+              `Submitted; fetch the video with \`svc cloud download ${result.renderId}\`.\n`,
+            );
+            if (embedded) {
+              process.stderr.write(
+                "note: the local service stopped with this command; the render continues when it runs again (`svc server`, or any `svc cloud` command).\n",
+              );
+            }
+          }
+          return;
+        }
+        if (json) {
+          process.stdout.write(
+            `${JSON.stringify(
+              {
+                render_id: result.renderId,
+                asset_id: result.assetId ?? null,
+                status: result.record?.status,
+                output: result.outputPath,
+                size_bytes: result.sizeBytes,
+                render: result.record,
+              },
+              null,
+              2,
+            )}\n`,
+          );
+        } else {
+          process.stdout.write(
+            `Rendered ${result.renderId} -> ${result.outputPath} (${formatBytes(result.sizeBytes ?? 0)}, ${result.record?.credits_charged ?? 0} credits)\n`,
+          );
+          if (result.assetId)
+            process.stderr.write(
+              `Asset ${result.assetId} can be rendered again with --asset-id.\n`,
+            );
+        }
+      } catch (error) {
+        progress.done();
+        const interrupted = error instanceof ClientError && error.code === "interrupted";
+        reportError(
+          interrupted
+            ? new ClientError("interrupted", "Interrupted.", interruptedHint(state, flags.output))
+            : error,
+          json,
+        );
+      } finally {
+        interrupt.dispose();
+      }
+    });
+}

@@ -1,0 +1,81 @@
+// `svc publish [dir]`: zip and upload a project and print its asset id, for the template
+// workflow (`svc cloud render --asset-id ID --variables ...` as often as needed, no re-upload).
+// `--dry-run` shows what would be uploaded, exactly like `svc cloud render --dry-run`.
+import type { Command } from "commander";
+import { formatBytes } from "../core/archive";
+import { ClientError } from "../core/errors";
+import { dryRunProject, publishProject } from "../core/publish";
+import { checkIdempotencyKey, newIdempotencyKey } from "../core/render-job";
+import { printArchiveReport } from "./cloud-render";
+import { createCloudProgress } from "./cloud-progress";
+import { interruptSignal, withCloudContext } from "./cloud-context";
+import { reportParseErrorsAsJson } from "./cloud";
+import { reportError } from "./errors";
+
+interface PublishFlags {
+  composition: string;
+  dryRun?: boolean;
+  idempotencyKey?: string;
+  json?: boolean;
+}
+
+export function registerPublishCommand(program: Command): void {
+  reportParseErrorsAsJson(program.command("publish"))
+    .description("zip and upload a project; prints the asset id to render with --asset-id")
+    .argument("[dir]", "project folder", ".")
+    .option("-c, --composition <path>", "entry HTML file inside the project", "index.html")
+    .option("--dry-run", "build and inspect the zip only: no sign-in or upload")
+    .option("--idempotency-key <key>", "makes retries safe (A-Z a-z 0-9 _ : . -, 1-255 chars)")
+    .option("--json", "print the result as JSON on stdout")
+    .action(async (dir: string, flags: PublishFlags) => {
+      const json = Boolean(flags.json);
+      const interrupt = interruptSignal();
+      const progress = createCloudProgress({ quiet: json });
+      try {
+        const idempotencyKey =
+          flags.idempotencyKey !== undefined
+            ? checkIdempotencyKey(flags.idempotencyKey)
+            : newIdempotencyKey();
+        if (flags.dryRun) {
+          const report = await dryRunProject({ dir, composition: flags.composition });
+          if (json) process.stdout.write(`${JSON.stringify({ archive: report }, null, 2)}\n`);
+          else printArchiveReport(report);
+          if (report.exceeds_upload_limit) process.exitCode = 1;
+          return;
+        }
+        const result = await withCloudContext(({ client }) =>
+          publishProject(
+            client,
+            { dir, composition: flags.composition, idempotencyKey },
+            { signal: interrupt.signal, onEvent: (event) => progress.onEvent(event) },
+          ),
+        );
+        progress.done();
+        if (json) {
+          process.stdout.write(
+            `${JSON.stringify({ asset_id: result.assetId, archive: result.report }, null, 2)}\n`,
+          );
+        } else {
+          process.stdout.write(`${result.assetId}\n`);
+          process.stderr.write(
+            `Published ${result.report.file_count} files (${formatBytes(result.report.size_bytes)}). Render it with \`svc cloud render --asset-id ${result.assetId}\`.\n`,
+          );
+        }
+      } catch (error) {
+        progress.done();
+        const interrupted = error instanceof ClientError && error.code === "interrupted";
+        reportError(
+          interrupted
+            ? new ClientError(
+                "interrupted",
+                "Interrupted.",
+                "Nothing was published; run the command again.",
+              )
+            : error,
+          json,
+        );
+      } finally {
+        interrupt.dispose();
+      }
+    });
+}

@@ -1,0 +1,182 @@
+// Downloading a finished render to a local file: the bytes go to a temp file beside the target
+// and are renamed into place only when complete, so an interrupted or failed download never
+// leaves a partial file under the final name. A dropped connection resumes with a Range request;
+// an expired signed URL (403) is replaced by a fresh one from the render record; the byte count
+// must match Content-Length, or the download fails as truncated.
+import { randomBytes } from "node:crypto";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { HTTPError, RequestError } from "got";
+import type { RenderRecord } from "../shared/api";
+import { FILE_EXTENSIONS } from "../shared/render-options";
+import { isTransient, toClientError, type ApiClient } from "./api-client";
+import { backoffDelay, sleep, type Sleep } from "./backoff";
+import { ClientError, interruptedError } from "./errors";
+
+export interface DownloadOptions {
+  signal?: AbortSignal | undefined;
+  onProgress?: (bytes: number, totalBytes: number | undefined) => void;
+  attempts?: number;
+  backoffMs?: number;
+  sleep?: Sleep;
+}
+
+/** `renders/<render_id>.<ext>` under the current folder, unless an output path is given. */
+export function defaultOutputPath(
+  record: Pick<RenderRecord, "render_id" | "format">,
+  cwd = process.cwd(),
+): string {
+  return resolve(cwd, "renders", `${record.render_id}.${FILE_EXTENSIONS[record.format]}`);
+}
+
+export async function downloadRender(
+  client: ApiClient,
+  record: RenderRecord,
+  output: string,
+  options: DownloadOptions = {},
+): Promise<{ path: string; sizeBytes: number }> {
+  const { signal } = options;
+  const wait = options.sleep ?? sleep;
+  const attempts = options.attempts ?? 6;
+  if (record.status !== "completed" || !record.video_url) {
+    throw new ClientError(
+      "render_not_completed",
+      `Render ${record.render_id} is ${record.status}; there is no video to download.`,
+      record.status === "failed"
+        ? "The render failed; render again after fixing the composition."
+        : `Wait for it with \`svc cloud download ${record.render_id}\`.`,
+    );
+  }
+  const target = resolve(output);
+  await mkdir(dirname(target), { recursive: true });
+  const temp = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString("hex")}.part`);
+  let url = record.video_url;
+  let total: number | undefined;
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const offset = await stat(temp).then(
+        (info) => info.size,
+        () => 0,
+      );
+      if (total !== undefined && offset === total) break;
+      try {
+        total = await fetchInto(client, url, temp, offset, total, options);
+        const size = (await stat(temp)).size;
+        if (total !== undefined && size !== total) {
+          throw new ClientError(
+            "download_truncated",
+            `The download of ${record.render_id} stopped at ${size} of ${total} bytes.`,
+            `Run \`svc cloud download ${record.render_id}\` to try again.`,
+          );
+        }
+        break;
+      } catch (error) {
+        if (signal?.aborted) throw interruptedError();
+        const expired = error instanceof HTTPError && error.response.statusCode === 403;
+        // A body cut short surfaces as a plain stream error: a network failure like any other.
+        const failure = expired
+          ? undefined
+          : error instanceof ClientError ||
+              error instanceof HTTPError ||
+              error instanceof RequestError
+            ? toClientError(error, client.baseUrl, signal)
+            : new ClientError(
+                "network_error",
+                `The download of ${record.render_id} was cut off (${(error as Error).message}).`,
+                `Run \`svc cloud download ${record.render_id}\` to try again.`,
+              );
+        const retryable =
+          expired ||
+          (failure !== undefined &&
+            (isTransient(failure) || failure.code === "download_truncated"));
+        if (attempt >= attempts || !retryable)
+          throw failure ?? toClientError(error, client.baseUrl, signal);
+        if (expired) {
+          // Signed URLs are short-lived: ask the service for a fresh one.
+          const fresh = await client.getRender(record.render_id, signal);
+          if (!fresh.video_url) throw toClientError(error, client.baseUrl, signal);
+          url = fresh.video_url;
+        } else {
+          await wait(backoffDelay(attempt, options.backoffMs ?? 1000), signal);
+        }
+      }
+    }
+    await rename(temp, target);
+    return { path: target, sizeBytes: total ?? (await stat(target)).size };
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * GETs from `offset` into the temp file; returns the full size of the object. Whatever arrived
+ * before a failure is flushed to the temp file, so the next attempt resumes after it.
+ */
+function fetchInto(
+  client: ApiClient,
+  url: string,
+  temp: string,
+  offset: number,
+  knownTotal: number | undefined,
+  options: DownloadOptions,
+): Promise<number | undefined> {
+  return new Promise((resolvePromise, rejectPromise) => {
+    const request = client.transport.stream(url, {
+      headers: offset > 0 ? { range: `bytes=${offset}-` } : {},
+      retry: { limit: 0 },
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    let total = knownTotal;
+    let received = offset;
+    let file: WriteStream | undefined;
+    let settled = false;
+    const settle = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      const done = () => (error ? rejectPromise(error) : resolvePromise(total));
+      if (!file) return done();
+      file.once("close", done);
+      file.once("error", (fileError) => {
+        if (!error) error = fileError;
+      });
+      file.end();
+    };
+    request.on(
+      "response",
+      (response: { statusCode: number; headers: Record<string, string | undefined> }) => {
+        let append = false;
+        if (response.statusCode === 206) {
+          const match = /bytes (\d+)-\d+\/(\d+)/.exec(response.headers["content-range"] ?? "");
+          if (match && Number(match[1]) === offset) {
+            total = Number(match[2]);
+            append = true;
+          }
+        }
+        if (!append) {
+          // The whole object: start the file over.
+          received = 0;
+          const length = Number(response.headers["content-length"]);
+          if (Number.isFinite(length)) total = length;
+        }
+        file = createWriteStream(temp, { flags: append ? "a" : "w" });
+        file.on("error", (error) => {
+          request.destroy();
+          settle(error);
+        });
+      },
+    );
+    request.on("data", (chunk: Buffer) => {
+      if (!file) return;
+      received += chunk.length;
+      options.onProgress?.(received, total);
+      if (!file.write(chunk)) {
+        request.pause();
+        file.once("drain", () => request.resume());
+      }
+    });
+    request.once("end", () => settle());
+    request.once("error", (error) => settle(error));
+  });
+}

@@ -1,0 +1,156 @@
+// The whole cloud render as one function: scan -> archive -> upload (create, PUT, complete) ->
+// submit -> poll -> download. Used by `svc cloud render` and the desktop app. Each stage reports
+// typed events (no printing here); `state` events carry what a caller must persist to resume
+// (asset id, render id, output path). One idempotency key per run (the caller's, or a generated
+// one) goes on both POSTs, so retries inside the run never create a second asset, render or charge.
+import type { RenderRecord } from "../shared/api";
+import type { AspectRatio } from "../shared/render-options";
+import type { ApiClient } from "./api-client";
+import type { ArchiveReport } from "./archive";
+import { downloadRender, defaultOutputPath } from "./download";
+import { interruptedError } from "./errors";
+import { pollUntilTerminal, renderFailedError } from "./poll";
+import { publishProject } from "./publish";
+import {
+  buildRenderRequest,
+  checkIdempotencyKey,
+  checkSettings,
+  newIdempotencyKey,
+  type ProjectSource,
+  type RenderSettings,
+} from "./render-job";
+
+export type RenderStage = "scan" | "archive" | "upload" | "submit" | "render" | "download";
+
+export type RenderEvent =
+  | { type: "stage"; stage: RenderStage }
+  | { type: "warning"; message: string }
+  | { type: "archive"; report: ArchiveReport }
+  | { type: "upload-progress"; bytes: number; totalBytes: number }
+  | { type: "render-status"; record: RenderRecord }
+  | { type: "download-progress"; bytes: number; totalBytes: number | undefined }
+  | { type: "state"; state: RenderRunState };
+
+/** Everything needed to pick the run up again (e.g. `svc cloud download <renderId>`). */
+export interface RenderRunState {
+  idempotencyKey: string;
+  assetId?: string;
+  renderId?: string;
+  outputPath?: string;
+}
+
+export interface RenderRunOptions extends RenderSettings {
+  client: ApiClient;
+  project: ProjectSource;
+  /** Submit and return without waiting (--no-wait). */
+  wait?: boolean;
+  /** Download destination; default `renders/<render_id>.<ext>` under `cwd`. */
+  output?: string | undefined;
+  cwd?: string;
+  pollIntervalMs?: number;
+  maxWaitMs?: number;
+  idempotencyKey?: string | undefined;
+  /** Folder for the temp zip. */
+  tempDir?: string;
+  uploadLimitBytes?: number;
+}
+
+export interface RenderRunResult {
+  assetId: string | undefined;
+  renderId: string;
+  record: RenderRecord | undefined;
+  outputPath: string | undefined;
+  sizeBytes: number | undefined;
+}
+
+export async function runRender(
+  options: RenderRunOptions,
+  hooks: { signal?: AbortSignal; onEvent?: (event: RenderEvent) => void } = {},
+): Promise<RenderRunResult> {
+  const { signal } = hooks;
+  const emit = (event: RenderEvent) => hooks.onEvent?.(event);
+  checkSettings(options);
+  const idempotencyKey = options.idempotencyKey
+    ? checkIdempotencyKey(options.idempotencyKey)
+    : newIdempotencyKey();
+  const state: RenderRunState = { idempotencyKey };
+  const report = (change: Partial<RenderRunState>) => {
+    Object.assign(state, change);
+    emit({ type: "state", state: { ...state } });
+  };
+  const { client } = options;
+
+  let project: { type: "asset_id"; asset_id: string } | { type: "url"; url: string };
+  let aspectRatio: AspectRatio | undefined = options.aspectRatio;
+  if (options.project.type === "dir") {
+    const published = await publishProject(
+      client,
+      {
+        dir: options.project.dir,
+        composition: options.composition,
+        aspectRatio: options.aspectRatio,
+        variables: options.variables,
+        strictVariables: options.strictVariables,
+        idempotencyKey,
+        tempDir: options.tempDir,
+        uploadLimitBytes: options.uploadLimitBytes,
+      },
+      { signal, onEvent: emit },
+    );
+    aspectRatio = published.scan.aspectRatio;
+    report({ assetId: published.assetId });
+    project = { type: "asset_id", asset_id: published.assetId };
+  } else if (options.project.type === "asset_id") {
+    report({ assetId: options.project.assetId });
+    project = { type: "asset_id", asset_id: options.project.assetId };
+  } else {
+    project = { type: "url", url: options.project.url };
+  }
+
+  throwIfAborted(signal);
+  emit({ type: "stage", stage: "submit" });
+  const submitted = await client.submitRender(
+    buildRenderRequest(project, options, aspectRatio),
+    idempotencyKey,
+    signal,
+  );
+  const renderId = submitted.render_id;
+  report({ renderId });
+  if (options.wait === false) {
+    return {
+      assetId: state.assetId,
+      renderId,
+      record: undefined,
+      outputPath: undefined,
+      sizeBytes: undefined,
+    };
+  }
+
+  emit({ type: "stage", stage: "render" });
+  const record = await pollUntilTerminal(client, renderId, {
+    intervalMs: options.pollIntervalMs,
+    maxWaitMs: options.maxWaitMs,
+    signal,
+    onUpdate: (update) => emit({ type: "render-status", record: update }),
+  });
+  if (record.status === "failed") throw renderFailedError(record);
+
+  const outputPath = options.output ?? defaultOutputPath(record, options.cwd);
+  report({ outputPath });
+  emit({ type: "stage", stage: "download" });
+  const downloaded = await downloadRender(client, record, outputPath, {
+    signal,
+    onProgress: (bytes, totalBytes) => emit({ type: "download-progress", bytes, totalBytes }),
+  });
+  return {
+    assetId: state.assetId,
+    renderId,
+    record,
+    outputPath: downloaded.path,
+    sizeBytes: downloaded.sizeBytes,
+  };
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw interruptedError();
+}

@@ -1,0 +1,202 @@
+// The desktop app's main-process services, wired once and shared by both transports: settings,
+// the service connection (embedded service supervisor or a URL), the job queue, project tools
+// (scan, dry run, preview, variables) and the host adapter, behind one `IpcRouter`. Runs in plain
+// Node: Electron (electron.ts) and web mode (web.ts) only add a transport and a host.
+import { readdir } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { DesktopSettings, ProjectScanView } from "../shared/ipc";
+import { resolveVariables, validateVariables } from "../shared/variables";
+import { loadClientConfig } from "../core/config";
+import { scanProject } from "../core/project-scan";
+import { dryRunProject } from "../core/publish";
+import { listFolders } from "./folder-browser";
+import type { DesktopHost } from "./host";
+import { IpcEventHub, IpcRouter, type IpcHandlers } from "./ipc-router";
+import { JobManager } from "./job-manager";
+import { PreviewServers } from "./preview-server";
+import { ServiceConnection } from "./service-connection";
+import { ServiceSupervisor } from "./service-supervisor";
+import { defaultSettings, SettingsStore } from "./settings-store";
+
+export const APP_NAME = "svc Desktop";
+/** Port of the embedded service (SPEC.md section 0): the one the CLI uses too. */
+export const LOCAL_SERVICE_PORT = 7733;
+
+export interface DesktopAppOptions {
+  /** The package root (holds bin/svc.js). */
+  appRoot: string;
+  version: string;
+  /** Where settings.json and jobs.json live. */
+  dataDir: string;
+  host: DesktopHost;
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+  /** Embedded service: port (default 7733), data dir (default ~/.svc/local), extra env. */
+  localService?: { port?: number; dataDir?: string; env?: NodeJS.ProcessEnv };
+  /** Defaults for settings not yet saved. */
+  settingsDefaults?: Partial<DesktopSettings>;
+  /** Job status polling interval (default 2 s). */
+  pollIntervalMs?: number;
+}
+
+export interface DesktopApp {
+  router: IpcRouter;
+  events: IpcEventHub;
+  jobs: JobManager;
+  supervisor: ServiceSupervisor;
+  settings: SettingsStore;
+  close(): Promise<void>;
+}
+
+/** The app data dir: SVC_DESKTOP_DATA_DIR, else the given default (Electron's userData). */
+export function desktopDataDir(env: NodeJS.ProcessEnv, fallback: string): string {
+  return env.SVC_DESKTOP_DATA_DIR?.trim() || fallback;
+}
+
+export async function startDesktopApp(options: DesktopAppOptions): Promise<DesktopApp> {
+  const env = options.env ?? process.env;
+  const home = options.home ?? homedir();
+  const clientConfig = loadClientConfig(env);
+  const localDataDir = options.localService?.dataDir ?? clientConfig.localDataDir;
+  const settings = await SettingsStore.open(join(options.dataDir, "settings.json"), {
+    ...defaultSettings(home),
+    ...options.settingsDefaults,
+  });
+  const supervisor = new ServiceSupervisor({
+    svcBin: join(options.appRoot, "bin", "svc.js"),
+    dataDir: localDataDir,
+    port: options.localService?.port ?? LOCAL_SERVICE_PORT,
+    ...(options.localService?.env ? { env: options.localService.env } : {}),
+  });
+  const connection = new ServiceConnection({
+    settings,
+    supervisor,
+    localDataDir,
+    configDir: clientConfig.configDir,
+    env,
+    userAgent: `svc-desktop/${options.version}`,
+  });
+  const events = new IpcEventHub();
+  const { host } = options;
+  const jobs = await JobManager.open({
+    file: join(options.dataDir, "jobs.json"),
+    service: connection,
+    concurrency: () => settings.get().concurrency,
+    downloadsDir: () => settings.get().downloadsDir,
+    ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    notify: (notification) => {
+      events.emit("notification", notification);
+      host.notify(notification);
+    },
+  });
+  const preview = new PreviewServers();
+
+  jobs.onUpdate((job) => events.emit("job", job));
+  supervisor.onState((state) => {
+    if (connection.mode === "local") events.emit("service", state);
+  });
+  settings.onChange((next, previous) => {
+    if (next.concurrency !== previous.concurrency) jobs.start();
+    if (next.service !== previous.service) {
+      if (next.service !== "local") void supervisor.stop();
+      events.emit("service", connection.state());
+    }
+  });
+
+  const scan = async (dir: string, composition: string | undefined): Promise<ProjectScanView> => {
+    const result = await scanProject(dir, composition ? { composition } : {});
+    return { ...result, compositions: await htmlFiles(result.root) };
+  };
+
+  const handlers: IpcHandlers = {
+    "app.info": async () => ({ app: APP_NAME, version: options.version }),
+    "project.scan": ({ dir, composition }) => scan(dir, composition),
+    "project.dryRun": ({ dir, composition, variables }) =>
+      dryRunProject({ dir, composition, variables }),
+    "project.previewUrl": async ({ dir, composition }) => {
+      const project = await scan(dir, composition);
+      return { url: await preview.urlFor(project.root, project.composition) };
+    },
+    "variables.validate": async ({ dir, composition, values }) => {
+      const project = await scan(dir, composition);
+      return {
+        issues: validateVariables(project.variables, values),
+        resolved: resolveVariables(project.variables, values),
+      };
+    },
+    "jobs.submit": async ({ dir, composition, settings: renderSettings, outputDir }) => {
+      // Fail before queueing when the folder is not a project (the rest is checked when it runs).
+      const project = await scan(dir, composition);
+      return jobs.submit({
+        dir: project.root,
+        composition: project.composition,
+        settings: renderSettings,
+        outputDir,
+      });
+    },
+    "jobs.cancel": ({ jobId }) => jobs.cancel(jobId),
+    "jobs.retry": ({ jobId }) => jobs.retry(jobId),
+    "jobs.list": async () => jobs.list(),
+    "jobs.redownload": ({ jobId }) => jobs.redownload(jobId),
+    "jobs.remove": async ({ jobId }) => {
+      await jobs.remove(jobId);
+      return { jobId };
+    },
+    "renders.list": async ({ limit, token }) =>
+      (await connection.client()).listRenders({
+        ...(limit !== undefined ? { limit } : {}),
+        ...(token !== undefined ? { token } : {}),
+      }),
+    "renders.get": async ({ renderId }) => (await connection.client()).getRender(renderId),
+    "renders.delete": async ({ renderId }) => {
+      const deleted = await (await connection.client()).deleteRender(renderId);
+      return { renderId: deleted.render_id };
+    },
+    "renders.download": async ({ renderId, outputDir }) => {
+      const record = await (await connection.client()).getRender(renderId);
+      return jobs.downloadRender(record, outputDir);
+    },
+    "auth.status": () => connection.authStatus(),
+    "auth.login": ({ apiKey }) => connection.loginWithApiKey(apiKey),
+    "auth.logout": () => connection.logout(),
+    "settings.get": async () => settings.get(),
+    "settings.set": (change) => settings.update(change),
+    "service.state": async () => connection.state(),
+    "host.pickFolder": () => host.pickFolder(),
+    "host.listFolders": ({ path }) => listFolders(settings.get().folderBrowserRoot ?? home, path),
+    "host.revealFile": async ({ path }) => ({ shown: await host.revealFile(path) }),
+    "host.openExternal": async ({ url }) => ({ opened: await host.openExternal(url) }),
+  };
+
+  jobs.start();
+  return {
+    router: new IpcRouter(handlers, events),
+    events,
+    jobs,
+    supervisor,
+    settings,
+    close: async () => {
+      await jobs.close();
+      await preview.close();
+      await supervisor.stop();
+    },
+  };
+}
+
+/** HTML files at the top of the project and one folder down (compositions/*.html), sorted. */
+async function htmlFiles(root: string): Promise<string[]> {
+  const found: string[] = [];
+  const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+    if (entry.isFile() && /\.html?$/i.test(entry.name)) found.push(entry.name);
+    if (entry.isDirectory()) {
+      const inner = await readdir(join(root, entry.name), { withFileTypes: true }).catch(() => []);
+      for (const file of inner) {
+        if (file.isFile() && /\.html?$/i.test(file.name)) found.push(`${entry.name}/${file.name}`);
+      }
+    }
+  }
+  return found.sort();
+}

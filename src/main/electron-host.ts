@@ -1,0 +1,40 @@
+// The desktop host with Electron's own APIs: the native folder dialog, "show in folder", the
+// system browser for links, and desktop notifications.
+import { stat } from "node:fs/promises";
+import { dialog, Notification, shell, type BrowserWindow } from "electron";
+import type { DesktopHost } from "./host";
+import { appError } from "./ipc-errors";
+
+export function createElectronHost(window: () => BrowserWindow | undefined): DesktopHost {
+  return {
+    pickFolder: async () => {
+      const owner = window();
+      const options = { properties: ["openDirectory" as const], title: "Choose a project folder" };
+      const result = owner
+        ? await dialog.showOpenDialog(owner, options)
+        : await dialog.showOpenDialog(options);
+      const path = result.filePaths[0];
+      return result.canceled || !path ? { kind: "cancelled" } : { kind: "picked", path };
+    },
+    revealFile: async (path) => {
+      if (!(await stat(path).catch(() => undefined))) {
+        throw appError(
+          "file_missing",
+          `${path} no longer exists.`,
+          "Download it again from the queue.",
+        );
+      }
+      shell.showItemInFolder(path);
+      return true;
+    },
+    openExternal: async (url) => {
+      await shell.openExternal(url);
+      return true;
+    },
+    notify: (notification) => {
+      if (Notification.isSupported()) {
+        new Notification({ title: notification.title, body: notification.body }).show();
+      }
+    },
+  };
+}

@@ -1,0 +1,399 @@
+// The IPC contract, run as one suite over both transports against the same real services: the
+// Electron half (preload bridge <-> an in-process fake of ipcMain/ipcRenderer, since the Electron
+// binary is not available here) and web mode (real HTTP and WebSocket). A real render service runs
+// as a child process and the render jobs are real (1 s at 2 fps).
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { WebSocket } from "ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  IPC_METHOD_NAMES,
+  IpcCallError,
+  type DesktopApi,
+  type IpcEventMessage,
+  type JobNotification,
+  type JobStage,
+  type JobView,
+} from "../shared/ipc";
+import { CredentialStore } from "../core/credentials";
+import { createDesktopBridge, type IpcRendererLike } from "../preload/bridge";
+import { apiFromBridge, createWebBridge, type EventSocket } from "../renderer/transport";
+import { startDesktopApp, type DesktopApp } from "./desktop-app";
+import { createWebHost } from "./host";
+import { connectIpcMain, type IpcInvokeEventLike, type IpcMainLike } from "./ipc-main";
+import type { IpcRouter } from "./ipc-router";
+import {
+  REPO,
+  TINY_RENDER,
+  recordingOpener,
+  startService,
+  statusWithHost,
+  tempDir,
+  tinyComposition,
+  waitFor,
+  writeProject,
+  type TestService,
+} from "./testing/support";
+import { startWebServer, type WebServer } from "./web-server";
+
+interface Transport {
+  api: DesktopApi;
+  /** Resolves when events sent from now on will be seen. */
+  ready(): Promise<void>;
+  close(): void;
+}
+
+const APP_PAGE = "file:///app/out/renderer/index.html";
+
+/** Electron's two IPC halves in one process; arguments are structured-cloned as Electron does. */
+function electronTransport(router: IpcRouter, senderUrl = APP_PAGE): Transport {
+  const handlers = new Map<string, (event: IpcInvokeEventLike, ...args: unknown[]) => unknown>();
+  const rendererListeners = new Map<string, Set<(event: unknown, ...args: unknown[]) => void>>();
+  const ipcMain: IpcMainLike = {
+    handle: (channel, listener) => void handlers.set(channel, listener),
+    removeHandler: (channel) => void handlers.delete(channel),
+  };
+  const webContents = {
+    send(channel: string, ...args: unknown[]) {
+      const cloned = structuredClone(args);
+      for (const listener of rendererListeners.get(channel) ?? []) listener({}, ...cloned);
+    },
+  };
+  const disconnect = connectIpcMain(ipcMain, router, {
+    isTrustedSender: (url) => url === APP_PAGE,
+    target: () => webContents,
+  });
+  const ipcRenderer: IpcRendererLike = {
+    invoke: async (channel, ...args) => {
+      const handler = handlers.get(channel);
+      if (!handler) throw new Error(`No handler registered for '${channel}'`);
+      return structuredClone(
+        await handler({ senderFrame: { url: senderUrl } }, ...structuredClone(args)),
+      );
+    },
+    on: (channel, listener) => {
+      const set = rendererListeners.get(channel) ?? new Set();
+      set.add(listener);
+      rendererListeners.set(channel, set);
+    },
+    removeListener: (channel, listener) => rendererListeners.get(channel)?.delete(listener),
+  };
+  return {
+    api: apiFromBridge(createDesktopBridge(ipcRenderer)),
+    ready: async () => {},
+    close: disconnect,
+  };
+}
+
+function webTransport(server: WebServer): Transport {
+  const bridge = createWebBridge({
+    baseUrl: server.origin,
+    token: server.token,
+    openSocket: (url, protocols) =>
+      new WebSocket(url, protocols, { origin: server.origin }) as unknown as EventSocket,
+  });
+  return {
+    api: apiFromBridge(bridge),
+    ready: () => bridge.whenConnected(),
+    close: () => bridge.close(),
+  };
+}
+
+async function failure(promise: Promise<unknown>): Promise<IpcCallError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof IpcCallError) return error;
+    throw error;
+  }
+  throw new Error("expected the call to fail");
+}
+
+const STAGE_ORDER: JobStage[] = ["waiting", "zip", "upload", "queued", "rendering", "download"];
+
+let base: string;
+let home: string;
+let project: string;
+let service: TestService;
+let app: DesktopApp;
+let web: WebServer;
+const opener = recordingOpener();
+const serverEvents: IpcEventMessage[] = [];
+
+beforeAll(async () => {
+  base = await tempDir();
+  home = join(base, "home");
+  project = await writeProject(join(home, "projects", "hello"), {
+    "index.html": tinyComposition("hello"),
+    "scenes/outro.html": tinyComposition("outro"),
+    "media/notes.txt": "x".repeat(5000),
+  });
+  await writeProject(join(base, "outside"), { "secret.txt": "not for the preview" });
+  service = await startService(join(base, "service"));
+  const configDir = join(base, "config");
+  await new CredentialStore(configDir).saveApiKey(service.apiKey);
+  app = await startDesktopApp({
+    appRoot: REPO,
+    version: "9.9.9",
+    dataDir: join(base, "app"),
+    env: { SVC_CONFIG_DIR: configDir, HOME: home },
+    home,
+    host: createWebHost({ folderRoot: () => home, open: opener.open }),
+    settingsDefaults: { service: service.url, downloadsDir: join(base, "downloads") },
+    pollIntervalMs: 300,
+  });
+  app.events.subscribe((message) => serverEvents.push(message));
+  web = await startWebServer({ version: "9.9.9", router: app.router });
+});
+
+afterAll(async () => {
+  await web?.close();
+  await app?.close();
+  await service?.stop();
+  await rm(base, { recursive: true, force: true });
+});
+
+it("lists the same methods on both halves of the Electron bridge as the contract", () => {
+  const transport = electronTransport(app.router);
+  for (const method of IPC_METHOD_NAMES) expect(typeof transport.api[method]).toBe("function");
+  transport.close();
+});
+
+it("refuses IPC from a page that is not the app's own", async () => {
+  const transport = electronTransport(app.router, "https://evil.example/");
+  expect((await failure(transport.api["app.info"]())).code).toBe("forbidden_sender");
+  transport.close();
+});
+
+describe.each([
+  ["Electron IPC", () => electronTransport(app.router)],
+  ["web mode", () => webTransport(web)],
+])("over %s", (name, makeTransport) => {
+  let transport: Transport;
+  let api: DesktopApi;
+  let job: JobView;
+
+  beforeAll(() => {
+    transport = makeTransport();
+    api = transport.api;
+  });
+  afterAll(() => transport.close());
+
+  it("answers app.info", async () => {
+    expect(await api["app.info"]()).toEqual({ app: "svc Desktop", version: "9.9.9" });
+  });
+
+  it("scans a project: entry, size, variables and the HTML files to pick from", async () => {
+    const scan = await api["project.scan"]({ dir: project });
+    expect(scan).toMatchObject({
+      composition: "index.html",
+      width: 1920,
+      height: 1080,
+      aspectRatio: "16:9",
+      duration: 1,
+    });
+    expect(scan.variables.map((v) => v.id)).toEqual(["title"]);
+    expect(scan.compositions).toEqual(["index.html", "scenes/outro.html"]);
+  });
+
+  it("keeps the core's error codes: a folder without index.html, an unknown job, bad input", async () => {
+    expect((await failure(api["project.scan"]({ dir: join(base, "outside") }))).code).toBe(
+      "composition_not_found",
+    );
+    const missing = await failure(api["jobs.cancel"]({ jobId: "job_nope" }));
+    expect(missing).toMatchObject({ code: "job_not_found", hint: "Refresh the queue." });
+    const invalid = await failure(api["settings.set"]({ concurrency: 0 }));
+    expect(invalid.code).toBe("invalid_input");
+    expect(invalid.message).toMatch(/^concurrency:/);
+    expect((await failure(api["host.openExternal"]({ url: "file:///etc/passwd" }))).code).toBe(
+      "invalid_input",
+    );
+  });
+
+  it("reports the dry run: files, size and the largest files", async () => {
+    const report = await api["project.dryRun"]({ dir: project });
+    expect(report.file_count).toBe(3);
+    expect(report.exceeds_upload_limit).toBe(false);
+    expect(report.largest_files[0]).toEqual({ path: "media/notes.txt", size_bytes: 5000 });
+  });
+
+  it("serves a preview of the composition and nothing outside the project", async () => {
+    const { url } = await api["project.previewUrl"]({
+      dir: project,
+      composition: "scenes/outro.html",
+    });
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/scenes\/outro\.html$/);
+    expect(await (await fetch(url)).text()).toContain("outro");
+    const origin = new URL(url).origin;
+    expect((await fetch(`${origin}/..%2F..%2F..%2Foutside%2Fsecret.txt`)).status).toBe(404);
+    expect((await fetch(`${origin}/media/notes.txt`, { method: "POST" })).status).toBe(405);
+    expect(await statusWithHost(url, `evil.example:${new URL(url).port}`)).toBe(403);
+  });
+
+  it("validates variables against the composition's schema", async () => {
+    const { issues, resolved } = await api["variables.validate"]({
+      dir: project,
+      values: { title: 5, extra: true },
+    });
+    expect(issues.map((issue) => `${issue.id}:${issue.code}`)).toEqual([
+      "title:type-mismatch",
+      "extra:undeclared",
+    ]);
+    expect(resolved).toMatchObject({ title: 5, extra: true });
+  });
+
+  it("gets and sets settings, keeping what was not changed", async () => {
+    const before = await api["settings.get"]();
+    const after = await api["settings.set"]({ concurrency: 3 });
+    expect(after).toEqual({ ...before, concurrency: 3 });
+    expect(await api["settings.get"]()).toEqual(after);
+    await api["settings.set"]({ concurrency: before.concurrency });
+  });
+
+  it("reports the service it talks to", async () => {
+    expect(await api["service.state"]()).toMatchObject({
+      mode: "remote",
+      status: "remote",
+      url: service.url,
+    });
+  });
+
+  it("signs out, refuses a wrong key, signs in with the right one, and never returns the key", async () => {
+    const status = await api["auth.status"]();
+    expect(status).toMatchObject({ signedIn: true, source: "credentials-file", kind: "api_key" });
+    expect(status.user?.email).toBeTruthy();
+    expect(status.credits?.remaining).toBeGreaterThan(0);
+    expect(JSON.stringify(status)).not.toContain(service.apiKey);
+    expect((await api["auth.logout"]()).signedIn).toBe(false);
+    expect(
+      (await failure(api["auth.login"]({ method: "api-key", apiKey: "svc_key_wrongwrongwrong" })))
+        .code,
+    ).toBe("authentication_failed");
+    const signedIn = await api["auth.login"]({ method: "api-key", apiKey: service.apiKey });
+    expect(signedIn.signedIn).toBe(true);
+    expect(JSON.stringify(signedIn)).not.toContain(service.apiKey);
+  });
+
+  it("browses folders under the home folder only, and opens links in the system browser", async () => {
+    expect(await api["host.pickFolder"]()).toEqual({ kind: "browse", root: home });
+    const top = await api["host.listFolders"]({});
+    expect(top.folders.map((f) => f.name)).toEqual(["projects"]);
+    expect(top.parent).toBeUndefined();
+    const inner = await api["host.listFolders"]({ path: join(home, "projects") });
+    expect(inner.folders).toEqual([{ name: "hello", path: project }]);
+    expect((await failure(api["host.listFolders"]({ path: base }))).code).toBe(
+      "folder_outside_root",
+    );
+    expect(await api["host.openExternal"]({ url: "https://example.com/docs" })).toEqual({
+      opened: true,
+    });
+    expect(opener.opened).toContain("https://example.com/docs");
+  });
+
+  it("renders a job, pushing its stages in order, and notifies when it is done", async () => {
+    const received: JobView[] = [];
+    const notifications: JobNotification[] = [];
+    const offJob = api.on("job", (update) => received.push(update));
+    const offNote = api.on("notification", (note) => notifications.push(note));
+    await transport.ready();
+    job = await api["jobs.submit"]({
+      dir: project,
+      settings: { ...TINY_RENDER, title: `Contract ${name}` },
+    });
+    expect(job).toMatchObject({
+      status: "waiting",
+      stage: "waiting",
+      source: { type: "dir", dir: project },
+    });
+    const done = await waitFor("the job to complete", () =>
+      received.find(
+        (update) =>
+          update.id === job.id && (update.status === "completed" || update.status === "failed"),
+      ),
+    );
+    expect(done.error).toBeUndefined();
+    expect(done.status).toBe("completed");
+    await waitFor("the notification", () => notifications.find((n) => n.jobId === job.id));
+    offJob();
+    offNote();
+
+    // Every event the main process emitted for the job arrived, once, in the order emitted.
+    const emitted = serverEvents
+      .flatMap((m) => (m.event === "job" ? [m.payload] : []))
+      .filter((update) => update.id === job.id);
+    const mine = received.filter((update) => update.id === job.id);
+    expect(mine.map((u) => u.revision)).toEqual(emitted.map((u) => u.revision));
+    expect(JSON.parse(JSON.stringify(mine))).toEqual(JSON.parse(JSON.stringify(emitted)));
+    const stages = mine.map((u) => STAGE_ORDER.indexOf(u.stage));
+    expect(stages).toEqual([...stages].sort((a, b) => a - b));
+    expect(mine.some((u) => u.stage === "upload")).toBe(true);
+    expect(mine.some((u) => u.stage === "download")).toBe(true);
+
+    expect(done.renderId).toMatch(/^rndr_/);
+    expect(done.outputPath).toBe(
+      join(base, "downloads", `Contract-${name.replace(/ /g, "-")}-${done.renderId}.mp4`),
+    );
+    expect(existsSync(done.outputPath!)).toBe(true);
+    expect(done.fileMissing).toBe(false);
+    job = done;
+  });
+
+  it("lists the job; cancel and retry of a finished job are refused with their codes", async () => {
+    const jobs = await api["jobs.list"]();
+    expect(jobs.find((j) => j.id === job.id)).toMatchObject({
+      status: "completed",
+      renderId: job.renderId,
+    });
+    expect((await failure(api["jobs.cancel"]({ jobId: job.id }))).code).toBe("job_finished");
+    expect((await failure(api["jobs.retry"]({ jobId: job.id }))).code).toBe("job_not_retryable");
+  });
+
+  it('shows "file missing" when the video was deleted, and downloads it again', async () => {
+    await rm(job.outputPath!);
+    const missing = (await api["jobs.list"]()).find((j) => j.id === job.id)!;
+    expect(missing).toMatchObject({ status: "completed", fileMissing: true });
+    expect((await failure(api["host.revealFile"]({ path: job.outputPath! }))).code).toBe(
+      "file_missing",
+    );
+    await api["jobs.redownload"]({ jobId: job.id });
+    const again = await waitFor("the re-download", async () => {
+      const current = (await api["jobs.list"]()).find((j) => j.id === job.id)!;
+      return current.status === "completed" || current.status === "failed" ? current : undefined;
+    });
+    expect(again).toMatchObject({
+      status: "completed",
+      fileMissing: false,
+      outputPath: job.outputPath,
+      renderId: job.renderId,
+    });
+    expect(existsSync(job.outputPath!)).toBe(true);
+    expect(await api["host.revealFile"]({ path: job.outputPath! })).toEqual({ shown: true });
+    expect(opener.opened).toContain(dirname(job.outputPath!));
+  });
+
+  it("lists, gets, downloads again from history and deletes server renders", async () => {
+    const page = await api["renders.list"]({ limit: 100 });
+    expect(page.data.map((r) => r.render_id)).toContain(job.renderId);
+    const record = await api["renders.get"]({ renderId: job.renderId! });
+    expect(record).toMatchObject({ render_id: job.renderId, status: "completed", fps: 2 });
+
+    const outputDir = join(base, `history-${name.replace(/ /g, "-")}`);
+    const download = await api["renders.download"]({ renderId: job.renderId!, outputDir });
+    const downloaded = await waitFor("the history download", async () => {
+      const current = (await api["jobs.list"]()).find((j) => j.id === download.id)!;
+      return current.status === "completed" || current.status === "failed" ? current : undefined;
+    });
+    expect(downloaded.status).toBe("completed");
+    expect(dirname(downloaded.outputPath!)).toBe(outputDir);
+    expect(existsSync(downloaded.outputPath!)).toBe(true);
+    expect(await api["jobs.remove"]({ jobId: download.id })).toEqual({ jobId: download.id });
+
+    expect(await api["renders.delete"]({ renderId: job.renderId! })).toEqual({
+      renderId: job.renderId,
+    });
+    expect((await failure(api["renders.get"]({ renderId: job.renderId! }))).code).toBe(
+      "svc_render_not_found",
+    );
+  });
+});

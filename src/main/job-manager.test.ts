@@ -1,0 +1,195 @@
+// The render queue against the real service: resuming an interrupted upload under the same
+// idempotency key, cancel and retry, the concurrency limit, and the ETA estimate.
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { DesktopSettings, JobView } from "../shared/ipc";
+import { ApiClient } from "../core/api-client";
+import { runRender } from "../core/pipeline";
+import { startDesktopApp, type DesktopApp } from "./desktop-app";
+import { createWebHost } from "./host";
+import { writeJsonFileAtomic } from "./json-file";
+import { EtaMeter } from "./job-progress";
+import {
+  REPO,
+  TINY_RENDER,
+  startService,
+  tempDir,
+  tinyComposition,
+  waitFor,
+  writeProject,
+  type TestService,
+} from "./testing/support";
+
+let base: string;
+let service: TestService;
+let client: ApiClient;
+let app: DesktopApp | undefined;
+
+beforeAll(async () => {
+  base = await tempDir("svc-desktop-jobs-");
+  service = await startService(join(base, "service"));
+  client = new ApiClient({ baseUrl: service.url, credential: service.apiKey });
+});
+
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await rm(base, { recursive: true, force: true });
+});
+
+async function openApp(
+  name: string,
+  settings: Partial<DesktopSettings> = {},
+): Promise<{ app: DesktopApp; seen: JobView[] }> {
+  const seen: JobView[] = [];
+  app = await startDesktopApp({
+    appRoot: REPO,
+    version: "9.9.9",
+    dataDir: join(base, name),
+    env: { SVC_API_KEY: service.apiKey, HOME: base },
+    home: base,
+    host: createWebHost({ folderRoot: () => base, open: async () => false }),
+    settingsDefaults: {
+      service: service.url,
+      downloadsDir: join(base, name, "downloads"),
+      ...settings,
+    },
+    pollIntervalMs: 300,
+  });
+  app.events.subscribe((message) => {
+    if (message.event === "job") seen.push(message.payload);
+  });
+  return { app, seen };
+}
+
+function finished(seen: JobView[], jobId: string): JobView | undefined {
+  return seen.find(
+    (job) => job.id === jobId && ["completed", "failed", "cancelled"].includes(job.status),
+  );
+}
+
+it("resumes a job that was uploading with the same idempotency key: no second asset or render", async () => {
+  const project = await writeProject(join(base, "resume-project"), {
+    "index.html": tinyComposition("resume"),
+  });
+  const idempotencyKey = "svc-desktop:resume-test";
+  // The previous run got through the upload and the submit, then died before writing either down.
+  const earlier = await runRender(
+    {
+      client,
+      project: { type: "dir", dir: project },
+      composition: "index.html",
+      ...TINY_RENDER,
+      title: "resume",
+      idempotencyKey,
+      wait: false,
+    },
+    {},
+  );
+  const before = (await client.listRenders({ limit: 100 })).data.length;
+  await writeJsonFileAtomic(join(base, "resume", "jobs.json"), {
+    version: 1,
+    jobs: [
+      {
+        id: "job_resume",
+        revision: 4,
+        title: "resume",
+        status: "running",
+        stage: "upload",
+        progress: 0.5,
+        createdAt: Date.now(),
+        startedAt: Date.now(),
+        source: { type: "dir", dir: project, composition: "index.html" },
+        settings: TINY_RENDER,
+        outputDir: join(base, "resume", "downloads"),
+        idempotencyKey,
+        renderFailed: false,
+      },
+    ],
+  });
+  const { seen } = await openApp("resume");
+  const done = await waitFor("the resumed job", () => finished(seen, "job_resume"));
+  expect(done.error).toBeUndefined();
+  expect(done).toMatchObject({
+    status: "completed",
+    renderId: earlier.renderId,
+    assetId: earlier.assetId,
+  });
+  expect(existsSync(done.outputPath!)).toBe(true);
+  expect((await client.listRenders({ limit: 100 })).data.length).toBe(before);
+});
+
+it("cancels a running job, and a retry picks the same render up again", async () => {
+  const project = await writeProject(join(base, "cancel-project"), {
+    "index.html": tinyComposition("cancel"),
+  });
+  const { app, seen } = await openApp("cancel");
+  const job = await app.jobs.submit({ dir: project, settings: TINY_RENDER });
+  const renderId = await waitFor(
+    "a render id",
+    () => seen.find((j) => j.id === job.id && j.renderId)?.renderId,
+  );
+  const cancelled = await app.jobs.cancel(job.id);
+  expect(cancelled).toMatchObject({ status: "cancelled", renderId });
+  expect(app.jobs.get(job.id).status).toBe("cancelled");
+
+  await app.jobs.retry(job.id);
+  const done = await waitFor("the retried job", () => {
+    const current = app.jobs.get(job.id);
+    return current.status === "completed" || current.status === "failed" ? current : undefined;
+  });
+  expect(done.error).toBeUndefined();
+  expect(done).toMatchObject({ status: "completed", renderId });
+  expect(existsSync(done.outputPath!)).toBe(true);
+});
+
+it("runs at most `concurrency` jobs at once and finishes them all", async () => {
+  const { app, seen } = await openApp("concurrency", { concurrency: 2 });
+  const projects = await Promise.all(
+    ["one", "two", "three"].map((name) =>
+      writeProject(join(base, `c-${name}`), { "index.html": tinyComposition(name) }),
+    ),
+  );
+  let running = 0;
+  let most = 0;
+  const state = new Map<string, string>();
+  app.events.subscribe((message) => {
+    if (message.event !== "job") return;
+    const before = state.get(message.payload.id);
+    state.set(message.payload.id, message.payload.status);
+    if (before !== "running" && message.payload.status === "running") running++;
+    if (before === "running" && message.payload.status !== "running") running--;
+    most = Math.max(most, running);
+  });
+  const jobs: JobView[] = [];
+  for (const dir of projects) jobs.push(await app.jobs.submit({ dir, settings: TINY_RENDER }));
+  const done = await waitFor(
+    "all three jobs",
+    () => {
+      const all = jobs.map((job) => finished(seen, job.id));
+      return all.every(Boolean) ? (all as JobView[]) : undefined;
+    },
+    120_000,
+  );
+  expect(done.map((job) => job.status)).toEqual(["completed", "completed", "completed"]);
+  expect(most).toBe(2);
+});
+
+describe("ETA", () => {
+  it("estimates the rest of a stage from the rate measured since it began", () => {
+    let now = 0;
+    const eta = new EtaMeter(() => now);
+    expect(eta.estimate("rendering", 0)).toBeUndefined();
+    now = 2_000;
+    expect(eta.estimate("rendering", 0.25)).toBe(6);
+    now = 4_000;
+    expect(eta.estimate("rendering", 0.5)).toBe(4);
+    expect(eta.estimate("download", 0.1)).toBeUndefined();
+  });
+});

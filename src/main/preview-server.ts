@@ -1,0 +1,155 @@
+// Live preview of a project folder: the renderer's <svc-player> loads the composition from a
+// read-only HTTP server on 127.0.0.1 (never file://, so fetch(), module scripts and fonts behave
+// as in a render). One server per project folder, started on first use; every path is resolved and
+// checked to stay inside the folder, symlinks included (the same rules as the engine's server,
+// which src/main may not import), and requests naming another host (DNS rebinding) are refused.
+import { createReadStream } from "node:fs";
+import { realpath, stat } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { extname, resolve, sep } from "node:path";
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".htm": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+  ".woff": "font/woff",
+  ".woff2": "font/woff2",
+  ".ttf": "font/ttf",
+  ".otf": "font/otf",
+  ".mp4": "video/mp4",
+  ".webm": "video/webm",
+  ".mov": "video/quicktime",
+  ".mp3": "audio/mpeg",
+  ".wav": "audio/wav",
+  ".ogg": "audio/ogg",
+  ".m4a": "audio/mp4",
+};
+
+/** The real path of `urlPath` inside `root`, or undefined when it would leave it. */
+export async function resolveInside(root: string, urlPath: string): Promise<string | undefined> {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return undefined;
+  }
+  if (decoded.includes("\0")) return undefined;
+  const candidate = resolve(root, `.${decoded.startsWith("/") ? decoded : `/${decoded}`}`);
+  if (candidate !== root && !candidate.startsWith(root + sep)) return undefined;
+  try {
+    const real = await realpath(candidate);
+    return real === root || real.startsWith(root + sep) ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | undefined {
+  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
+  if (!match || (!match[1] && !match[2])) return undefined;
+  const start = match[1] ? Number(match[1]) : Math.max(0, size - Number(match[2]));
+  const end = match[1] && match[2] ? Math.min(Number(match[2]), size - 1) : size - 1;
+  return start <= end && start < size ? { start, end } : undefined;
+}
+
+async function serveFile(root: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // Only this machine's own pages: a foreign Host means DNS rebinding by some web site.
+  const port = (req.socket.address() as AddressInfo).port;
+  if (![`127.0.0.1:${port}`, `localhost:${port}`].includes(req.headers.host ?? "")) {
+    res.writeHead(403).end();
+    return;
+  }
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405).end();
+    return;
+  }
+  const pathname = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+  let file = await resolveInside(root, pathname);
+  let info = file ? await stat(file).catch(() => undefined) : undefined;
+  if (file && info?.isDirectory()) {
+    file = await resolveInside(root, `${pathname.replace(/\/$/, "")}/index.html`);
+    info = file ? await stat(file).catch(() => undefined) : undefined;
+  }
+  if (!file || !info?.isFile()) {
+    res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+    return;
+  }
+  const range = parseRange(req.headers.range, info.size);
+  if (req.headers.range && !range) {
+    res.writeHead(416, { "content-range": `bytes */${info.size}` }).end();
+    return;
+  }
+  const { start, end } = range ?? { start: 0, end: info.size - 1 };
+  res.writeHead(range ? 206 : 200, {
+    "content-type": CONTENT_TYPES[extname(file).toLowerCase()] ?? "application/octet-stream",
+    "content-length": info.size === 0 ? 0 : end - start + 1,
+    "accept-ranges": "bytes",
+    "cache-control": "no-cache",
+    "x-content-type-options": "nosniff",
+    ...(range ? { "content-range": `bytes ${start}-${end}/${info.size}` } : {}),
+  });
+  if (req.method === "HEAD" || info.size === 0) {
+    res.end();
+    return;
+  }
+  createReadStream(file, { start, end })
+    .on("error", () => res.destroy())
+    .pipe(res);
+}
+
+export class PreviewServers {
+  private readonly servers = new Map<string, Promise<{ server: Server; origin: string }>>();
+
+  /** The URL that shows `composition` of the project at `dir`. */
+  async urlFor(dir: string, composition: string): Promise<string> {
+    const root = await realpath(resolve(dir));
+    let entry = this.servers.get(root);
+    if (!entry) {
+      entry = start(root);
+      this.servers.set(root, entry);
+      entry.catch(() => this.servers.delete(root));
+    }
+    const { origin } = await entry;
+    return `${origin}/${composition.split("/").map(encodeURIComponent).join("/")}`;
+  }
+
+  async close(): Promise<void> {
+    const entries = [...this.servers.values()];
+    this.servers.clear();
+    await Promise.all(
+      entries.map(async (entry) => {
+        const { server } = await entry.catch(() => ({ server: undefined }));
+        if (!server) return;
+        server.closeAllConnections();
+        await new Promise<void>((done) => server.close(() => done()));
+      }),
+    );
+  }
+}
+
+async function start(root: string): Promise<{ server: Server; origin: string }> {
+  const server = createServer((req, res) => {
+    serveFile(root, req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  await new Promise<void>((done, fail) => {
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => done());
+  });
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}

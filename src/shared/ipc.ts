@@ -1,0 +1,302 @@
+// The desktop app's one seam between the React renderer and the main process (SPEC.md section 7).
+// Every request/response method is listed in `IpcMethods` with a zod schema for its input (the
+// main process validates everything it receives: the renderer is not trusted) and a TypeScript
+// type for its output; push events are listed in `IpcEvents`. Both transports — Electron IPC
+// through the preload bridge, and web mode's HTTP + WebSocket — carry exactly these, and both wrap
+// every answer in `IpcResult`, so an error keeps its `{code, message, hint}` on either path.
+import { z } from "zod";
+import type { RenderList, RenderRecord } from "./api";
+import { fpsSchema } from "./render-options";
+import { ASPECT_RATIOS, FORMATS, QUALITIES, RESOLUTIONS } from "./render-options";
+import type { AspectRatio, OutputFormat, Quality, Resolution } from "./render-options";
+import type { VariableDefinition, VariableIssue, VariableValues } from "./variables";
+import type { IpcEventName, IpcMethodName } from "./ipc-channels";
+
+export {
+  EVENTS_PROTOCOL,
+  IPC_EVENT_CHANNEL,
+  IPC_EVENT_NAMES,
+  IPC_INVOKE_CHANNEL,
+  IPC_METHOD_NAMES,
+  TOKEN_PROTOCOL_PREFIX,
+} from "./ipc-channels";
+export type { IpcEventName, IpcMethodName };
+
+// ---------------------------------------------------------------- errors and envelope
+
+export interface IpcError {
+  /** Stable code: the service's (`authentication_failed`), the core's, or `invalid_input`. */
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+export type IpcResult<T> = { ok: true; data: T } | { ok: false; error: IpcError };
+
+// ---------------------------------------------------------------- shared pieces
+
+const projectDir = z.string().min(1, { error: "dir must be a project folder" });
+const composition = z.string().min(1).max(1024).optional();
+const variables = z.record(z.string(), z.unknown());
+const jobId = z.string().min(1);
+const renderId = z.string().min(1).max(255);
+const empty = z.object({}).strict().optional();
+
+export const renderSettingsSchema = z.object({
+  fps: fpsSchema.default(30),
+  quality: z.enum(QUALITIES).default("standard"),
+  format: z.enum(FORMATS).default("mp4"),
+  resolution: z.enum(RESOLUTIONS).default("1080p"),
+  aspectRatio: z.enum(ASPECT_RATIOS).optional(),
+  variables: variables.optional(),
+  strictVariables: z.boolean().optional(),
+  title: z.string().max(500).optional(),
+});
+export type JobRenderSettings = z.output<typeof renderSettingsSchema>;
+
+/** "local": the embedded service this app supervises; otherwise the base URL of a service. */
+export const serviceSettingSchema = z.union([
+  z.literal("local"),
+  z.url({ protocol: /^https?$/, error: 'service must be "local" or an http(s) URL' }),
+]);
+
+export const settingsSchema = z.object({
+  service: serviceSettingSchema,
+  downloadsDir: z.string().min(1),
+  concurrency: z.number().int().min(1).max(8),
+  credentialStore: z.enum(["file", "keychain"]),
+  /** Web mode's folder browser shows folders under this one (default: the home folder). */
+  folderBrowserRoot: z.string().min(1).optional(),
+});
+export type DesktopSettings = z.output<typeof settingsSchema>;
+
+// ---------------------------------------------------------------- outputs
+
+export interface AppInfo {
+  app: string;
+  version: string;
+}
+
+export interface ProjectScanView {
+  root: string;
+  composition: string;
+  width: number;
+  height: number;
+  aspectRatio: AspectRatio;
+  duration: number | undefined;
+  variables: VariableDefinition[];
+  schemaErrors: string[];
+  /** HTML files in the project folder, for the composition picker. */
+  compositions: string[];
+}
+
+export interface DryRunReport {
+  project: string;
+  file_count: number;
+  size_bytes: number;
+  upload_limit_bytes: number;
+  exceeds_upload_limit: boolean;
+  largest_files: Array<{ path: string; size_bytes: number }>;
+}
+
+/** The stages the queue shows (SPEC.md section 7), then where the job ended. */
+export type JobStage = "waiting" | "zip" | "upload" | "queued" | "rendering" | "download";
+export type JobStatus = "waiting" | "running" | "completed" | "failed" | "cancelled";
+
+export interface JobView {
+  id: string;
+  /** Increases with every change, so a listener can drop an out-of-date copy. */
+  revision: number;
+  title: string;
+  status: JobStatus;
+  stage: JobStage;
+  /** 0..1 within the current stage. */
+  progress: number;
+  bytes: { done: number; total: number | undefined } | undefined;
+  etaSeconds: number | undefined;
+  createdAt: number;
+  startedAt: number | undefined;
+  finishedAt: number | undefined;
+  source: { type: "dir"; dir: string; composition: string } | { type: "render"; renderId: string };
+  settings: JobRenderSettings;
+  assetId: string | undefined;
+  renderId: string | undefined;
+  outputPath: string | undefined;
+  sizeBytes: number | undefined;
+  /** Completed, but the downloaded file is no longer where it was saved. */
+  fileMissing: boolean;
+  error: IpcError | undefined;
+}
+
+export type AuthSource =
+  "env:SVC_API_KEY" | "env:SVC_ALIAS_API_KEY" | "credentials-file" | "local-service";
+
+export interface AuthStatus {
+  signedIn: boolean;
+  service: string;
+  source: AuthSource | undefined;
+  kind: "api_key" | "oauth" | undefined;
+  user: { email: string; username: string } | undefined;
+  credits: { remaining: number; used: number; plan: string } | undefined;
+  /** Why the status is incomplete (e.g. the service cannot be reached). */
+  problem: IpcError | undefined;
+}
+
+export type ServiceStatus = "stopped" | "starting" | "ready" | "restarting" | "failed" | "remote";
+
+export interface ServiceState {
+  mode: "local" | "remote";
+  status: ServiceStatus;
+  url: string | undefined;
+  /** Crash restarts since the app started. */
+  restarts: number;
+  message: string | undefined;
+}
+
+export type PickFolderResult =
+  | { kind: "picked"; path: string }
+  | { kind: "cancelled" }
+  /** No native dialog (web mode): show the in-app browser (`host.listFolders`) from `root`. */
+  | { kind: "browse"; root: string };
+
+export interface FolderListing {
+  root: string;
+  path: string;
+  parent: string | undefined;
+  folders: Array<{ name: string; path: string }>;
+}
+
+// ---------------------------------------------------------------- methods
+
+export const ipcInputSchemas = {
+  "app.info": empty,
+  "project.scan": z.object({ dir: projectDir, composition }),
+  "project.dryRun": z.object({ dir: projectDir, composition, variables: variables.optional() }),
+  "project.previewUrl": z.object({ dir: projectDir, composition }),
+  "variables.validate": z.object({ dir: projectDir, composition, values: variables }),
+  "jobs.submit": z.object({
+    dir: projectDir,
+    composition,
+    settings: renderSettingsSchema,
+    /** Default: the downloads folder of the settings. */
+    outputDir: z.string().min(1).optional(),
+  }),
+  "jobs.cancel": z.object({ jobId }),
+  "jobs.retry": z.object({ jobId }),
+  "jobs.list": empty,
+  "jobs.redownload": z.object({ jobId }),
+  "jobs.remove": z.object({ jobId }),
+  "renders.list": z.object({
+    limit: z.number().int().min(1).max(100).optional(),
+    token: z.string().min(1).optional(),
+  }),
+  "renders.get": z.object({ renderId }),
+  "renders.delete": z.object({ renderId }),
+  /** Fetches a fresh signed URL and downloads a render from the history as a new queue job. */
+  "renders.download": z.object({ renderId, outputDir: z.string().min(1).optional() }),
+  "auth.status": empty,
+  /** API key for now; browser/device sign-in (OAuth) will add members to this union. */
+  "auth.login": z.discriminatedUnion("method", [
+    z.object({ method: z.literal("api-key"), apiKey: z.string().trim().min(8).max(500) }),
+  ]),
+  "auth.logout": empty,
+  "settings.get": empty,
+  "settings.set": settingsSchema.partial().strict(),
+  "service.state": empty,
+  "host.pickFolder": empty,
+  "host.listFolders": z.object({ path: z.string().min(1).optional() }),
+  "host.revealFile": z.object({ path: z.string().min(1) }),
+  "host.openExternal": z.object({ url: z.url({ protocol: /^https?$/ }) }),
+} as const satisfies Record<IpcMethodName, z.ZodType>;
+
+/** What each method answers. */
+export interface IpcOutputs {
+  "app.info": AppInfo;
+  "project.scan": ProjectScanView;
+  "project.dryRun": DryRunReport;
+  "project.previewUrl": { url: string };
+  "variables.validate": { issues: VariableIssue[]; resolved: VariableValues };
+  "jobs.submit": JobView;
+  "jobs.cancel": JobView;
+  "jobs.retry": JobView;
+  "jobs.list": JobView[];
+  "jobs.redownload": JobView;
+  "jobs.remove": { jobId: string };
+  "renders.list": RenderList;
+  "renders.get": RenderRecord;
+  "renders.delete": { renderId: string };
+  "renders.download": JobView;
+  "auth.status": AuthStatus;
+  "auth.login": AuthStatus;
+  "auth.logout": AuthStatus;
+  "settings.get": DesktopSettings;
+  "settings.set": DesktopSettings;
+  "service.state": ServiceState;
+  "host.pickFolder": PickFolderResult;
+  "host.listFolders": FolderListing;
+  "host.revealFile": { shown: boolean };
+  "host.openExternal": { opened: boolean };
+}
+
+export type IpcInput<M extends IpcMethodName> = z.input<(typeof ipcInputSchemas)[M]>;
+export type IpcParsedInput<M extends IpcMethodName> = z.output<(typeof ipcInputSchemas)[M]>;
+
+export function isIpcMethod(name: string): name is IpcMethodName {
+  return Object.prototype.hasOwnProperty.call(ipcInputSchemas, name);
+}
+
+// ---------------------------------------------------------------- events
+
+export interface JobNotification {
+  jobId: string;
+  title: string;
+  body: string;
+  outcome: "completed" | "failed";
+}
+
+export interface IpcEvents extends Record<IpcEventName, unknown> {
+  job: JobView;
+  service: ServiceState;
+  /** A finished job; Electron also shows it as a desktop notification. */
+  notification: JobNotification;
+}
+
+export type IpcEventMessage = {
+  [E in IpcEventName]: { event: E; payload: IpcEvents[E] };
+}[IpcEventName];
+
+// ---------------------------------------------------------------- the renderer's view
+
+/** What the renderer calls: one async function per method, plus event subscription. */
+export type DesktopApi = {
+  [M in IpcMethodName]: undefined extends IpcInput<M>
+    ? (input?: IpcInput<M>) => Promise<IpcOutputs[M]>
+    : (input: IpcInput<M>) => Promise<IpcOutputs[M]>;
+} & {
+  on<E extends IpcEventName>(event: E, listener: (payload: IpcEvents[E]) => void): () => void;
+};
+
+/**
+ * What the preload exposes as `window.svcDesktop`: the same methods, answering the `IpcResult`
+ * envelope (an Error thrown across Electron's contextBridge keeps only its message, so the code
+ * and hint travel as data and the renderer's transport turns them back into an `IpcCallError`).
+ */
+export type DesktopBridge = {
+  [M in IpcMethodName]: (input?: IpcInput<M>) => Promise<IpcResult<IpcOutputs[M]>>;
+} & {
+  on<E extends IpcEventName>(event: E, listener: (payload: IpcEvents[E]) => void): () => void;
+};
+
+/** A failed call on the renderer side: the main process's error, unchanged. */
+export class IpcCallError extends Error {
+  override readonly name = "IpcCallError";
+  readonly code: string;
+  readonly hint: string | undefined;
+  constructor(error: IpcError) {
+    super(error.message);
+    this.code = error.code;
+    this.hint = error.hint;
+  }
+}
+
+export type { OutputFormat, Quality, Resolution };
