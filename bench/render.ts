@@ -9,7 +9,7 @@
 // load from elsewhere hits both sides alike instead of skewing the ratio.
 // Usage: npm run bench [-- --workers N|auto] [--only name] [--fps 30] [--reps 2]
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SegmentEncoder } from "../src/engine/encode";
 import { resolveFfmpeg } from "../src/engine/ffmpeg";
@@ -147,7 +147,7 @@ const args = parseArgs(process.argv.slice(2));
 const workDir = await mkdtemp(join(tmpdir(), "svc-bench-"));
 try {
   console.log(
-    `svc render benchmark: 1080p, ${args.fps} fps, standard quality, workers ${args.workers}`,
+    `svc render benchmark: 1080p, ${args.fps} fps, standard quality, workers ${args.workers}, best of ${args.reps} runs (load average ${loadavg()[0]!.toFixed(1)})`,
   );
   console.log(`segment length for 12 s: ${segmentLength(12 * args.fps, args.fps)} frames`);
   const rows: Row[] = [];
