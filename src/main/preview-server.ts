@@ -3,11 +3,35 @@
 // as in a render). One server per project folder, started on first use; every path is resolved and
 // checked to stay inside the folder, symlinks included (the same rules as the engine's server,
 // which src/main may not import), and requests naming another host (DNS rebinding) are refused.
+// The player fetches the composition with CORS, so loopback origins (the web-mode renderer) and
+// "null" (Electron's file:// renderer and sandboxed frames) may read; no other web site may.
+// GSAP is served from the app's own copy under /__svc/libs/gsap/ (the player's `library-base`),
+// so previews work offline, as renders do.
 import { createReadStream } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { extname, resolve, sep } from "node:path";
+import { dirname, extname, resolve, sep } from "node:path";
+
+/** Path prefix of the library copies; the player's `library-base` is `<origin>/__svc/libs`. */
+export const PREVIEW_LIBRARY_PATH = "/__svc/libs";
+
+let gsapDist: string | undefined;
+function gsapDistDir(): string | undefined {
+  try {
+    gsapDist ??= dirname(createRequire(import.meta.url).resolve("gsap"));
+  } catch {
+    return undefined;
+  }
+  return gsapDist;
+}
+
+function allowedOrigin(origin: string | undefined): string | undefined {
+  if (!origin) return undefined;
+  if (origin === "null") return origin;
+  return /^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(origin) ? origin : undefined;
+}
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -76,15 +100,22 @@ async function serveFile(root: string, req: IncomingMessage, res: ServerResponse
     res.writeHead(405).end();
     return;
   }
+  const corsOrigin = allowedOrigin(req.headers.origin);
+  const cors = corsOrigin ? { "access-control-allow-origin": corsOrigin, vary: "origin" } : {};
   const pathname = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
-  let file = await resolveInside(root, pathname);
+  const libraryDir = gsapDistDir();
+  const gsapPrefix = `${PREVIEW_LIBRARY_PATH}/gsap/`;
+  let file =
+    pathname.startsWith(gsapPrefix) && libraryDir
+      ? await resolveInside(libraryDir, pathname.slice(gsapPrefix.length - 1))
+      : await resolveInside(root, pathname);
   let info = file ? await stat(file).catch(() => undefined) : undefined;
   if (file && info?.isDirectory()) {
     file = await resolveInside(root, `${pathname.replace(/\/$/, "")}/index.html`);
     info = file ? await stat(file).catch(() => undefined) : undefined;
   }
   if (!file || !info?.isFile()) {
-    res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+    res.writeHead(404, { "content-type": "text/plain", ...cors }).end("Not found");
     return;
   }
   const range = parseRange(req.headers.range, info.size);
@@ -99,6 +130,7 @@ async function serveFile(root: string, req: IncomingMessage, res: ServerResponse
     "accept-ranges": "bytes",
     "cache-control": "no-cache",
     "x-content-type-options": "nosniff",
+    ...cors,
     ...(range ? { "content-range": `bytes ${start}-${end}/${info.size}` } : {}),
   });
   if (req.method === "HEAD" || info.size === 0) {

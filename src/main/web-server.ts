@@ -47,8 +47,9 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 const SECURITY_HEADERS = {
+  // Same as src/renderer/index.html (the preview frame inherits it; see there).
   "content-security-policy":
-    "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self' 'unsafe-inline'; connect-src 'self' ws://127.0.0.1:*; frame-src 'self' http://127.0.0.1:*",
+    "default-src 'self'; script-src 'self' 'unsafe-inline' http://127.0.0.1:*; img-src 'self' data: blob: http://127.0.0.1:*; media-src 'self' blob: http://127.0.0.1:*; font-src 'self' data: http://127.0.0.1:*; style-src 'self' 'unsafe-inline' http://127.0.0.1:*; connect-src 'self' ws://127.0.0.1:* http://127.0.0.1:*; frame-src 'self' http://127.0.0.1:*; object-src 'none'; base-uri 'self' http://127.0.0.1:*",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
   "cache-control": "no-store",

@@ -1,34 +1,24 @@
-// Renderer entry. The full UI arrives with the desktop-app issues; for now the shell shows that
-// it reaches the main process through the same transport the real screens will use.
-import { StrictMode, useEffect, useState } from "react";
+// Renderer entry: react-query for the main process's data, then the app shell.
+import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
-import { hello, type AppInfo } from "./transport";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { App } from "./app/App";
+import "./styles.css";
 
-function App() {
-  const [info, setInfo] = useState<AppInfo | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  useEffect(() => {
-    hello().then(setInfo, (e: unknown) => setError(e instanceof Error ? e.message : String(e)));
-  }, []);
-  return (
-    <main style={{ fontFamily: "system-ui, sans-serif", padding: 32 }}>
-      <h1>svc Desktop</h1>
-      <p role="status">
-        {info
-          ? `Connected to svc ${info.version}`
-          : error
-            ? `Not connected: ${error}`
-            : "Connecting…"}
-      </p>
-    </main>
-  );
-}
+const queryClient = new QueryClient({
+  defaultOptions: {
+    // The main process pushes what changes (jobs, service state); the rest is refreshed on demand.
+    queries: { refetchOnWindowFocus: false, staleTime: 5_000 },
+  },
+});
 
 const container = document.getElementById("root");
 if (container) {
   createRoot(container).render(
     <StrictMode>
-      <App />
+      <QueryClientProvider client={queryClient}>
+        <App />
+      </QueryClientProvider>
     </StrictMode>,
   );
 }

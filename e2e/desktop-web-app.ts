@@ -1,0 +1,81 @@
+// Test harness for the desktop UI: a real `svc server` (port 0, its own data dir) and the desktop
+// app in web mode (`scripts/launch.mjs --web`) with temporary app data, credential and downloads
+// folders, pointed at that service, and the folder browser rooted at this repository.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { startService, tempDir, type TestService } from "../src/main/testing/support";
+
+export const REPO = resolve(import.meta.dirname, "..");
+
+export interface WebApp {
+  url: string;
+  service: TestService;
+  downloadsDir: string;
+  stop(): Promise<void>;
+}
+
+export async function startWebApp(): Promise<WebApp> {
+  const scratch = await tempDir("svc-desktop-ui-");
+  const service = await startService(join(scratch, "service"));
+  const appData = join(scratch, "app");
+  const downloadsDir = join(scratch, "downloads");
+  await mkdir(appData, { recursive: true });
+  await writeFile(
+    join(appData, "settings.json"),
+    JSON.stringify({
+      service: service.url,
+      downloadsDir,
+      concurrency: 1,
+      credentialStore: "file",
+      folderBrowserRoot: REPO,
+    }),
+  );
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SVC_NO_OPEN: "1",
+    SVC_DESKTOP_DATA_DIR: appData,
+    SVC_CONFIG_DIR: join(scratch, "config"),
+  };
+  for (const name of [
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "SVC_API_KEY",
+    "SVC_ALIAS_API_KEY",
+    "SVC_API_URL",
+  ])
+    delete env[name];
+  const child: ChildProcess = spawn(process.execPath, ["scripts/launch.mjs", "--web"], {
+    cwd: REPO,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let stdout = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /(http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/.exec(stdout);
+      if (match) resolveUrl(match[1]!);
+    });
+    child.once("exit", (code) =>
+      reject(new Error(`web mode exited (${code}) before printing a URL:\n${stderr}`)),
+    );
+  });
+  return {
+    url,
+    service,
+    downloadsDir,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = once(child, "exit");
+        child.kill("SIGTERM");
+        await exited;
+      }
+      await service.stop();
+      await rm(scratch, { recursive: true, force: true });
+    },
+  };
+}

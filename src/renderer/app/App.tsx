@@ -1,0 +1,105 @@
+// The app shell: header (name, connection and service status, theme), navigation between the
+// five screens, and the current screen.
+import type { ServiceState } from "../../shared/ipc";
+import { ErrorBoundary } from "../components/ErrorBoundary";
+import { useAppInfo, useServiceState } from "../hooks/app";
+import { useJobs } from "../hooks/jobs";
+import { useAppliedTheme } from "../hooks/theme";
+import { AccountScreen } from "../screens/AccountScreen";
+import { HistoryScreen } from "../screens/HistoryScreen";
+import { ProjectScreen } from "../screens/ProjectScreen";
+import { QueueScreen } from "../screens/QueueScreen";
+import { SettingsScreen } from "../screens/SettingsScreen";
+import { SCREENS, useUiStore, type Screen } from "../store";
+
+const SCREEN_LABELS: Record<Screen, string> = {
+  project: "Project",
+  queue: "Queue",
+  history: "History",
+  account: "Account",
+  settings: "Settings",
+};
+
+function serviceLabel(state: ServiceState | undefined): string {
+  if (!state) return "Service: …";
+  if (state.mode === "remote") return `Service: ${state.url ?? "remote"}`;
+  return `Local service: ${state.status}`;
+}
+
+function Header() {
+  const info = useAppInfo();
+  const service = useServiceState();
+  const theme = useAppliedTheme();
+  const setTheme = useUiStore((state) => state.setTheme);
+  return (
+    <header className="app-header">
+      <h1>svc Desktop</h1>
+      <p role="status" className={info.error ? "conn conn-bad" : "conn"}>
+        {info.data
+          ? `Connected to svc ${info.data.version}`
+          : info.error
+            ? `Not connected: ${info.error.message}`
+            : "Connecting…"}
+      </p>
+      <span className={`service service-${service.data?.status ?? "unknown"}`}>
+        {serviceLabel(service.data)}
+      </span>
+      <button
+        type="button"
+        className="theme-toggle"
+        aria-label={theme === "dark" ? "Use the light theme" : "Use the dark theme"}
+        onClick={() => setTheme(theme === "dark" ? "light" : "dark")}
+      >
+        {theme === "dark" ? "☀" : "☾"}
+      </button>
+    </header>
+  );
+}
+
+function Navigation() {
+  const screen = useUiStore((state) => state.screen);
+  const show = useUiStore((state) => state.show);
+  const jobs = useJobs();
+  const running = (jobs.data ?? []).filter(
+    (job) => job.status === "running" || job.status === "waiting",
+  ).length;
+  return (
+    <nav className="app-nav" aria-label="Screens">
+      {SCREENS.map((name) => (
+        <button
+          key={name}
+          type="button"
+          aria-current={screen === name ? "page" : undefined}
+          onClick={() => show(name)}
+        >
+          {SCREEN_LABELS[name]}
+          {name === "queue" && running > 0 ? <span className="count"> {running}</span> : null}
+        </button>
+      ))}
+    </nav>
+  );
+}
+
+const SCREEN_COMPONENTS: Record<Screen, () => React.JSX.Element> = {
+  project: ProjectScreen,
+  queue: QueueScreen,
+  history: HistoryScreen,
+  account: AccountScreen,
+  settings: SettingsScreen,
+};
+
+export function App() {
+  const screen = useUiStore((state) => state.screen);
+  const Current = SCREEN_COMPONENTS[screen];
+  return (
+    <div className="app">
+      <Header />
+      <Navigation />
+      <main className="app-main" aria-label={SCREEN_LABELS[screen]}>
+        <ErrorBoundary resetKey={screen}>
+          <Current />
+        </ErrorBoundary>
+      </main>
+    </div>
+  );
+}

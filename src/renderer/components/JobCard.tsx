@@ -1,0 +1,137 @@
+// One queue job: where it is in the pipeline, progress within the stage, times, and what can be
+// done with it now.
+import type { JobStage, JobView } from "../../shared/ipc";
+import {
+  useCancelJob,
+  useRedownloadJob,
+  useRemoveJob,
+  useRetryJob,
+  useRevealFile,
+} from "../hooks/jobs";
+import { formatBytes, formatSeconds } from "../render-plan";
+import { ErrorNote } from "./ErrorNote";
+
+const STAGES: Array<{ stage: JobStage; label: string }> = [
+  { stage: "zip", label: "Zipping" },
+  { stage: "upload", label: "Uploading" },
+  { stage: "queued", label: "Queued" },
+  { stage: "rendering", label: "Rendering" },
+  { stage: "download", label: "Downloading" },
+];
+
+const STATUS_LABELS: Record<JobView["status"], string> = {
+  waiting: "Waiting",
+  running: "Running",
+  completed: "Done",
+  failed: "Failed",
+  cancelled: "Cancelled",
+};
+
+function stageLabel(job: JobView): string {
+  if (job.status !== "running") return STATUS_LABELS[job.status];
+  return STAGES.find((s) => s.stage === job.stage)?.label ?? "Waiting";
+}
+
+export function JobCard({ job, now }: { job: JobView; now: number }) {
+  const cancel = useCancelJob();
+  const retry = useRetryJob();
+  const redownload = useRedownloadJob();
+  const remove = useRemoveJob();
+  const reveal = useRevealFile();
+  const active = job.status === "waiting" || job.status === "running";
+  const currentIndex = STAGES.findIndex((s) => s.stage === job.stage);
+  const elapsed = job.startedAt ? ((job.finishedAt ?? now) - job.startedAt) / 1000 : undefined;
+  const speed =
+    job.bytes && job.stage === "upload" && elapsed && elapsed > 0
+      ? job.bytes.done / elapsed
+      : undefined;
+  const facts = [
+    active ? `${Math.round(job.progress * 100)}%` : undefined,
+    elapsed !== undefined ? `elapsed ${formatSeconds(elapsed)}` : undefined,
+    active && job.etaSeconds !== undefined
+      ? `about ${formatSeconds(job.etaSeconds)} left`
+      : undefined,
+    speed ? `${formatBytes(speed)}/s` : undefined,
+    job.status === "completed" && job.sizeBytes ? formatBytes(job.sizeBytes) : undefined,
+  ].filter((fact): fact is string => fact !== undefined);
+  const actionError =
+    cancel.error ?? retry.error ?? redownload.error ?? remove.error ?? reveal.error;
+  return (
+    <li className={`job job-${job.status}`} aria-label={`Job ${job.title}`} data-job-id={job.id}>
+      <div className="job-head">
+        <strong className="job-title">{job.title}</strong>
+        <span className={`badge status-${job.status}`} data-testid="job-stage">
+          {stageLabel(job)}
+        </span>
+        <span className="muted">
+          {job.settings.format} · {job.settings.resolution} · {job.settings.fps} fps
+        </span>
+      </div>
+      <ol className="stages" aria-label="Stages">
+        {STAGES.map((step, index) => {
+          const state =
+            job.status === "completed" || index < currentIndex
+              ? "done"
+              : index !== currentIndex
+                ? "todo"
+                : active
+                  ? "current"
+                  : job.status === "failed"
+                    ? "failed"
+                    : "todo";
+          return (
+            <li
+              key={step.stage}
+              className={`stage stage-${state}`}
+              data-state={state}
+              aria-current={state === "current" ? "step" : undefined}
+            >
+              {step.label}
+            </li>
+          );
+        })}
+      </ol>
+      {active ? (
+        <progress max={1} value={job.progress} aria-label={`${stageLabel(job)} progress`} />
+      ) : null}
+      <p className="job-facts muted">{facts.join(" · ")}</p>
+      {job.outputPath && job.status === "completed" ? (
+        <p className="path" data-testid="job-output">
+          {job.outputPath}
+          {job.fileMissing ? " (the file is no longer there)" : ""}
+        </p>
+      ) : null}
+      {job.error ? (
+        <ErrorNote error={Object.assign(new Error(job.error.message), job.error)} />
+      ) : null}
+      <div className="actions">
+        {active ? (
+          <button type="button" onClick={() => cancel.mutate({ jobId: job.id })}>
+            Cancel
+          </button>
+        ) : null}
+        {job.status === "failed" || job.status === "cancelled" ? (
+          <button type="button" onClick={() => retry.mutate({ jobId: job.id })}>
+            Retry
+          </button>
+        ) : null}
+        {job.status === "completed" && job.outputPath && !job.fileMissing ? (
+          <button type="button" onClick={() => reveal.mutate(job.outputPath!)}>
+            Show in folder
+          </button>
+        ) : null}
+        {job.status === "completed" && job.fileMissing ? (
+          <button type="button" onClick={() => redownload.mutate({ jobId: job.id })}>
+            Download again
+          </button>
+        ) : null}
+        {!active ? (
+          <button type="button" onClick={() => remove.mutate(job.id)}>
+            Remove from list
+          </button>
+        ) : null}
+      </div>
+      {actionError ? <ErrorNote error={actionError} /> : null}
+    </li>
+  );
+}

@@ -1,0 +1,41 @@
+// The composition preview: <svc-player> on the app's loopback preview server, with the form's
+// values applied live (the player reloads its frame at the same time when they change).
+import { useEffect, useLayoutEffect, useRef } from "react";
+import "../../player/index";
+import type { SvcPlayer } from "../../player/index";
+import type { VariableValues } from "../../shared/variables";
+
+/** Where src/main/preview-server.ts serves library copies (GSAP) on every preview origin. */
+const PREVIEW_LIBRARY_PATH = "/__svc/libs";
+
+export function Preview({
+  url,
+  fps,
+  values,
+}: {
+  url: string;
+  fps: number;
+  values: VariableValues;
+}) {
+  const player = useRef<SvcPlayer>(null);
+  const applied = useRef<string>("{}");
+  // Attributes, not React props: React 19 assigns a custom element's props as properties when the
+  // element has them, and `fps` is a read-only property of the player. `src` goes last (it loads).
+  useLayoutEffect(() => {
+    const element = player.current;
+    if (!element) return;
+    element.setAttribute("library-base", `${new URL(url).origin}${PREVIEW_LIBRARY_PATH}`);
+    element.setAttribute("fps", String(fps));
+    if (element.getAttribute("src") !== url) element.setAttribute("src", url);
+  }, [url, fps]);
+  useEffect(() => {
+    const element = player.current;
+    const json = JSON.stringify(values);
+    if (!element || json === applied.current) return;
+    applied.current = json;
+    element.variables = values;
+  }, [values]);
+  return (
+    <svc-player ref={player} class="preview" controls="" loop="" aria-label="Composition preview" />
+  );
+}

@@ -1,0 +1,175 @@
+// The variables form, one control per schema entry, with the shared validator's message under a
+// control whose value breaks the schema. Values are kept as typed (a number field holding "abc"
+// stays a string) so the validator, not the form, decides what is wrong.
+import type { VariableDefinition } from "../../shared/variables";
+import { useVariableState, useVariableValuesFile } from "../hooks/project";
+import { ErrorNote } from "./ErrorNote";
+import { useUiStore } from "../store";
+
+function VariableControl({
+  definition,
+  value,
+}: {
+  definition: VariableDefinition;
+  value: unknown;
+}) {
+  const setValue = useUiStore((state) => state.setValue);
+  const id = `var-${definition.id}`;
+  const describedBy = `${id}-help ${id}-issue`;
+  const common = { id, name: definition.id, "aria-describedby": describedBy };
+  switch (definition.type) {
+    case "boolean":
+      return (
+        <input
+          {...common}
+          type="checkbox"
+          checked={value === true}
+          onChange={(event) => setValue(definition.id, event.target.checked)}
+        />
+      );
+    case "enum":
+      return (
+        <select
+          {...common}
+          value={String(value ?? "")}
+          onChange={(event) => setValue(definition.id, event.target.value)}
+        >
+          {definition.options?.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      );
+    case "number":
+      return (
+        <input
+          {...common}
+          type="number"
+          inputMode="decimal"
+          value={value === undefined ? "" : String(value)}
+          {...(definition.min !== undefined ? { min: definition.min } : {})}
+          {...(definition.max !== undefined ? { max: definition.max } : {})}
+          {...(definition.step !== undefined ? { step: definition.step } : {})}
+          onChange={(event) => {
+            const text = event.target.value;
+            const number = Number(text);
+            setValue(definition.id, text.trim() !== "" && Number.isFinite(number) ? number : text);
+          }}
+        />
+      );
+    case "color":
+      return (
+        <span className="color-field">
+          <input
+            type="color"
+            aria-label={`${definition.label} picker`}
+            value={/^#[0-9a-f]{6}$/i.test(String(value)) ? String(value) : "#000000"}
+            onChange={(event) => setValue(definition.id, event.target.value)}
+          />
+          <input
+            {...common}
+            type="text"
+            spellCheck={false}
+            value={String(value ?? "")}
+            onChange={(event) => setValue(definition.id, event.target.value)}
+          />
+        </span>
+      );
+    default:
+      return (
+        <input
+          {...common}
+          type="text"
+          value={String(value ?? "")}
+          {...(definition.type === "string" && definition.maxLength !== undefined
+            ? { "data-max-length": definition.maxLength }
+            : {})}
+          placeholder={definition.type === "image" ? "path inside the project" : undefined}
+          onChange={(event) => setValue(definition.id, event.target.value)}
+        />
+      );
+  }
+}
+
+export function VariablesForm() {
+  const state = useVariableState();
+  const setStrict = useUiStore((s) => s.setStrictVariables);
+  const resetValues = useUiStore((s) => s.resetValues);
+  const valuesFile = useVariableValuesFile();
+  if (state.definitions.length === 0)
+    return (
+      <section className="panel" aria-labelledby="variables-title">
+        <h2 id="variables-title">Variables</h2>
+        <p className="muted">This composition declares no variables.</p>
+      </section>
+    );
+  return (
+    <section className="panel" aria-labelledby="variables-title">
+      <div className="panel-head">
+        <h2 id="variables-title">Variables</h2>
+        <label className="inline">
+          <input
+            type="checkbox"
+            checked={state.strict}
+            onChange={(event) => setStrict(event.target.checked)}
+          />
+          Strict
+        </label>
+        <button
+          type="button"
+          onClick={resetValues}
+          disabled={Object.keys(state.values).length === 0}
+        >
+          Reset to defaults
+        </button>
+      </div>
+      <div className="actions">
+        <label className="file-button">
+          Import values…
+          <input
+            type="file"
+            accept="application/json,.json"
+            className="sr-only"
+            onChange={(event) => {
+              const file = event.target.files?.[0];
+              if (file) valuesFile.importFile.mutate(file);
+              event.target.value = "";
+            }}
+          />
+        </label>
+        <button type="button" onClick={() => valuesFile.exportValues(state.resolved)}>
+          Export values
+        </button>
+      </div>
+      {valuesFile.importFile.error ? (
+        <ErrorNote error={valuesFile.importFile.error} title="Not imported." />
+      ) : null}
+      <div className="variables">
+        {state.definitions.map((definition) => {
+          const issue = state.issueFor(definition.id);
+          const id = `var-${definition.id}`;
+          return (
+            <div key={definition.id} className={issue ? "field invalid" : "field"}>
+              <label htmlFor={id}>{definition.label}</label>
+              <VariableControl definition={definition} value={state.resolved[definition.id]} />
+              <small id={`${id}-help`} className="muted">
+                {definition.description ?? ""}
+              </small>
+              <small id={`${id}-issue`} className="issue" role={issue ? "alert" : undefined}>
+                {issue ? `${definition.label} ${issue.message}` : ""}
+              </small>
+            </div>
+          );
+        })}
+      </div>
+      {state.issues.length > 0 ? (
+        <p className={state.strict ? "issue" : "warning"}>
+          {state.strict
+            ? "Strict mode: fix the values above to render."
+            : "These values may not render as intended (strict mode is off)."}
+        </p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,76 @@
+// The render queue: `jobs.list` once, then every `job` event replaces its job in the cache (a
+// copy with an older revision is dropped), so the Queue screen follows the main process live.
+import { useEffect, useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { IpcInput, JobView } from "../../shared/ipc";
+import { desktopApi } from "../transport";
+
+const JOBS_KEY = ["jobs.list"];
+
+function mergeJob(jobs: JobView[] | undefined, job: JobView): JobView[] {
+  const list = jobs ?? [];
+  const index = list.findIndex((existing) => existing.id === job.id);
+  if (index === -1) return [job, ...list];
+  if (list[index]!.revision > job.revision) return list;
+  const next = [...list];
+  next[index] = job;
+  return next;
+}
+
+export function useJobs() {
+  const client = useQueryClient();
+  useEffect(
+    () =>
+      desktopApi().on("job", (job: JobView) =>
+        client.setQueryData<JobView[]>(JOBS_KEY, (jobs) => mergeJob(jobs, job)),
+      ),
+    [client],
+  );
+  return useQuery({
+    queryKey: JOBS_KEY,
+    queryFn: async () =>
+      (await desktopApi()["jobs.list"]()).sort((a, b) => b.createdAt - a.createdAt),
+  });
+}
+
+function useJobAction<M extends "jobs.cancel" | "jobs.retry" | "jobs.redownload" | "jobs.submit">(
+  method: M,
+) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: IpcInput<M>) =>
+      (desktopApi()[method] as (input: IpcInput<M>) => Promise<JobView>)(input),
+    onSuccess: (job) => client.setQueryData<JobView[]>(JOBS_KEY, (jobs) => mergeJob(jobs, job)),
+  });
+}
+
+export const useSubmitJob = () => useJobAction("jobs.submit");
+export const useCancelJob = () => useJobAction("jobs.cancel");
+export const useRetryJob = () => useJobAction("jobs.retry");
+export const useRedownloadJob = () => useJobAction("jobs.redownload");
+
+export function useRemoveJob() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (jobId: string) => desktopApi()["jobs.remove"]({ jobId }),
+    onSuccess: ({ jobId }) =>
+      client.setQueryData<JobView[]>(JOBS_KEY, (jobs) => jobs?.filter((job) => job.id !== jobId)),
+  });
+}
+
+export function useRevealFile() {
+  return useMutation({
+    mutationFn: (path: string) => desktopApi()["host.revealFile"]({ path }),
+  });
+}
+
+/** The current time, updated every second while `active` (for elapsed times). */
+export function useNow(active: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [active]);
+  return now;
+}

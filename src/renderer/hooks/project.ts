@@ -1,0 +1,109 @@
+// The open project: its scan (size, duration, variables, compositions), the preview URL, the
+// variable issues of the current values (the shared validator, so the form and the service agree)
+// and the dry run.
+import { useEffect, useMemo, useState } from "react";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import {
+  resolveVariables,
+  validateVariables,
+  type VariableIssue,
+  type VariableValues,
+} from "../../shared/variables";
+import { desktopApi } from "../transport";
+import { useUiStore } from "../store";
+
+export function useProjectScan() {
+  const dir = useUiStore((state) => state.projectDir);
+  const composition = useUiStore((state) => state.composition);
+  return useQuery({
+    queryKey: ["project.scan", dir, composition],
+    queryFn: () =>
+      desktopApi()["project.scan"]({ dir: dir!, ...(composition ? { composition } : {}) }),
+    enabled: Boolean(dir),
+    retry: false,
+  });
+}
+
+export function usePreviewUrl(composition: string | undefined) {
+  const dir = useUiStore((state) => state.projectDir);
+  return useQuery({
+    queryKey: ["project.previewUrl", dir, composition],
+    queryFn: () =>
+      desktopApi()["project.previewUrl"]({ dir: dir!, ...(composition ? { composition } : {}) }),
+    enabled: Boolean(dir && composition),
+    retry: false,
+  });
+}
+
+/** The creator's values checked against the schema, by variable id, plus the merged values. */
+export function useVariableState() {
+  const scan = useProjectScan();
+  const values = useUiStore((state) => state.values);
+  const strict = useUiStore((state) => state.strictVariables);
+  return useMemo(() => {
+    const definitions = scan.data?.variables ?? [];
+    const issues = validateVariables(definitions, values);
+    const byId = new Map<string, VariableIssue>(issues.map((issue) => [issue.id, issue]));
+    return {
+      definitions,
+      values,
+      issues,
+      issueFor: (id: string) => byId.get(id),
+      resolved: resolveVariables(definitions, values),
+      blocksRender: strict && issues.length > 0,
+      strict,
+    };
+  }, [scan.data, values, strict]);
+}
+
+/** `value`, once it has stopped changing for `delayMs` (typing must not reload the preview). */
+export function useSettled<T>(value: T, delayMs = 250): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), delayMs);
+    return () => clearTimeout(timer);
+  }, [value, delayMs]);
+  return settled;
+}
+
+export function useDryRun() {
+  const dir = useUiStore((state) => state.projectDir);
+  const composition = useUiStore((state) => state.composition);
+  const values = useUiStore((state) => state.values);
+  return useMutation({
+    mutationKey: ["project.dryRun", dir, composition],
+    mutationFn: () =>
+      desktopApi()["project.dryRun"]({
+        dir: dir!,
+        ...(composition ? { composition } : {}),
+        variables: values,
+      }),
+  });
+}
+
+/** Variable values to and from a JSON file (the same shape as the CLI's --variables-file). */
+export function useVariableValuesFile() {
+  const replaceValues = useUiStore((state) => state.replaceValues);
+  const importFile = useMutation({
+    mutationFn: async (file: File) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await file.text());
+      } catch {
+        throw new Error(`${file.name} is not JSON.`);
+      }
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+        throw new Error(`${file.name} must hold one JSON object of variable values.`);
+      replaceValues(parsed as VariableValues);
+    },
+  });
+  const exportValues = (values: VariableValues) => {
+    const blob = new Blob([`${JSON.stringify(values, null, 2)}\n`], { type: "application/json" });
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(blob);
+    link.download = "variables.json";
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 0);
+  };
+  return { importFile, exportValues };
+}

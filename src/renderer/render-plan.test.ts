@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import {
+  blockedFormats,
+  blockedResolutions,
+  cliCommand,
+  estimatedCredits,
+  renderOptionsProblem,
+  suggestedIgnoreLine,
+} from "./render-plan";
+import { DEFAULT_RENDER_CHOICES } from "./store";
+
+describe("render plan", () => {
+  it("refuses webm and mov at 4k, with the shared schema's reason", () => {
+    expect([...blockedFormats("4k").keys()]).toEqual(["webm", "mov"]);
+    expect(blockedFormats("4k").get("webm")).toMatch(/4k cannot be rendered as webm/);
+    expect(blockedFormats("1080p").size).toBe(0);
+    expect([...blockedResolutions("mov").keys()]).toEqual(["4k"]);
+    expect(blockedResolutions("mp4").size).toBe(0);
+  });
+
+  it("reports an fps out of range", () => {
+    expect(renderOptionsProblem({ ...DEFAULT_RENDER_CHOICES, fps: 0 })).toMatch(/fps/);
+    expect(renderOptionsProblem(DEFAULT_RENDER_CHOICES)).toBeUndefined();
+  });
+
+  it("estimates credits per second, 4k at one and a half times", () => {
+    expect(estimatedCredits(4, "1080p")).toBe(4);
+    expect(estimatedCredits(4, "4k")).toBe(6);
+    expect(estimatedCredits(undefined, "4k")).toBeUndefined();
+  });
+
+  it("writes the equivalent CLI command, quoting what the shell would split", () => {
+    expect(
+      cliCommand({
+        dir: "/home/ada/my project",
+        composition: "intro.html",
+        render: { ...DEFAULT_RENDER_CHOICES, fps: 24, aspectRatio: "1:1" },
+        values: { title: "Ada's talk" },
+        strictVariables: true,
+      }),
+    ).toBe(
+      "svc cloud render '/home/ada/my project' --composition intro.html --fps 24 --quality standard" +
+        " --format mp4 --resolution 1080p --aspect-ratio 1:1" +
+        ` --variables '{"title":"Ada'\\''s talk"}' --strict-variables`,
+    );
+    expect(
+      cliCommand({
+        dir: "/p",
+        composition: "index.html",
+        render: DEFAULT_RENDER_CHOICES,
+        values: {},
+        strictVariables: false,
+      }),
+    ).toBe("svc cloud render /p --fps 30 --quality standard --format mp4 --resolution 1080p");
+  });
+
+  it("suggests ignoring a large file's top folder", () => {
+    expect(suggestedIgnoreLine("footage/raw/take1.mov")).toBe("footage/");
+    expect(suggestedIgnoreLine("big.mp4")).toBe("big.mp4");
+  });
+});

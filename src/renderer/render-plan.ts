@@ -1,0 +1,114 @@
+// What the Project screen derives from the creator's choices, without React: which render options
+// are allowed (the shared schema decides, so "4k cannot be webm" is written once), the estimated
+// credits, and the equivalent `svc cloud render` command line.
+import { CREDITS_PER_SECOND, FOUR_K_MULTIPLIER } from "../shared/limits";
+import {
+  checkRenderOptions,
+  FORMATS,
+  RESOLUTIONS,
+  type OutputFormat,
+  type Resolution,
+} from "../shared/render-options";
+import type { VariableValues } from "../shared/variables";
+import type { RenderChoices } from "./store";
+
+/** Why `format` cannot be chosen with `resolution`, or undefined when it can. */
+export function formatBlockedReason(
+  format: OutputFormat,
+  resolution: Resolution,
+): string | undefined {
+  const result = checkRenderOptions({ format, resolution });
+  return result.ok ? undefined : result.problem.message;
+}
+
+export function blockedFormats(resolution: Resolution): Map<OutputFormat, string> {
+  const blocked = new Map<OutputFormat, string>();
+  for (const format of FORMATS) {
+    const reason = formatBlockedReason(format, resolution);
+    if (reason) blocked.set(format, reason);
+  }
+  return blocked;
+}
+
+export function blockedResolutions(format: OutputFormat): Map<Resolution, string> {
+  const blocked = new Map<Resolution, string>();
+  for (const resolution of RESOLUTIONS) {
+    const reason = formatBlockedReason(format, resolution);
+    if (reason) blocked.set(resolution, reason);
+  }
+  return blocked;
+}
+
+/** The first problem with the render options as a whole (e.g. fps out of range). */
+export function renderOptionsProblem(render: RenderChoices): string | undefined {
+  const result = checkRenderOptions({
+    fps: render.fps,
+    quality: render.quality,
+    format: render.format,
+    resolution: render.resolution,
+    ...(render.aspectRatio ? { aspect_ratio: render.aspectRatio } : {}),
+  });
+  return result.ok ? undefined : result.problem.message;
+}
+
+/** Credits the service will charge: per second of video, 4k billed at a multiple. */
+export function estimatedCredits(
+  durationSeconds: number | undefined,
+  resolution: Resolution,
+): number | undefined {
+  if (durationSeconds === undefined) return undefined;
+  const multiplier = resolution === "4k" ? FOUR_K_MULTIPLIER : 1;
+  return Math.ceil(durationSeconds * CREDITS_PER_SECOND * multiplier * 100) / 100;
+}
+
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `svc cloud render` with the same project, composition, options and changed variables. */
+export function cliCommand(input: {
+  dir: string;
+  composition: string;
+  render: RenderChoices;
+  values: VariableValues;
+  strictVariables: boolean;
+}): string {
+  const { render } = input;
+  const words = ["svc", "cloud", "render", input.dir];
+  if (input.composition !== "index.html") words.push("--composition", input.composition);
+  words.push("--fps", String(render.fps), "--quality", render.quality);
+  words.push("--format", render.format, "--resolution", render.resolution);
+  if (render.aspectRatio) words.push("--aspect-ratio", render.aspectRatio);
+  if (Object.keys(input.values).length > 0) words.push("--variables", JSON.stringify(input.values));
+  if (input.strictVariables) words.push("--strict-variables");
+  return words.map(shellQuote).join(" ");
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KiB", "MiB", "GiB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+export function formatSeconds(seconds: number): string {
+  const whole = Math.max(0, Math.round(seconds));
+  const minutes = Math.floor(whole / 60);
+  return `${minutes}:${String(whole % 60).padStart(2, "0")}`;
+}
+
+/** A `.svcignore` line that would leave out `path` (its folder when it sits in one). */
+export function suggestedIgnoreLine(path: string): string {
+  const slash = path.indexOf("/");
+  return slash > 0 ? `${path.slice(0, slash)}/` : path;
+}
+
+/** "1 credit", "4 credits". */
+export function countOf(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}

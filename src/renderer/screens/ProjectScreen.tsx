@@ -1,0 +1,211 @@
+// Project: choose a folder and a composition, preview it, set its variables and render options,
+// check the upload with a dry run, then render (a job in the queue) or copy the CLI command.
+import { DryRunReport } from "../components/DryRunReport";
+import { ErrorNote } from "../components/ErrorNote";
+import { FolderBrowser } from "../components/FolderBrowser";
+import { Preview } from "../components/Preview";
+import { RenderOptions } from "../components/RenderOptions";
+import { VariablesForm } from "../components/VariablesForm";
+import { usePickFolder } from "../hooks/folders";
+import {
+  useDryRun,
+  usePreviewUrl,
+  useProjectScan,
+  useSettled,
+  useVariableState,
+} from "../hooks/project";
+import { useRenderActions } from "../hooks/render-actions";
+import { formatSeconds } from "../render-plan";
+import { useUiStore } from "../store";
+
+function ProjectPicker() {
+  const dir = useUiStore((state) => state.projectDir);
+  const recent = useUiStore((state) => state.recentProjects);
+  const openProject = useUiStore((state) => state.openProject);
+  const browserOpen = useUiStore((state) => state.folderBrowserOpen);
+  const pick = usePickFolder();
+  return (
+    <section className="project-bar" aria-label="Project folder">
+      <button type="button" className="primary" onClick={() => pick.mutate()}>
+        Choose folder…
+      </button>
+      <span className="path" title={dir}>
+        {dir ?? "No project open"}
+      </span>
+      {recent.length > 0 ? (
+        <label className="inline">
+          Recent
+          <select
+            value=""
+            onChange={(event) => event.target.value && openProject(event.target.value)}
+          >
+            <option value="">Recent projects…</option>
+            {recent.map((path) => (
+              <option key={path} value={path}>
+                {path}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      {pick.error ? <ErrorNote error={pick.error} /> : null}
+      {browserOpen ? <FolderBrowser /> : null}
+    </section>
+  );
+}
+
+function CompositionDetails() {
+  const scan = useProjectScan();
+  const setComposition = useUiStore((state) => state.setComposition);
+  const fps = useUiStore((state) => state.render.fps);
+  const variables = useVariableState();
+  const settledValues = useSettled(variables.values);
+  const project = scan.data;
+  const preview = usePreviewUrl(project?.composition);
+  if (scan.isPending) return <p role="status">Reading the project…</p>;
+  if (scan.error) return <ErrorNote error={scan.error} title="This folder cannot be rendered." />;
+  if (!project) return null;
+  return (
+    <section className="panel preview-panel" aria-labelledby="composition-title">
+      <div className="panel-head">
+        <h2 id="composition-title">Composition</h2>
+        <label className="inline">
+          <span className="sr-only">Composition</span>
+          <select
+            aria-label="Composition"
+            value={project.composition}
+            onChange={(event) => setComposition(event.target.value)}
+          >
+            {(project.compositions.length > 0 ? project.compositions : [project.composition]).map(
+              (file) => (
+                <option key={file}>{file}</option>
+              ),
+            )}
+          </select>
+        </label>
+      </div>
+      <dl className="facts">
+        <div>
+          <dt>Size</dt>
+          <dd data-testid="detected-size">
+            {project.width}×{project.height}
+          </dd>
+        </div>
+        <div>
+          <dt>Aspect</dt>
+          <dd>{project.aspectRatio}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>
+            {project.duration === undefined
+              ? "unknown"
+              : `${formatSeconds(project.duration)} (${project.duration} s)`}
+          </dd>
+        </div>
+      </dl>
+      {project.schemaErrors.length > 0 ? (
+        <ul className="issue">
+          {project.schemaErrors.map((error) => (
+            <li key={error}>{error}</li>
+          ))}
+        </ul>
+      ) : null}
+      {preview.data ? (
+        <Preview
+          url={preview.data.url}
+          fps={Number.isFinite(fps) ? fps : 30}
+          values={settledValues}
+        />
+      ) : preview.error ? (
+        <ErrorNote error={preview.error} title="The preview cannot start." />
+      ) : (
+        <p role="status">Starting the preview…</p>
+      )}
+    </section>
+  );
+}
+
+function Actions() {
+  const { blockedBy, command, copy, submit, startRender } = useRenderActions();
+  const dryRun = useDryRun();
+  const show = useUiStore((state) => state.show);
+  const dir = useUiStore((state) => state.projectDir);
+  return (
+    <section className="panel" aria-labelledby="actions-title">
+      <h2 id="actions-title">Render</h2>
+      <div className="actions">
+        <button type="button" disabled={!dir || dryRun.isPending} onClick={() => dryRun.mutate()}>
+          {dryRun.isPending ? "Checking…" : "Dry run"}
+        </button>
+        <button
+          type="button"
+          className="primary"
+          disabled={Boolean(blockedBy) || submit.isPending}
+          onClick={startRender}
+        >
+          Render
+        </button>
+        <button type="button" disabled={!command} onClick={() => copy.mutate()}>
+          Copy CLI command
+        </button>
+      </div>
+      {blockedBy && dir ? <p className="issue">{blockedBy}</p> : null}
+      {copy.isSuccess ? <p className="ok">Copied to the clipboard.</p> : null}
+      {copy.error ? <ErrorNote error={copy.error} title="Could not copy." /> : null}
+      {command ? (
+        <pre className="command" aria-label="CLI command">
+          {command}
+        </pre>
+      ) : null}
+      {submit.data ? (
+        <p className="ok" role="status">
+          “{submit.data.title}” was added to the queue.{" "}
+          <button type="button" className="link" onClick={() => show("queue")}>
+            Show the queue
+          </button>
+        </p>
+      ) : null}
+      {submit.error ? <ErrorNote error={submit.error} title="Could not start the render." /> : null}
+      {dryRun.error ? <ErrorNote error={dryRun.error} title="The dry run failed." /> : null}
+      {dryRun.data ? <DryRunReport report={dryRun.data} /> : null}
+    </section>
+  );
+}
+
+export function ProjectScreen() {
+  const dir = useUiStore((state) => state.projectDir);
+  const scan = useProjectScan();
+  return (
+    <div className="screen project-screen">
+      <ProjectPicker />
+      {dir ? (
+        <div className="project-grid">
+          <div className="column">
+            <CompositionDetails />
+          </div>
+          <div className="column">
+            {scan.data ? (
+              <>
+                <VariablesForm />
+                <RenderOptions
+                  detectedAspect={scan.data.aspectRatio}
+                  duration={scan.data.duration}
+                />
+                <Actions />
+              </>
+            ) : null}
+          </div>
+        </div>
+      ) : (
+        <div className="empty-hero">
+          <h2>Open a project to start</h2>
+          <p>
+            A project is a folder with an HTML composition (usually <code>index.html</code>). Choose
+            one to preview it, fill in its variables and render it.
+          </p>
+        </div>
+      )}
+    </div>
+  );
+}

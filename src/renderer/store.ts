@@ -1,0 +1,100 @@
+// The renderer's UI state (zustand): which screen is shown, the theme, the open project and what
+// the creator has typed into its forms. Server state (scans, jobs, renders, settings) lives in
+// react-query (hooks/); nothing here is fetched. Theme, recent projects and render options survive
+// a reload (localStorage); the project's variable values are per composition and start from the
+// schema's defaults.
+import { create } from "zustand";
+import { persist } from "zustand/middleware";
+import type { AspectRatio, OutputFormat, Quality, Resolution } from "../shared/render-options";
+import type { VariableValues } from "../shared/variables";
+
+export const SCREENS = ["project", "queue", "history", "account", "settings"] as const;
+export type Screen = (typeof SCREENS)[number];
+export type ThemeChoice = "system" | "light" | "dark";
+
+export interface RenderChoices {
+  fps: number;
+  quality: Quality;
+  format: OutputFormat;
+  resolution: Resolution;
+  /** Undefined: the aspect ratio detected from the composition. */
+  aspectRatio: AspectRatio | undefined;
+}
+
+export const DEFAULT_RENDER_CHOICES: RenderChoices = {
+  fps: 30,
+  quality: "standard",
+  format: "mp4",
+  resolution: "1080p",
+  aspectRatio: undefined,
+};
+
+const RECENT_LIMIT = 6;
+
+interface UiState {
+  screen: Screen;
+  theme: ThemeChoice;
+  projectDir: string | undefined;
+  composition: string | undefined;
+  recentProjects: string[];
+  /** Values the creator changed (a missing key means the schema's default). */
+  values: VariableValues;
+  strictVariables: boolean;
+  render: RenderChoices;
+  folderBrowserOpen: boolean;
+  show(screen: Screen): void;
+  setTheme(theme: ThemeChoice): void;
+  openProject(dir: string): void;
+  setComposition(composition: string): void;
+  setValue(id: string, value: unknown): void;
+  replaceValues(values: VariableValues): void;
+  resetValues(): void;
+  setStrictVariables(strict: boolean): void;
+  setRender(change: Partial<RenderChoices>): void;
+  setFolderBrowserOpen(open: boolean): void;
+}
+
+export const useUiStore = create<UiState>()(
+  persist(
+    (set) => ({
+      screen: "project",
+      theme: "system",
+      projectDir: undefined,
+      composition: undefined,
+      recentProjects: [],
+      values: {},
+      strictVariables: true,
+      render: DEFAULT_RENDER_CHOICES,
+      folderBrowserOpen: false,
+      show: (screen) => set({ screen }),
+      setTheme: (theme) => set({ theme }),
+      openProject: (dir) =>
+        set((state) => ({
+          projectDir: dir,
+          composition: undefined,
+          values: {},
+          folderBrowserOpen: false,
+          recentProjects: [dir, ...state.recentProjects.filter((d) => d !== dir)].slice(
+            0,
+            RECENT_LIMIT,
+          ),
+        })),
+      setComposition: (composition) => set({ composition, values: {} }),
+      setValue: (id, value) => set((state) => ({ values: { ...state.values, [id]: value } })),
+      replaceValues: (values) => set({ values }),
+      resetValues: () => set({ values: {} }),
+      setStrictVariables: (strictVariables) => set({ strictVariables }),
+      setRender: (change) => set((state) => ({ render: { ...state.render, ...change } })),
+      setFolderBrowserOpen: (folderBrowserOpen) => set({ folderBrowserOpen }),
+    }),
+    {
+      name: "svc-desktop-ui",
+      partialize: (state) => ({
+        theme: state.theme,
+        recentProjects: state.recentProjects,
+        render: state.render,
+        strictVariables: state.strictVariables,
+      }),
+    },
+  ),
+);
