@@ -8,18 +8,9 @@ import { ClientError } from "../core/errors";
 import { runRender, type RenderRunState } from "../core/pipeline";
 import { dryRunProject, prepareProject } from "../core/publish";
 import { checkIdempotencyKey, checkSettings, chooseProjectSource } from "../core/render-job";
-import {
-  DEFAULT_FPS,
-  DEFAULT_MAX_WAIT_MINUTES,
-  DEFAULT_POLL_INTERVAL_SECONDS,
-  FPS_MAX,
-  FPS_MIN,
-} from "../shared/limits";
+import { DEFAULT_MAX_WAIT_MINUTES, DEFAULT_POLL_INTERVAL_SECONDS } from "../shared/limits";
 import {
   ASPECT_RATIOS,
-  FORMATS,
-  QUALITIES,
-  RESOLUTIONS,
   type AspectRatio,
   type OutputFormat,
   type Quality,
@@ -28,7 +19,7 @@ import {
 import { createCloudProgress } from "./cloud-progress";
 import { interruptSignal, withCloudContext } from "./cloud-context";
 import { reportError, UsageError } from "./errors";
-import { parseStrictInteger, readVariablesOption } from "./options";
+import { addOutputOptionFlags, parseStrictInteger, readVariablesOption } from "./options";
 
 interface CloudRenderFlags {
   fps: number;
@@ -77,29 +68,13 @@ export function interruptedHint(state: RenderRunState | undefined, output?: stri
 }
 
 export function registerCloudRenderCommand(cloud: Command): void {
-  cloud
-    .command("render")
-    .description("render a composition on the render service and download the video")
-    .argument("[dir]", "project folder to zip and upload (default: .)")
-    .option(
-      "--fps <n>",
-      `frames per second (${FPS_MIN}-${FPS_MAX})`,
-      parseStrictInteger("--fps", FPS_MIN, FPS_MAX),
-      DEFAULT_FPS,
-    )
-    .addOption(
-      new Option("--quality <tier>", "quality tier").choices(QUALITIES).default("standard"),
-    )
-    .addOption(
-      new Option("--format <format>", "output container (webm and mov keep transparency)")
-        .choices(FORMATS)
-        .default("mp4"),
-    )
-    .addOption(
-      new Option("--resolution <resolution>", "output resolution (4k is billed x1.5)")
-        .choices(RESOLUTIONS)
-        .default("1080p"),
-    )
+  addOutputOptionFlags(
+    cloud
+      .command("render")
+      .description("render a composition on the render service and download the video")
+      .argument("[dir]", "project folder to zip and upload (default: .)"),
+    " (4k is billed x1.5)",
+  )
     .addOption(
       new Option(
         "--aspect-ratio <ratio>",

@@ -1,7 +1,34 @@
 // Flag parsers shared by `svc render` and `svc cloud render`: strict integers and the
 // --variables / --variables-file pair. Bad values are usage errors (exit 2) that say the fix.
 import { readFileSync } from "node:fs";
+import { Option, type Command } from "commander";
+import { DEFAULT_FPS, FPS_MAX, FPS_MIN } from "../shared/limits";
+import { FORMATS, QUALITIES, RESOLUTIONS } from "../shared/render-options";
 import { UsageError } from "./errors";
+
+/** --fps, --quality, --format and --resolution, with the same defaults and rules everywhere. */
+export function addOutputOptionFlags(command: Command, resolutionNote = ""): Command {
+  return command
+    .option(
+      "--fps <n>",
+      `frames per second (${FPS_MIN}-${FPS_MAX})`,
+      parseStrictInteger("--fps", FPS_MIN, FPS_MAX),
+      DEFAULT_FPS,
+    )
+    .addOption(
+      new Option("--quality <tier>", "quality tier").choices(QUALITIES).default("standard"),
+    )
+    .addOption(
+      new Option("--format <format>", "output format (webm and mov keep transparency)")
+        .choices(FORMATS)
+        .default("mp4"),
+    )
+    .addOption(
+      new Option("--resolution <resolution>", `output resolution${resolutionNote}`)
+        .choices(RESOLUTIONS)
+        .default("1080p"),
+    );
+}
 
 export function parseStrictInteger(flag: string, min: number, max: number) {
   return (value: string): number => {

@@ -3,20 +3,16 @@ import { basename, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { renderComposition } from "../engine/render";
 import type { RenderProgress } from "../engine/types";
-import { DEFAULT_FPS, FPS_MAX, FPS_MIN } from "../shared/limits";
 import {
   ASPECT_RATIOS,
   FILE_EXTENSIONS,
-  FORMATS,
-  QUALITIES,
-  RESOLUTIONS,
   type AspectRatio,
   type OutputFormat,
   type Quality,
   type Resolution,
 } from "../shared/render-options";
 import { reportError } from "./errors";
-import { parseStrictInteger, readVariablesOption } from "./options";
+import { addOutputOptionFlags, parseStrictInteger, readVariablesOption } from "./options";
 import { createProgressLine } from "./progress";
 
 interface RenderFlags {
@@ -47,35 +43,18 @@ function describeProgress(progress: RenderProgress): string {
 }
 
 export function registerRenderCommand(program: Command): void {
-  program
-    .command("render")
-    .description("render a composition to a video file on this computer")
-    .argument("[dir]", "project folder", ".")
-    .option("-o, --output <file>", "output file (default: renders/<project>.<format>)")
-    .option(
-      "-c, --composition <path>",
-      "entry HTML file, relative to the project folder",
-      "index.html",
-    )
-    .option(
-      "--fps <n>",
-      `frames per second (${FPS_MIN}-${FPS_MAX})`,
-      parseStrictInteger("--fps", FPS_MIN, FPS_MAX),
-      DEFAULT_FPS,
-    )
-    .addOption(
-      new Option("--quality <tier>", "quality tier").choices(QUALITIES).default("standard"),
-    )
-    .addOption(
-      new Option("--format <format>", "output format (webm and mov keep transparency)")
-        .choices(FORMATS)
-        .default("mp4"),
-    )
-    .addOption(
-      new Option("--resolution <resolution>", "output resolution")
-        .choices(RESOLUTIONS)
-        .default("1080p"),
-    )
+  addOutputOptionFlags(
+    program
+      .command("render")
+      .description("render a composition to a video file on this computer")
+      .argument("[dir]", "project folder", ".")
+      .option("-o, --output <file>", "output file (default: renders/<project>.<format>)")
+      .option(
+        "-c, --composition <path>",
+        "entry HTML file, relative to the project folder",
+        "index.html",
+      ),
+  )
     .addOption(
       new Option(
         "--aspect-ratio <ratio>",
