@@ -5,35 +5,8 @@ import { createReadStream } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { extname, resolve, sep } from "node:path";
-
-const CONTENT_TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".htm": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".json": "application/json",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-  ".jpeg": "image/jpeg",
-  ".gif": "image/gif",
-  ".webp": "image/webp",
-  ".avif": "image/avif",
-  ".woff": "font/woff",
-  ".woff2": "font/woff2",
-  ".ttf": "font/ttf",
-  ".otf": "font/otf",
-  ".mp4": "video/mp4",
-  ".webm": "video/webm",
-  ".mov": "video/quicktime",
-  ".mp3": "audio/mpeg",
-  ".wav": "audio/wav",
-  ".ogg": "audio/ogg",
-  ".m4a": "audio/mp4",
-  ".aac": "audio/aac",
-};
+import { resolve, sep } from "node:path";
+import { contentTypeFor } from "../shared/content-types";
 
 export interface ProjectServer {
   origin: string;
@@ -96,7 +69,7 @@ export async function startProjectServer(projectDir: string): Promise<ProjectSer
       return;
     }
     const headers: Record<string, string | number> = {
-      "content-type": CONTENT_TYPES[extname(file).toLowerCase()] ?? "application/octet-stream",
+      "content-type": contentTypeFor(file),
       "accept-ranges": "bytes",
       "cache-control": "no-cache",
     };

@@ -12,7 +12,8 @@ import { realpath, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { dirname, extname, resolve, sep } from "node:path";
+import { dirname, resolve, sep } from "node:path";
+import { contentTypeFor } from "../shared/content-types";
 
 /** Path prefix of the library copies; the player's `library-base` is `<origin>/__svc/libs`. */
 export const PREVIEW_LIBRARY_PATH = "/__svc/libs";
@@ -32,32 +33,6 @@ function allowedOrigin(origin: string | undefined): string | undefined {
   if (origin === "null") return origin;
   return /^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(origin) ? origin : undefined;
 }
-
-const CONTENT_TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".htm": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".json": "application/json",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-  ".jpeg": "image/jpeg",
-  ".gif": "image/gif",
-  ".webp": "image/webp",
-  ".woff": "font/woff",
-  ".woff2": "font/woff2",
-  ".ttf": "font/ttf",
-  ".otf": "font/otf",
-  ".mp4": "video/mp4",
-  ".webm": "video/webm",
-  ".mov": "video/quicktime",
-  ".mp3": "audio/mpeg",
-  ".wav": "audio/wav",
-  ".ogg": "audio/ogg",
-  ".m4a": "audio/mp4",
-};
 
 /** The real path of `urlPath` inside `root`, or undefined when it would leave it. */
 export async function resolveInside(root: string, urlPath: string): Promise<string | undefined> {
@@ -125,7 +100,7 @@ async function serveFile(root: string, req: IncomingMessage, res: ServerResponse
   }
   const { start, end } = range ?? { start: 0, end: info.size - 1 };
   res.writeHead(range ? 206 : 200, {
-    "content-type": CONTENT_TYPES[extname(file).toLowerCase()] ?? "application/octet-stream",
+    "content-type": contentTypeFor(file),
     "content-length": info.size === 0 ? 0 : end - start + 1,
     "accept-ranges": "bytes",
     "cache-control": "no-cache",

@@ -11,10 +11,11 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { extname, join, resolve, sep } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { WebSocketServer } from "ws";
 import { EVENTS_PROTOCOL, TOKEN_PROTOCOL_PREFIX } from "../shared/ipc";
 import type { IpcRouter } from "./ipc-router";
+import { contentTypeFor } from "../shared/content-types";
 
 export interface WebServerOptions {
   /** Folder with the built renderer (index.html + assets); a placeholder page is served without it. */
@@ -33,18 +34,6 @@ export interface WebServer {
   token: string;
   close(): Promise<void>;
 }
-
-const CONTENT_TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".json": "application/json",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".woff2": "font/woff2",
-};
 
 const SECURITY_HEADERS = {
   // Same as src/renderer/index.html (the preview frame inherits it; see there).
@@ -135,7 +124,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       const info = await stat(file);
       if (!info.isFile()) throw new Error("not a file");
       res.writeHead(200, {
-        "content-type": CONTENT_TYPES[extname(file)] ?? "application/octet-stream",
+        "content-type": contentTypeFor(file),
         "content-length": info.size,
         ...SECURITY_HEADERS,
       });
