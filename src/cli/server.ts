@@ -6,6 +6,7 @@ import { addCredits } from "../server/credits";
 import { createApiKey, createUser, findUserByEmail } from "../server/accounts";
 import { DEFAULT_PORT, defaultDataDir, loadConfig } from "../server/config";
 import { openDataDirDatabase, startServer } from "../server/server";
+import { checkPasswordStrength, setUserPassword } from "../server/passwords";
 
 function integer(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -41,6 +42,38 @@ async function withDatabase<T>(
   } finally {
     await db.destroy();
   }
+}
+
+/** A password from a hidden terminal prompt, or the first line of piped stdin. */
+async function readPassword(): Promise<string> {
+  if (!process.stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8").split(/\r?\n/)[0] ?? "";
+  }
+  return new Promise((resolve, reject) => {
+    const stdin = process.stdin;
+    process.stderr.write("Password: ");
+    let value = "";
+    const onData = (chunk: Buffer) => {
+      for (const char of chunk.toString("utf8")) {
+        if (char === "\r" || char === "\n" || char === "\u0003") {
+          stdin.setRawMode(false);
+          stdin.pause();
+          stdin.off("data", onData);
+          process.stderr.write("\n");
+          if (char === "\u0003") reject(new Error("interrupted"));
+          else resolve(value);
+          return;
+        }
+        if (char === "\u007f" || char === "\b") value = value.slice(0, -1);
+        else value += char;
+      }
+    };
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.on("data", onData);
+  });
 }
 
 function fail(message: string): void {
@@ -103,23 +136,60 @@ export function registerServerCommand(program: Command): void {
   const dataDirOf = (command: Command): string =>
     (command.optsWithGlobals() as ServerOptions).dataDir;
 
-  server
-    .command("users")
-    .description("Manage accounts")
+  const users = server.command("users").description("Manage accounts");
+
+  users
+    .command("password")
+    .argument("<email>", "account whose password to set")
+    .description(
+      "Set or replace an account's password for browser sign-in (hidden prompt, or one line on stdin)",
+    )
+    .action(async (email: string, _options: unknown, command: Command) => {
+      const password = await readPassword();
+      const problem = checkPasswordStrength(password);
+      if (problem) return fail(problem);
+      await withDatabase(dataDirOf(command), async (db) => {
+        const user = await findUserByEmail(db, email);
+        if (!user) return fail(`no user ${email}`);
+        await setUserPassword(db, user.id, password);
+        console.log(`set the password of ${user.email}`);
+      });
+    });
+
+  users
     .command("add")
     .argument("<email>", "email address of the new account")
     .option("--credits <n>", "starting credits", credits, 0)
+    .option(
+      "--password",
+      "set a password for browser sign-in (hidden prompt, or one line piped on stdin)",
+    )
     .description("Create an account (then `svc server keys create --user EMAIL` gives it a key)")
-    .action(async (email: string, options: { credits: number }, command: Command) => {
-      await withDatabase(dataDirOf(command), async (db) => {
-        try {
-          const user = await createUser(db, { email, credits: options.credits, plan: "standard" });
-          console.log(`created user ${user.email} with ${options.credits} credits`);
-        } catch (error) {
-          fail((error as Error).message);
+    .action(
+      async (email: string, options: { credits: number; password?: boolean }, command: Command) => {
+        let password: string | undefined;
+        if (options.password) {
+          password = await readPassword();
+          const problem = checkPasswordStrength(password);
+          if (problem) return fail(problem);
         }
-      });
-    });
+        await withDatabase(dataDirOf(command), async (db) => {
+          try {
+            const user = await createUser(db, {
+              email,
+              credits: options.credits,
+              plan: "standard",
+            });
+            if (password !== undefined) await setUserPassword(db, user.id, password);
+            console.log(
+              `created user ${user.email} with ${options.credits} credits${password !== undefined ? " and a password" : ""}`,
+            );
+          } catch (error) {
+            fail((error as Error).message);
+          }
+        });
+      },
+    );
 
   server
     .command("keys")

@@ -10,19 +10,23 @@ import Fastify, {
 } from "fastify";
 import { sql } from "kysely";
 import type { ApiErrorBody } from "../shared/api";
+import { ACCESS_TOKEN_PREFIX } from "../shared/oauth";
 import { ApiKeyAuthenticator } from "./accounts";
 import { registerAssetRoutes } from "./assets";
+import { registerAuthPages } from "./auth-pages";
 import type { ServiceContext } from "./context";
 import { fromMilli } from "./credits";
 import { ApiError, isApiError } from "./errors";
 import { principalOf } from "./http";
+import { AuthorizationServer, oauthSettings } from "./oauth";
+import { registerOAuthRoutes } from "./oauth-routes";
 import type { JobQueue } from "./queue";
 import type { RateLimiter } from "./rate-limit";
 import { registerRenderRoutes } from "./renders";
 import type { LocalObjectStore } from "./storage";
 import { registerStorageRoutes } from "./storage-routes";
 
-const SECRET_QUERY_PARAMS = /([?&](?:sig|signature|api_key|token)=)[^&]*/gi;
+const SECRET_QUERY_PARAMS = /([?&](?:sig|signature|api_key|token|code|user_code|state)=)[^&]*/gi;
 
 export function redactUrl(url: string): string {
   return url.replace(SECRET_QUERY_PARAMS, "$1[REDACTED]");
@@ -37,6 +41,7 @@ export function loggerOptions(level: string): FastifyServerOptions["logger"] {
         "req.headers.authorization",
         'req.headers["x-api-key"]',
         'req.headers["idempotency-key"]',
+        "req.headers.cookie",
         "headers.authorization",
         'headers["x-api-key"]',
       ],
@@ -151,17 +156,31 @@ export function configureApp(
 
   registerStorageRoutes(app, deps.store);
 
+  // Sign-in (SPEC.md section 5): OAuth endpoints, sign-in pages; access tokens work on /v3.
+  const oauth = new AuthorizationServer(ctx.db, oauthSettings(ctx.config), ctx.now);
+  registerOAuthRoutes(app, oauth);
+  registerAuthPages(app, ctx, oauth);
+
   const authenticator = new ApiKeyAuthenticator(ctx.db);
   void app.register(async (v3) => {
     v3.addHook("onRequest", async (request, reply) => {
       const key = credentialOf(request.headers);
-      const principal = key ? await authenticator.authenticate(key) : undefined;
+      const isAccessToken = key?.startsWith(ACCESS_TOKEN_PREFIX) ?? false;
+      const principal = !key
+        ? undefined
+        : isAccessToken
+          ? await oauth.authenticateAccessToken(key)
+          : await authenticator.authenticate(key);
       if (!principal) {
         throw new ApiError(
           "authentication_failed",
-          key
-            ? "the API key is invalid or revoked"
-            : "send an API key in x-api-key or Authorization: Bearer",
+          !key
+            ? "send an API key in x-api-key or Authorization: Bearer"
+            : isAccessToken
+              ? "the access token is invalid, expired or revoked"
+              : "the API key is invalid or revoked",
+          undefined,
+          isAccessToken ? { "www-authenticate": 'Bearer error="invalid_token"' } : {},
         );
       }
       request.principal = principal;

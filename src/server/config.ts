@@ -34,6 +34,13 @@ export interface ServerConfig {
   logLevel: string;
   /** Credits given to the local account created on first start. */
   localAccountCredits: number;
+  /** OAuth (issue 6): lifetimes of access tokens, refresh tokens, codes and device codes. */
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  authorizationCodeTtlSeconds: number;
+  deviceCodeTtlSeconds: number;
+  /** Minimum seconds between device-code polls (RFC 8628 `interval`). */
+  devicePollIntervalSeconds: number;
 }
 
 export interface ServerFlags {
@@ -84,5 +91,10 @@ export function loadConfig(
     shutdownGraceSeconds: num("SVC_SERVER_SHUTDOWN_GRACE_SECONDS", 30),
     logLevel: env.SVC_SERVER_LOG_LEVEL ?? "info",
     localAccountCredits: num("SVC_SERVER_LOCAL_CREDITS", 1_000_000),
+    accessTokenTtlSeconds: Math.max(1, num("SVC_SERVER_ACCESS_TOKEN_TTL_SECONDS", 3600)),
+    refreshTokenTtlSeconds: Math.max(1, num("SVC_SERVER_REFRESH_TOKEN_TTL_SECONDS", 30 * 86_400)),
+    authorizationCodeTtlSeconds: Math.max(1, num("SVC_SERVER_AUTHORIZATION_CODE_TTL_SECONDS", 60)),
+    deviceCodeTtlSeconds: Math.max(1, num("SVC_SERVER_DEVICE_CODE_TTL_SECONDS", 600)),
+    devicePollIntervalSeconds: Math.max(1, num("SVC_SERVER_DEVICE_POLL_INTERVAL_SECONDS", 5)),
   };
 }

@@ -128,8 +128,82 @@ const initial: Migration = {
   },
 };
 
+/**
+ * Sign-in (issue 6): passwords, browser sessions of the sign-in pages, and the OAuth
+ * authorization server's codes, tokens and device codes. Every secret is stored as a SHA-256
+ * hash; only the password uses a slow hash (scrypt), because it is the one a person chose.
+ */
+const oauth: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("user_passwords")
+      .addColumn("user_id", "text", (c) => c.primaryKey().references("users.id"))
+      .addColumn("password_hash", "text", (c) => c.notNull())
+      .addColumn("updated_ms", "bigint", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("web_sessions")
+      .addColumn("session_hash", "text", (c) => c.primaryKey())
+      .addColumn("user_id", "text", (c) => c.notNull().references("users.id"))
+      .addColumn("created_ms", "bigint", (c) => c.notNull())
+      .addColumn("expires_ms", "bigint", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("oauth_codes")
+      .addColumn("code_hash", "text", (c) => c.primaryKey())
+      .addColumn("client_id", "text", (c) => c.notNull())
+      .addColumn("user_id", "text", (c) => c.notNull().references("users.id"))
+      .addColumn("redirect_uri", "text", (c) => c.notNull())
+      .addColumn("code_challenge", "text", (c) => c.notNull())
+      .addColumn("scope", "text", (c) => c.notNull())
+      .addColumn("created_ms", "bigint", (c) => c.notNull())
+      .addColumn("expires_ms", "bigint", (c) => c.notNull())
+      .addColumn("used_ms", "bigint")
+      .addColumn("family_id", "text")
+      .execute();
+    await db.schema
+      .createTable("oauth_tokens")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("token_hash", "text", (c) => c.notNull().unique())
+      .addColumn("kind", "text", (c) => c.notNull())
+      .addColumn("family_id", "text", (c) => c.notNull())
+      .addColumn("user_id", "text", (c) => c.notNull().references("users.id"))
+      .addColumn("client_id", "text", (c) => c.notNull())
+      .addColumn("scope", "text", (c) => c.notNull())
+      .addColumn("created_ms", "bigint", (c) => c.notNull())
+      .addColumn("expires_ms", "bigint", (c) => c.notNull())
+      .addColumn("rotated_ms", "bigint")
+      .addColumn("revoked_ms", "bigint")
+      .execute();
+    await db.schema
+      .createIndex("oauth_tokens_by_family")
+      .on("oauth_tokens")
+      .column("family_id")
+      .execute();
+    await db.schema
+      .createTable("oauth_device_codes")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("device_code_hash", "text", (c) => c.notNull().unique())
+      .addColumn("user_code", "text", (c) => c.notNull())
+      .addColumn("client_id", "text", (c) => c.notNull())
+      .addColumn("scope", "text", (c) => c.notNull())
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("user_id", "text", (c) => c.references("users.id"))
+      .addColumn("interval_seconds", "integer", (c) => c.notNull())
+      .addColumn("last_poll_ms", "bigint")
+      .addColumn("created_ms", "bigint", (c) => c.notNull())
+      .addColumn("expires_ms", "bigint", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex("oauth_device_codes_by_user_code")
+      .on("oauth_device_codes")
+      .column("user_code")
+      .execute();
+  },
+};
+
 export const migrationProvider: MigrationProvider = {
   async getMigrations() {
-    return { "0001_initial": initial };
+    return { "0001_initial": initial, "0002_oauth": oauth };
   },
 };

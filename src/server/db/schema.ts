@@ -104,6 +104,67 @@ export interface WebhookDeliveriesTable {
   delivered_ms: number | null;
 }
 
+export interface UserPasswordsTable {
+  user_id: string;
+  /** `scrypt$N$r$p$salt$hash` (passwords.ts). */
+  password_hash: string;
+  updated_ms: number;
+}
+
+/** A browser signed in to the sign-in pages (cookie `svc_session`, stored hashed). */
+export interface WebSessionsTable {
+  session_hash: string;
+  user_id: string;
+  created_ms: number;
+  expires_ms: number;
+}
+
+export interface OAuthCodesTable {
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  /** PKCE S256 challenge: base64url(SHA-256(verifier)). */
+  code_challenge: string;
+  scope: string;
+  created_ms: number;
+  expires_ms: number;
+  used_ms: number | null;
+  /** The token family issued for this code, revoked if the code is presented again. */
+  family_id: string | null;
+}
+
+export interface OAuthTokensTable {
+  id: string;
+  token_hash: string;
+  kind: "access" | "refresh";
+  /** Every token descended from one sign-in; a reused refresh token revokes them all. */
+  family_id: string;
+  user_id: string;
+  client_id: string;
+  scope: string;
+  created_ms: number;
+  expires_ms: number;
+  /** Set when a refresh token was exchanged for a new pair; presenting it again is reuse. */
+  rotated_ms: number | null;
+  revoked_ms: number | null;
+}
+
+export interface OAuthDeviceCodesTable {
+  id: string;
+  device_code_hash: string;
+  /** Normalised: 8 letters, no dash. */
+  user_code: string;
+  client_id: string;
+  scope: string;
+  status: "pending" | "approved" | "denied" | "used";
+  user_id: string | null;
+  interval_seconds: number;
+  last_poll_ms: number | null;
+  created_ms: number;
+  expires_ms: number;
+}
+
 export interface DB {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -112,4 +173,9 @@ export interface DB {
   jobs: JobsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  user_passwords: UserPasswordsTable;
+  web_sessions: WebSessionsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
+  oauth_device_codes: OAuthDeviceCodesTable;
 }

@@ -1,0 +1,596 @@
+// OAuth sign-in for the CLI and the desktop app (SPEC.md section 5), as the public client
+// `svc-cli`: browser sign-in with PKCE S256 and a loopback listener on 127.0.0.1 (RFC 8252),
+// the device grant for SSH sessions (RFC 8628), refresh with rotation, and revocation.
+// Decisions: the loopback state is compared in constant time and a mismatch ends the sign-in
+// (it means the answer is not for us); token requests are never retried (a replayed refresh
+// would look like reuse and revoke the sign-in); tokens are saved only after /v3/users/me
+// accepted them, otherwise they are revoked. Time, sleeping and opening a browser are injected.
+import { spawn } from "node:child_process";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import got from "got";
+import { z } from "zod";
+import {
+  CLI_CLIENT_ID,
+  DEFAULT_SCOPE,
+  DEVICE_CODE_GRANT,
+  LOOPBACK_CALLBACK_PATH,
+  OAUTH_PATHS,
+  deviceAuthorizationSchema,
+  oauthErrorSchema,
+  tokenResponseSchema,
+  type DeviceAuthorization,
+  type TokenResponse,
+} from "../shared/oauth";
+import type { UserRecord } from "../shared/api";
+import { ApiClient } from "./api-client";
+import type { OAuthTokens, StoredCredentials } from "./credentials";
+import { ClientError, interruptedError, registerSecret } from "./errors";
+
+export const LOGIN_TIMEOUT_MS = 120_000;
+/** Refresh this long before the access token expires. */
+export const REFRESH_SKEW_SECONDS = 60;
+
+/** What the OAuth code needs of a credential store (the file or the keychain). */
+export interface CredentialBackend {
+  read(): Promise<StoredCredentials>;
+  update(change: (current: StoredCredentials) => StoredCredentials): Promise<void>;
+  /** Where the credential lives, for messages ("~/.svc/credentials", "the OS keychain"). */
+  readonly location: string;
+}
+
+export function createPkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+export function authorizeUrl(
+  baseUrl: string,
+  input: { redirectUri: string; challenge: string; state: string; scope?: string },
+): string {
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: CLI_CLIENT_ID,
+    redirect_uri: input.redirectUri,
+    code_challenge: input.challenge,
+    code_challenge_method: "S256",
+    scope: input.scope ?? DEFAULT_SCOPE,
+    state: input.state,
+  });
+  return `${baseUrl}${OAUTH_PATHS.authorize}?${query.toString()}`;
+}
+
+const HINTS: Record<string, string> = {
+  access_denied: "The sign-in was denied in the browser; run `svc auth login` again to retry.",
+  expired_token: "The code expired before it was approved; run `svc auth login --device` again.",
+  invalid_grant: "The sign-in is no longer valid; run `svc auth login` again.",
+};
+
+/** One POST to an OAuth endpoint: form body, no retries, RFC errors as ClientErrors. */
+async function oauthPost<T extends z.ZodType>(
+  baseUrl: string,
+  path: string,
+  form: Record<string, string>,
+  schema: T,
+  signal?: AbortSignal,
+): Promise<z.output<T>> {
+  let response;
+  try {
+    response = await got.post(`${baseUrl}${path}`, {
+      form,
+      throwHttpErrors: false,
+      retry: { limit: 0 },
+      timeout: { request: 30_000 },
+      responseType: "json",
+      ...(signal ? { signal } : {}),
+    });
+  } catch (error) {
+    if (signal?.aborted) throw interruptedError();
+    throw new ClientError(
+      "network_error",
+      `Cannot reach the render service at ${baseUrl} (${(error as { code?: string }).code ?? (error as Error).message}).`,
+      "Check SVC_API_URL and your connection.",
+      { cause: error },
+    );
+  }
+  if (response.statusCode === 200) {
+    const parsed = schema.safeParse(response.body);
+    if (parsed.success) return parsed.data;
+  }
+  const error = oauthErrorSchema.safeParse(response.body);
+  if (error.success) {
+    const { error: code, error_description: description } = error.data;
+    throw new ClientError(code, `${description ?? code} (${code})`, HINTS[code], {
+      status: response.statusCode,
+    });
+  }
+  throw new ClientError(
+    "unexpected_response",
+    `The service answered ${path} with HTTP ${response.statusCode} and a body svc does not understand.`,
+    "Check that SVC_API_URL points at an svc render service of a matching version.",
+    { status: response.statusCode },
+  );
+}
+
+function remember(tokens: TokenResponse): TokenResponse {
+  registerSecret(tokens.access_token);
+  registerSecret(tokens.refresh_token);
+  return tokens;
+}
+
+export async function exchangeCode(
+  baseUrl: string,
+  input: { code: string; redirectUri: string; verifier: string },
+  signal?: AbortSignal,
+): Promise<TokenResponse> {
+  registerSecret(input.code);
+  return remember(
+    await oauthPost(
+      baseUrl,
+      OAUTH_PATHS.token,
+      {
+        grant_type: "authorization_code",
+        code: input.code,
+        redirect_uri: input.redirectUri,
+        client_id: CLI_CLIENT_ID,
+        code_verifier: input.verifier,
+      },
+      tokenResponseSchema,
+      signal,
+    ),
+  );
+}
+
+export async function refreshTokens(
+  baseUrl: string,
+  refreshToken: string,
+  signal?: AbortSignal,
+): Promise<TokenResponse> {
+  registerSecret(refreshToken);
+  return remember(
+    await oauthPost(
+      baseUrl,
+      OAUTH_PATHS.token,
+      { grant_type: "refresh_token", refresh_token: refreshToken, client_id: CLI_CLIENT_ID },
+      tokenResponseSchema,
+      signal,
+    ),
+  );
+}
+
+/** RFC 7009 revocation; the service revokes the whole sign-in the token belongs to. */
+export async function revokeToken(
+  baseUrl: string,
+  token: string,
+  hint: "access_token" | "refresh_token" = "refresh_token",
+): Promise<void> {
+  registerSecret(token);
+  await oauthPost(
+    baseUrl,
+    OAUTH_PATHS.revoke,
+    { token, token_type_hint: hint, client_id: CLI_CLIENT_ID },
+    z.unknown(),
+  );
+}
+
+export function storedTokens(tokens: TokenResponse, now = Date.now()): OAuthTokens {
+  return {
+    access_token: tokens.access_token,
+    refresh_token: tokens.refresh_token,
+    expires_at: Math.floor(now / 1000) + tokens.expires_in,
+    scope: tokens.scope,
+    token_type: tokens.token_type,
+  };
+}
+
+// ---------------------------------------------------------------- browser sign-in
+
+const CALLBACK_PAGE = (title: string, message: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title} · svc</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;background:#f4f5f7;margin:0}main{max-width:26rem;margin:15vh auto;background:#fff;border-radius:12px;padding:2rem;box-shadow:0 2px 12px rgba(0,0,0,.08)}</style>
+</head><body><main><h1>${title}</h1><p>${message}</p></main></body></html>`;
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export interface LoopbackListener {
+  redirectUri: string;
+  /** Resolves with the code once the browser comes back with the expected state. */
+  code: Promise<string>;
+  close(): void;
+}
+
+/** Listens on 127.0.0.1 (port 0) for the one redirect carrying the authorization code. */
+export async function startLoopbackListener(
+  expectedState: string,
+  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<LoopbackListener> {
+  let settle!: { resolve: (code: string) => void; reject: (error: Error) => void };
+  const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
+  let done = false;
+  const finish = (outcome: { code: string } | { error: ClientError }) => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+    if ("code" in outcome) settle.resolve(outcome.code);
+    else settle.reject(outcome.error);
+    // Let the page reach the browser before the sockets go.
+    setImmediate(() => {
+      server.close();
+      server.closeAllConnections();
+    });
+  };
+  const reply = (response: ServerResponse, status: number, title: string, message: string) => {
+    response.writeHead(status, {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
+      "referrer-policy": "no-referrer",
+      connection: "close",
+    });
+    response.end(CALLBACK_PAGE(title, message));
+  };
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    if (request.method !== "GET" || url.pathname !== LOOPBACK_CALLBACK_PATH || done) {
+      response.writeHead(404, { connection: "close" }).end();
+      return;
+    }
+    const state = url.searchParams.get("state") ?? "";
+    if (!sameText(state, expectedState)) {
+      reply(
+        response,
+        400,
+        "Sign-in failed",
+        "This answer does not belong to the sign-in that is waiting. Run <code>svc auth login</code> again.",
+      );
+      finish({
+        error: new ClientError(
+          "oauth_state_mismatch",
+          "The browser came back with a different state; the sign-in was refused.",
+          "Run `svc auth login` again, and use the link it prints.",
+        ),
+      });
+      return;
+    }
+    const error = url.searchParams.get("error");
+    if (error) {
+      reply(
+        response,
+        400,
+        "Sign-in failed",
+        "The sign-in was not completed. You can close this tab and check the terminal.",
+      );
+      const description = url.searchParams.get("error_description") ?? error;
+      finish({ error: new ClientError(error, `${description} (${error})`, HINTS[error]) });
+      return;
+    }
+    const received = url.searchParams.get("code");
+    if (!received) {
+      reply(response, 400, "Sign-in failed", "The answer carried no code.");
+      finish({
+        error: new ClientError("invalid_request", "The browser came back without a code."),
+      });
+      return;
+    }
+    registerSecret(received);
+    reply(
+      response,
+      200,
+      "Signed in to svc",
+      "You are signed in. You can close this tab and return to the terminal.",
+    );
+    finish({ code: received });
+  });
+  const onAbort = () => finish({ error: interruptedError() });
+  const timer = setTimeout(
+    () =>
+      finish({
+        error: new ClientError(
+          "login_timeout",
+          `No answer from the browser within ${Math.round((options.timeoutMs ?? LOGIN_TIMEOUT_MS) / 1000)} s.`,
+          "Run `svc auth login` again; on a remote machine use `svc auth login --device`.",
+        ),
+      }),
+    options.timeoutMs ?? LOGIN_TIMEOUT_MS,
+  );
+  timer.unref();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    redirectUri: `http://127.0.0.1:${port}${LOOPBACK_CALLBACK_PATH}`,
+    code,
+    close: () => finish({ error: interruptedError() }),
+  };
+}
+
+export interface BrowserLoginOptions {
+  baseUrl: string;
+  /** Opens the URL in a browser; false when none could be opened (the URL is then printed). */
+  openUrl: (url: string) => Promise<boolean>;
+  /** Told the URL to show, and whether a browser was opened. */
+  onAuthorizeUrl: (url: string, opened: boolean) => void;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export async function loginWithBrowser(options: BrowserLoginOptions): Promise<TokenResponse> {
+  const { verifier, challenge } = createPkcePair();
+  const state = randomBytes(16).toString("base64url");
+  const listener = await startLoopbackListener(state, {
+    timeoutMs: options.timeoutMs ?? LOGIN_TIMEOUT_MS,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const url = authorizeUrl(options.baseUrl, {
+    redirectUri: listener.redirectUri,
+    challenge,
+    state,
+  });
+  const opened = await options.openUrl(url).catch(() => false);
+  options.onAuthorizeUrl(url, opened);
+  const code = await listener.code;
+  return exchangeCode(
+    options.baseUrl,
+    { code, redirectUri: listener.redirectUri, verifier },
+    options.signal,
+  );
+}
+
+/**
+ * Opens `url` in the system browser. `BROWSER=none` (or an SSH session without a display)
+ * opens nothing; `BROWSER=cmd` runs that command. Resolves false when nothing could be opened.
+ */
+export function openSystemBrowser(
+  url: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<boolean> {
+  let command: string;
+  let args: string[];
+  if (env.BROWSER !== undefined) {
+    if (env.BROWSER === "" || env.BROWSER === "none") return Promise.resolve(false);
+    command = env.BROWSER;
+    args = [url];
+  } else if (process.platform === "darwin") {
+    command = "open";
+    args = [url];
+  } else if (process.platform === "win32") {
+    command = "rundll32";
+    args = ["url.dll,FileProtocolHandler", url];
+  } else {
+    if (!env.DISPLAY && !env.WAYLAND_DISPLAY) return Promise.resolve(false);
+    command = "xdg-open";
+    args = [url];
+  }
+  return new Promise((resolve) => {
+    try {
+      const child = spawn(command, args, { detached: true, stdio: "ignore" });
+      child.once("error", () => resolve(false));
+      child.once("spawn", () => {
+        child.unref();
+        resolve(true);
+      });
+    } catch {
+      resolve(false);
+    }
+  });
+}
+
+/** Why the browser flow would not work here (an SSH session, no terminal), or undefined. */
+export function remoteTerminalReason(
+  env: NodeJS.ProcessEnv,
+  tty: { stdin: boolean; stdout: boolean },
+): string | undefined {
+  if (env.SSH_CONNECTION || env.SSH_CLIENT || env.SSH_TTY) return "this looks like an SSH session";
+  if (!tty.stdin || !tty.stdout) return "this is not an interactive terminal";
+  return undefined;
+}
+
+export function isTruthyEnv(value: string | undefined): boolean {
+  return value !== undefined && !/^(|0|false|no|off)$/i.test(value.trim());
+}
+
+/** Why the device flow is refused here (CI, no terminal), or undefined. */
+export function deviceLoginRefusal(
+  env: NodeJS.ProcessEnv,
+  tty: { stdin: boolean; stdout: boolean },
+): string | undefined {
+  if (isTruthyEnv(env.CI)) return "CI is set: nobody is there to enter the code";
+  if (!tty.stdin || !tty.stdout) return "stdin or stdout is not a terminal";
+  return undefined;
+}
+
+// ---------------------------------------------------------------- device sign-in
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export const realSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(interruptedError());
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(interruptedError());
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+
+export async function requestDeviceCode(
+  baseUrl: string,
+  signal?: AbortSignal,
+): Promise<DeviceAuthorization> {
+  const authorization = await oauthPost(
+    baseUrl,
+    OAUTH_PATHS.deviceCode,
+    { client_id: CLI_CLIENT_ID, scope: DEFAULT_SCOPE },
+    deviceAuthorizationSchema,
+    signal,
+  );
+  registerSecret(authorization.device_code);
+  return authorization;
+}
+
+export interface DeviceLoginOptions {
+  baseUrl: string;
+  /** Show the person the URL and the code. */
+  onCode: (authorization: DeviceAuthorization) => void;
+  /** Told each wait before a poll, in ms (after slow_down it grows by 5 s). */
+  onWait?: (ms: number) => void;
+  sleep?: Sleep;
+  now?: () => number;
+  signal?: AbortSignal;
+}
+
+/** Polls the token endpoint honouring `interval` and `slow_down` until approved or refused. */
+export async function loginWithDevice(options: DeviceLoginOptions): Promise<TokenResponse> {
+  const sleep = options.sleep ?? realSleep;
+  const now = options.now ?? Date.now;
+  const authorization = await requestDeviceCode(options.baseUrl, options.signal);
+  options.onCode(authorization);
+  const deadline = now() + authorization.expires_in * 1000;
+  let intervalMs = authorization.interval * 1000;
+  for (;;) {
+    options.onWait?.(intervalMs);
+    await sleep(intervalMs, options.signal);
+    if (now() > deadline) {
+      throw new ClientError(
+        "expired_token",
+        "The code expired before it was approved.",
+        HINTS.expired_token,
+      );
+    }
+    try {
+      return remember(
+        await oauthPost(
+          options.baseUrl,
+          OAUTH_PATHS.token,
+          {
+            grant_type: DEVICE_CODE_GRANT,
+            device_code: authorization.device_code,
+            client_id: CLI_CLIENT_ID,
+          },
+          tokenResponseSchema,
+          options.signal,
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof ClientError)) throw error;
+      if (error.code === "authorization_pending") continue;
+      if (error.code === "slow_down") {
+        intervalMs += 5_000;
+        continue;
+      }
+      throw error;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- saving and refreshing
+
+/**
+ * Checks new tokens against /v3/users/me, then stores them with the identity. When the check
+ * fails the tokens are revoked and nothing is stored.
+ */
+export async function saveSignIn(
+  backend: CredentialBackend,
+  baseUrl: string,
+  tokens: TokenResponse,
+  options: { userAgent?: string; now?: () => number } = {},
+): Promise<UserRecord> {
+  let user: UserRecord;
+  try {
+    user = await new ApiClient({
+      baseUrl,
+      credential: tokens.access_token,
+      retryLimit: 1,
+      ...(options.userAgent ? { userAgent: options.userAgent } : {}),
+    }).me();
+  } catch (error) {
+    await revokeToken(baseUrl, tokens.refresh_token).catch(() => undefined);
+    throw error;
+  }
+  const oauth = storedTokens(tokens, (options.now ?? Date.now)());
+  await backend.update((current) => ({
+    ...current,
+    oauth,
+    user: { email: user.email, username: user.username },
+  }));
+  return user;
+}
+
+/**
+ * The OAuth credential of a store: a fresh access token (refreshed `REFRESH_SKEW_SECONDS`
+ * before expiry), and a forced refresh for the API client's 401 hook. Refreshes are single
+ * flight, and the store is re-read first, because another svc process may already have
+ * rotated the tokens (presenting the old refresh token again would revoke the sign-in).
+ */
+export class OAuthSession {
+  private inFlight: Promise<string | undefined> | undefined;
+  /** How many refreshes this session made (for `svc auth refresh` and tests). */
+  refreshCount = 0;
+
+  constructor(
+    private readonly backend: CredentialBackend,
+    private readonly baseUrl: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The access token to use now, refreshing first when it is about to expire. */
+  async accessToken(): Promise<string | undefined> {
+    const oauth = (await this.backend.read()).oauth;
+    if (!oauth) return undefined;
+    registerSecret(oauth.access_token);
+    if (oauth.expires_at - REFRESH_SKEW_SECONDS > this.now() / 1000) return oauth.access_token;
+    return this.refresh(oauth.access_token);
+  }
+
+  /** After a 401 with `rejected`: a new access token, or undefined when there is none. */
+  forceRefresh(rejected?: string): Promise<string | undefined> {
+    return this.refresh(rejected);
+  }
+
+  private refresh(rejected: string | undefined): Promise<string | undefined> {
+    this.inFlight ??= this.doRefresh(rejected).finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  private async doRefresh(rejected: string | undefined): Promise<string | undefined> {
+    const oauth = (await this.backend.read()).oauth;
+    if (!oauth?.refresh_token) return undefined;
+    const fresh = oauth.expires_at - REFRESH_SKEW_SECONDS > this.now() / 1000;
+    if (rejected !== undefined && oauth.access_token !== rejected && fresh) {
+      return oauth.access_token;
+    }
+    let tokens: TokenResponse;
+    try {
+      tokens = await refreshTokens(this.baseUrl, oauth.refresh_token);
+    } catch (error) {
+      if (error instanceof ClientError && error.code === "invalid_grant") {
+        throw new ClientError(
+          "authentication_failed",
+          "The sign-in has expired or was revoked.",
+          "Run `svc auth login` again.",
+          { status: 401, cause: error },
+        );
+      }
+      throw error;
+    }
+    this.refreshCount++;
+    const stored = storedTokens(tokens, this.now());
+    await this.backend.update((current) => ({ ...current, oauth: stored }));
+    return tokens.access_token;
+  }
+}
