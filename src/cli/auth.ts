@@ -1,10 +1,10 @@
-// `svc auth login|status|logout`. Sign-in methods are separate functions behind `login`'s flags:
-// `--api-key` (hidden prompt on a terminal, or the key piped on stdin) is here; browser and
-// device sign-in (OAuth) plug in beside it. The key is checked against the service before it is
-// stored, and it is never printed.
+// `svc auth login|status|refresh|logout`. Sign-in methods are separate functions behind
+// `login`'s flags: `--api-key` (hidden prompt on a terminal, or the key piped on stdin) is here;
+// browser (the default) and `--device` sign-in, `refresh` and the revoking part of `logout` are
+// in auth-oauth.ts. The key is checked against the service before it is stored, and it is never
+// printed.
 import type { Command } from "commander";
 import { ApiClient } from "../core/api-client";
-import { loadClientConfig } from "../core/config";
 import { CredentialStore, type ResolvedCredential } from "../core/credentials";
 import { ClientError, registerSecret } from "../core/errors";
 import type { UserRecord } from "../shared/api";
@@ -12,6 +12,7 @@ import { notSignedInError, withCloudContext } from "./cloud-context";
 import { reportParseErrorsAsJson } from "./cloud";
 import { reportError, UsageError } from "./errors";
 import { VERSION } from "./version";
+import { loginThroughBrowser, loginThroughDevice, refreshSignIn, signOut } from "./auth-oauth";
 
 const SOURCE_TEXT: Record<ResolvedCredential["source"], string> = {
   "env:SVC_API_KEY": "environment variable SVC_API_KEY",
@@ -119,17 +120,17 @@ export function registerAuthCommand(program: Command): void {
   auth
     .command("login")
     .description("store a credential for the render service")
+    .option("--device", "sign in by entering a code in any browser (for SSH sessions)")
     .option("--api-key", "sign in with an API key (hidden prompt, or piped on stdin)")
     .option("--json", "print the result as JSON")
-    .action(async (flags: { apiKey?: boolean; json?: boolean }) => {
+    .action(async (flags: { apiKey?: boolean; device?: boolean; json?: boolean }) => {
       try {
-        if (!flags.apiKey) {
-          throw new UsageError(
-            "Browser sign-in is not available yet.",
-            "Use `svc auth login --api-key`, or set SVC_API_KEY.",
-          );
+        if (flags.apiKey && flags.device) {
+          throw new UsageError("Choose one of --device and --api-key.");
         }
-        await loginWithApiKey(Boolean(flags.json));
+        if (flags.device) await loginThroughDevice(Boolean(flags.json));
+        else if (flags.apiKey) await loginWithApiKey(Boolean(flags.json));
+        else await loginThroughBrowser(Boolean(flags.json));
       } catch (error) {
         reportError(error, Boolean(flags.json));
       }
@@ -186,21 +187,26 @@ export function registerAuthCommand(program: Command): void {
 
   auth
     .command("logout")
-    .description("remove the stored credential")
+    .description("revoke the sign-in on the service and remove the stored credential")
+    .option("--keep-api-key", "keep a stored API key (remove only the browser/device sign-in)")
     .option("--json", "print the result as JSON")
-    .action(async (flags: { json?: boolean }) => {
+    .action(async (flags: { keepApiKey?: boolean; json?: boolean }) => {
       try {
-        const store = CredentialStore.forConfig(loadClientConfig());
-        const removed = await store.clear();
+        const result = await signOut({ keepApiKey: Boolean(flags.keepApiKey) });
         if (flags.json) {
           process.stdout.write(
-            `${JSON.stringify({ signed_out: removed, file: store.file }, null, 2)}\n`,
+            `${JSON.stringify({ signed_out: result.removed, revoked: result.revoked, file: result.location }, null, 2)}\n`,
           );
         } else {
           process.stdout.write(
-            removed
-              ? `Signed out; removed the credential from ${store.file}.\n`
+            result.removed
+              ? `Signed out${result.revoked ? " and revoked the sign-in on the service" : ""}; removed the credential from ${result.location}.\n`
               : "No stored credential; nothing to remove.\n",
+          );
+        }
+        if (result.revokeError) {
+          process.stderr.write(
+            `warning: the service could not revoke the sign-in (${result.revokeError}); the local copy is removed.\n`,
           );
         }
         if (process.env.SVC_API_KEY?.trim() || process.env.SVC_ALIAS_API_KEY?.trim()) {
@@ -208,6 +214,18 @@ export function registerAuthCommand(program: Command): void {
             "note: SVC_API_KEY / SVC_ALIAS_API_KEY is still set in this environment.\n",
           );
         }
+      } catch (error) {
+        reportError(error, Boolean(flags.json));
+      }
+    });
+
+  auth
+    .command("refresh")
+    .description("exchange the stored refresh token for a new access token now")
+    .option("--json", "print the result as JSON")
+    .action(async (flags: { json?: boolean }) => {
+      try {
+        await refreshSignIn(Boolean(flags.json));
       } catch (error) {
         reportError(error, Boolean(flags.json));
       }

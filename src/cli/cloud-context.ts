@@ -6,7 +6,9 @@ import { ApiClient } from "../core/api-client";
 import { loadClientConfig, type ClientConfig } from "../core/config";
 import { resolveCredential, type ResolvedCredential } from "../core/credentials";
 import { ClientError } from "../core/errors";
+import { openCredentialBackend } from "../core/keychain";
 import { isServiceAnswering } from "../core/local-service";
+import { OAuthSession } from "../core/oauth";
 import { DEFAULT_PORT, loadConfig } from "../server/config";
 import { startServer } from "../server/server";
 import { VERSION } from "./version";
@@ -72,12 +74,27 @@ export async function openCloudContext(
   const config = loadClientConfig();
   const { embedded, close } = await ensureLocalService(config);
   try {
-    const credential = await resolveCredential(config);
+    const backend = openCredentialBackend(config);
+    const credential = await resolveCredential(config, process.env, backend);
     if (!credential && options.requireCredential !== false) throw notSignedInError();
+    // An OAuth sign-in is refreshed 60 s before it expires, and on a 401 once (then replayed).
+    const oauth =
+      credential?.kind === "oauth" ? new OAuthSession(backend, config.apiUrl) : undefined;
+    let secret = credential?.secret;
+    if (oauth) secret = (await oauth.accessToken()) ?? secret;
     const client = new ApiClient({
       baseUrl: config.apiUrl,
-      credential: credential?.secret,
+      credential: secret,
       userAgent: `svc-cli/${VERSION}`,
+      ...(oauth
+        ? {
+            refreshCredential: async () => {
+              const fresh = await oauth.forceRefresh(secret);
+              if (fresh) secret = fresh;
+              return fresh;
+            },
+          }
+        : {}),
     });
     return { config, client, credential, embedded, close };
   } catch (error) {

@@ -116,15 +116,20 @@ export class ApiClient {
     path: string,
     options: RequestOptions<T>,
   ): Promise<{ data: z.output<T>; replayed: boolean }> {
+    return this.withRefresh(() => this.send(method, path, options));
+  }
+
+  /** Runs `attempt`; after a 401, asks `refreshCredential` once for a new credential and replays. */
+  private async withRefresh<R>(attempt: () => Promise<R>): Promise<R> {
     try {
-      return await this.send(method, path, options);
+      return await attempt();
     } catch (error) {
       if (error instanceof ClientError && error.status === 401 && this.options.refreshCredential) {
         const fresh = await this.options.refreshCredential();
         if (fresh) {
           registerSecret(fresh);
           this.credential = fresh;
-          return this.send(method, path, options);
+          return attempt();
         }
       }
       throw error;
@@ -228,17 +233,18 @@ export class ApiClient {
     if (query.limit !== undefined) searchParams.limit = query.limit;
     if (query.token !== undefined) searchParams.token = query.token;
     // The list endpoint answers {data:[...], has_more, next_token}: parse the whole body.
-    let response;
-    try {
-      response = await this.http(`${this.baseUrl}/v3/svc/renders`, {
-        headers: this.credential ? { authorization: `Bearer ${this.credential}` } : {},
-        searchParams,
-        responseType: "json",
-        ...(signal ? { signal } : {}),
-      });
-    } catch (error) {
-      throw toClientError(error, this.baseUrl, signal);
-    }
+    const response = await this.withRefresh(async () => {
+      try {
+        return await this.http(`${this.baseUrl}/v3/svc/renders`, {
+          headers: this.credential ? { authorization: `Bearer ${this.credential}` } : {},
+          searchParams,
+          responseType: "json",
+          ...(signal ? { signal } : {}),
+        });
+      } catch (error) {
+        throw toClientError(error, this.baseUrl, signal);
+      }
+    });
     const parsed = renderListSchema.safeParse(response.body);
     if (!parsed.success) {
       throw new ClientError(

@@ -117,12 +117,20 @@ async function readLocalServiceKey(file: string): Promise<string | undefined> {
   }
 }
 
+/** Reads the stored credential from elsewhere than the file: the OS keychain (keychain.ts). */
+export interface StoredCredentialReader {
+  read(): Promise<StoredCredentials>;
+  /** The file path, or "the OS keychain": shown as `file` by `svc auth status`. */
+  readonly location: string;
+}
+
 /** First match wins: env SVC_API_KEY, env SVC_ALIAS_API_KEY, the store, the local service's key. */
 export async function resolveCredential(
   config: ClientConfig,
   env: NodeJS.ProcessEnv = process.env,
+  reader?: StoredCredentialReader,
 ): Promise<ResolvedCredential | undefined> {
-  const found = await findCredential(config, env);
+  const found = await findCredential(config, env, reader);
   registerSecret(found?.secret);
   return found;
 }
@@ -130,13 +138,15 @@ export async function resolveCredential(
 async function findCredential(
   config: ClientConfig,
   env: NodeJS.ProcessEnv,
+  reader?: StoredCredentialReader,
 ): Promise<ResolvedCredential | undefined> {
   const primary = env.SVC_API_KEY?.trim();
   if (primary) return { secret: primary, kind: "api_key", source: "env:SVC_API_KEY" };
   const alias = env.SVC_ALIAS_API_KEY?.trim();
   if (alias) return { secret: alias, kind: "api_key", source: "env:SVC_ALIAS_API_KEY" };
-  const store = CredentialStore.forConfig(config);
-  const stored = await store.read();
+  const fileStore = CredentialStore.forConfig(config);
+  const stored = await (reader ?? fileStore).read();
+  const store = { file: reader?.location ?? fileStore.file };
   if (stored.oauth?.access_token) {
     return {
       secret: stored.oauth.access_token,

@@ -305,6 +305,13 @@ describe("refresh and revocation", () => {
     expect(requestLines("/v3/users/me", 401)).toBe(unauthorizedBefore + 1);
     expect(requestLines("/v1/oauth/token", 200)).toBe(refreshesBefore + 1);
     expect((await backend.read()).oauth?.access_token).toBe(current);
+    // The render list (parsed apart from the envelope) goes through the same hook.
+    const refreshedAt = Date.now() + tokens.expires_in * 1000;
+    await waitFor("the refreshed token to expire", async () =>
+      Date.now() > refreshedAt + 500 ? true : undefined,
+    );
+    expect((await client.listRenders({ limit: 1 })).data).toEqual([]);
+    expect(hookCalls).toBe(2);
   });
 
   it("stores nothing and revokes the tokens when /v3/users/me refuses them", async () => {

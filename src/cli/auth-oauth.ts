@@ -1,0 +1,202 @@
+// The OAuth parts of `svc auth`: `login` through the browser (default) or `--device`,
+// `refresh`, and the revoking half of `logout`. Thin: check the terminal, call src/core/oauth,
+// print. Prompts and the sign-in URL go to stderr; results (and --json) to stdout.
+import { openCredentialBackend } from "../core/keychain";
+import {
+  LOGIN_TIMEOUT_MS,
+  OAuthSession,
+  deviceLoginRefusal,
+  loginWithBrowser,
+  loginWithDevice,
+  openSystemBrowser,
+  remoteTerminalReason,
+  revokeToken,
+  saveSignIn,
+  type CredentialBackend,
+} from "../core/oauth";
+import { ClientError } from "../core/errors";
+import { loadClientConfig } from "../core/config";
+import type { UserRecord } from "../shared/api";
+import { interruptSignal, withCloudContext } from "./cloud-context";
+import { UsageError } from "./errors";
+import { VERSION } from "./version";
+
+const USER_AGENT = `svc-cli/${VERSION}`;
+
+function terminal(): { stdin: boolean; stdout: boolean } {
+  return { stdin: Boolean(process.stdin.isTTY), stdout: Boolean(process.stdout.isTTY) };
+}
+
+function printSignedIn(json: boolean, user: UserRecord, location: string, method: string): void {
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ signed_in: true, method, email: user.email, file: location }, null, 2)}\n`,
+    );
+  } else {
+    process.stdout.write(`Signed in as ${user.email}; the credential is stored in ${location}.\n`);
+  }
+  if (process.env.SVC_API_KEY?.trim() || process.env.SVC_ALIAS_API_KEY?.trim()) {
+    process.stderr.write(
+      "note: SVC_API_KEY / SVC_ALIAS_API_KEY is set and takes precedence over the stored sign-in.\n",
+    );
+  }
+}
+
+/** `svc auth login`: PKCE through the system browser and a loopback listener (120 s). */
+export async function loginThroughBrowser(json: boolean): Promise<void> {
+  const remote = remoteTerminalReason(process.env, terminal());
+  if (remote) {
+    throw new UsageError(
+      `Browser sign-in needs a browser on this computer, and ${remote}.`,
+      "Use `svc auth login --device` (enter a code in any browser), or `svc auth login --api-key`.",
+    );
+  }
+  const interrupt = interruptSignal();
+  try {
+    const { user, location } = await withCloudContext(
+      async ({ config }) => {
+        const backend = openCredentialBackend(config);
+        const tokens = await loginWithBrowser({
+          baseUrl: config.apiUrl,
+          openUrl: (url) => openSystemBrowser(url),
+          onAuthorizeUrl: (url, opened) => {
+            process.stderr.write(
+              opened
+                ? `Opened your browser to sign in. If it did not open, visit:\n\n  ${url}\n\n`
+                : `Open this URL in a browser on this computer to sign in:\n\n  ${url}\n\n`,
+            );
+            process.stderr.write(
+              `Waiting up to ${LOGIN_TIMEOUT_MS / 1000} s for the browser... (Ctrl+C to stop)\n`,
+            );
+          },
+          signal: interrupt.signal,
+        });
+        const saved = await saveSignIn(backend, config.apiUrl, tokens, { userAgent: USER_AGENT });
+        return { user: saved, location: backend.location };
+      },
+      { requireCredential: false },
+    );
+    printSignedIn(json, user, location, "browser");
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+/** `svc auth login --device`: RFC 8628 — show a code, poll until it is approved. */
+export async function loginThroughDevice(json: boolean): Promise<void> {
+  const refusal = deviceLoginRefusal(process.env, terminal());
+  if (refusal) {
+    throw new UsageError(
+      `Device sign-in needs a person at an interactive terminal, and ${refusal}.`,
+      "In CI or scripts use an API key (SVC_API_KEY, or `svc auth login --api-key` with the key on stdin).",
+    );
+  }
+  const interrupt = interruptSignal();
+  try {
+    const { user, location } = await withCloudContext(
+      async ({ config }) => {
+        const backend = openCredentialBackend(config);
+        const tokens = await loginWithDevice({
+          baseUrl: config.apiUrl,
+          onCode: (authorization) => {
+            process.stderr.write(
+              [
+                `To sign in, open ${authorization.verification_uri} in any browser and enter the code:`,
+                "",
+                `    ${authorization.user_code}`,
+                "",
+                ...(authorization.verification_uri_complete
+                  ? [`(or open ${authorization.verification_uri_complete})`]
+                  : []),
+                `Waiting for approval; the code expires in ${Math.round(authorization.expires_in / 60)} min. (Ctrl+C to stop)`,
+                "",
+              ].join("\n"),
+            );
+          },
+          signal: interrupt.signal,
+        });
+        const saved = await saveSignIn(backend, config.apiUrl, tokens, { userAgent: USER_AGENT });
+        return { user: saved, location: backend.location };
+      },
+      { requireCredential: false },
+    );
+    printSignedIn(json, user, location, "device");
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+/** `svc auth refresh`: exchanges the stored refresh token for a new pair now. */
+export async function refreshSignIn(json: boolean): Promise<void> {
+  const result = await withCloudContext(
+    async ({ config }) => {
+      const backend = openCredentialBackend(config);
+      const stored = await backend.read();
+      if (!stored.oauth?.refresh_token) {
+        throw new ClientError(
+          "not_signed_in",
+          "There is no browser or device sign-in to refresh.",
+          "Run `svc auth login` (API keys do not expire and need no refresh).",
+        );
+      }
+      const session = new OAuthSession(backend, config.apiUrl);
+      await session.forceRefresh(stored.oauth.access_token);
+      const expiresAt = (await backend.read()).oauth?.expires_at ?? 0;
+      return { expiresAt, location: backend.location };
+    },
+    { requireCredential: false },
+  );
+  const when = new Date(result.expiresAt * 1000).toISOString();
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ refreshed: true, expires_at: result.expiresAt, file: result.location }, null, 2)}\n`,
+    );
+  } else {
+    process.stdout.write(`Refreshed the sign-in; the new access token is valid until ${when}.\n`);
+  }
+}
+
+export interface SignOutResult {
+  /** True when the service revoked an OAuth sign-in. */
+  revoked: boolean;
+  /** True when something was removed from the store. */
+  removed: boolean;
+  location: string;
+  /** Why the revocation failed (the local copy is removed anyway). */
+  revokeError?: string;
+}
+
+/**
+ * `svc auth logout`: revokes the OAuth sign-in on the service, then removes `oauth`, `user` and
+ * (unless `keepApiKey`) `api_key` from the store. Other keys of the file stay.
+ */
+export async function signOut(options: { keepApiKey: boolean }): Promise<SignOutResult> {
+  const config = loadClientConfig();
+  const backend: CredentialBackend = openCredentialBackend(config);
+  const stored = await backend.read();
+  let revoked = false;
+  let revokeError: string | undefined;
+  if (stored.oauth?.refresh_token) {
+    const refreshToken = stored.oauth.refresh_token;
+    try {
+      await withCloudContext(
+        async ({ config: current }) => revokeToken(current.apiUrl, refreshToken),
+        { requireCredential: false },
+      );
+      revoked = true;
+    } catch (error) {
+      revokeError = error instanceof Error ? error.message : String(error);
+    }
+  }
+  const hasApiKey = stored.api_key !== undefined && !options.keepApiKey;
+  const removed = stored.oauth !== undefined || hasApiKey;
+  if (removed) {
+    await backend.update((current) => {
+      const { oauth: _oauth, user, api_key, ...rest } = current;
+      return options.keepApiKey && api_key !== undefined
+        ? { ...rest, api_key, ...(user ? { user } : {}) }
+        : rest;
+    });
+  }
+  return { revoked, removed, location: backend.location, ...(revokeError ? { revokeError } : {}) };
+}
