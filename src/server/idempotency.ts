@@ -2,9 +2,14 @@
 // 24 h; the same key with the same body replays the first response (status and body), with a
 // different body it is 409 svc_idempotency_conflict. A key whose first request is still running
 // is also a conflict. 5xx answers are not stored, so a retry after a crash can succeed.
+// A handler that writes in a transaction records its answer in that same transaction (the
+// `record` callback), so a crash can never leave the work done but the key unanswered — which,
+// once the placeholder counted as abandoned, would let a retry do the work twice.
 import { createHash } from "node:crypto";
 import { IDEMPOTENCY_KEY_PATTERN } from "../shared/limits";
+import type { Transaction } from "kysely";
 import type { Database } from "./db/database";
+import type { DB } from "./db/schema";
 import { ApiError } from "./errors";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -15,6 +20,14 @@ export interface StoredResponse {
   body: unknown;
   replayed: boolean;
 }
+
+interface Outcome {
+  status: number;
+  body: unknown;
+}
+
+/** Stores the answer inside the handler's own transaction; call it at most once. */
+export type RecordResponse = (trx: Transaction<DB>, outcome: Outcome) => Promise<void>;
 
 export function requestHash(body: unknown): string {
   return createHash("sha256").update(canonicalJson(body)).digest("hex");
@@ -38,10 +51,11 @@ function canonicalJson(value: unknown): string {
 export async function withIdempotency(
   db: Database,
   scope: { userId: string; endpoint: string; key: string | undefined; body: unknown },
-  handler: () => Promise<{ status: number; body: unknown }>,
+  handler: (record: RecordResponse) => Promise<Outcome>,
   now: () => number = Date.now,
 ): Promise<StoredResponse> {
-  if (scope.key === undefined) return { ...(await handler()), replayed: false };
+  if (scope.key === undefined)
+    return { ...(await handler(async () => undefined)), replayed: false };
   if (!IDEMPOTENCY_KEY_PATTERN.test(scope.key)) {
     throw new ApiError(
       "invalid_parameter",
@@ -111,10 +125,13 @@ export async function withIdempotency(
       "Idempotency-Key",
     );
   }
-  let outcome: { status: number; body: unknown };
+  const record: RecordResponse = (trx, answer) => store(trx, where, answer);
+  let outcome: Outcome;
   try {
-    outcome = await handler();
+    outcome = await handler(record);
   } catch (error) {
+    // The work committed with its answer; a later failure must not let a retry redo it.
+    if (await answered(db, where)) throw error;
     if (error instanceof ApiError && error.status < 500) {
       outcome = { status: error.status, body: { error: errorBody(error) } };
       await store(db, where, outcome);
@@ -138,10 +155,24 @@ function errorBody(error: ApiError) {
     : { code: error.code, message: error.message, param: error.param };
 }
 
-async function store(
+async function answered(
   db: Database,
   where: { user_id: string; endpoint: string; key: string },
-  outcome: { status: number; body: unknown },
+): Promise<boolean> {
+  const row = await db
+    .selectFrom("idempotency_keys")
+    .select("status_code")
+    .where("user_id", "=", where.user_id)
+    .where("endpoint", "=", where.endpoint)
+    .where("key", "=", where.key)
+    .executeTakeFirst();
+  return row?.status_code !== undefined && row.status_code !== null;
+}
+
+async function store(
+  db: Database | Transaction<DB>,
+  where: { user_id: string; endpoint: string; key: string },
+  outcome: Outcome,
 ): Promise<void> {
   await db
     .updateTable("idempotency_keys")

@@ -1,6 +1,7 @@
 // Render routes: submit (validate options, project and variables, then queue in one
 // transaction), get, list (newest first, opaque keyset cursor) and soft delete.
 import type { FastifyInstance } from "fastify";
+import type { Transaction } from "kysely";
 import {
   RENDER_ID_PREFIX,
   listRendersQuerySchema,
@@ -12,7 +13,7 @@ import { formatVariableIssue, validateVariables } from "../shared/variables";
 import type { Principal } from "./accounts";
 import { createAssetFromBytes, findAsset, idempotencyKeyOf } from "./assets";
 import type { ServiceContext } from "./context";
-import type { RendersTable } from "./db/schema";
+import type { DB, RendersTable } from "./db/schema";
 import { ApiError } from "./errors";
 import { parseBody, principalOf } from "./http";
 import { newId } from "./ids";
@@ -40,9 +41,13 @@ export function registerRenderRoutes(
         key: idempotencyKeyOf(request.headers),
         body: request.body,
       },
-      async () => ({
+      async (record) => ({
         status: 201,
-        body: { data: await submitRender(ctx, queue, principal, request.body) },
+        body: {
+          data: await submitRender(ctx, queue, principal, request.body, (trx, data) =>
+            record(trx, { status: 201, body: { data } }),
+          ),
+        },
       }),
     );
     if (result.replayed) reply.header("Idempotent-Replayed", "true");
@@ -69,6 +74,8 @@ export async function submitRender(
   queue: JobQueue,
   principal: Principal,
   body: unknown,
+  /** Runs inside the transaction that creates the render (the idempotency record). */
+  beforeCommit?: (trx: Transaction<DB>, response: SubmitRenderResponse) => Promise<void>,
 ): Promise<SubmitRenderResponse> {
   const input = parseBody(renderRequestSchema, body);
   const composition = checkCompositionPath(input.composition);
@@ -145,11 +152,13 @@ export async function submitRender(
     callback_id: input.callback_id ?? null,
     deleted_ms: null,
   };
+  const response: SubmitRenderResponse = { render_id: id, status: "queued" };
   await ctx.db.transaction().execute(async (trx) => {
     await trx.insertInto("renders").values(row).execute();
     await queue.enqueue(trx, id);
+    await beforeCommit?.(trx, response);
   });
-  return { render_id: id, status: "queued" };
+  return response;
 }
 
 export async function findRender(
