@@ -118,6 +118,8 @@ export interface RenderInternals {
   sinkForSegment?: (segmentIndex: number) => FrameSink;
   /** Stop after capture: no joining, audio or thumbnail, and no output file. */
   captureOnly?: boolean;
+  /** Extra Chromium flags, for experiments. */
+  extraArgs?: string[];
 }
 
 export async function renderComposition(
@@ -238,6 +240,7 @@ export async function renderComposition(
         allowNetwork: options.allowNetwork ?? true,
         onPageError: (message) => pageErrors.push(message),
         onBlockedRequest: (url) => blocked.add(url),
+        ...(internals.extraArgs ? { extraArgs: internals.extraArgs } : {}),
       });
       sessions.push(session);
       if (cancelled) throw cancelledError();
