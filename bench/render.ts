@@ -1,10 +1,12 @@
-// npm run bench: render speed on fixed inputs (examples/hello-world, multi-scene, gsap-heavy at
-// 1080p30 standard) with three figures per composition, all measured in this run because the
-// machine is noisy:
+// npm run bench: render speed on fixed inputs (examples/hello-world, multi-scene, gsap-heavy, and
+// bench/compositions/pan-floor, at 1080p30 standard) with three figures per composition, all
+// measured in this run because the machine is noisy:
 //   render        the real pipeline, capture overlapped with encoding
 //   capture-only  the same pages and workers with frames thrown away (the capture limit)
 //   encode-only   the same frames fed to the same encoders, no browser
-// and the ratio of render wall time to the capture-only limit (target <= 1.3).
+// and the ratio of render wall time to the capture-only limit (target <= 1.3). pan-floor changes
+// every pixel of every frame while the page does almost no work, so its rate is the ceiling of the
+// pipeline itself (compositing, read-back, JPEG, decode, x264) for any fully animated composition.
 // Each figure is the best of --reps runs, render and capture-only alternating, so a burst of
 // load from elsewhere hits both sides alike instead of skewing the ratio.
 // Usage: npm run bench [-- --workers N|auto] [--only name] [--fps 30] [--reps 2]
@@ -39,7 +41,12 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
-const COMPOSITIONS = ["hello-world", "multi-scene", "gsap-heavy"];
+const COMPOSITIONS: Record<string, string> = {
+  "hello-world": "../examples/hello-world",
+  "multi-scene": "../examples/multi-scene",
+  "gsap-heavy": "../examples/gsap-heavy",
+  "pan-floor": "compositions/pan-floor",
+};
 
 interface Row {
   name: string;
@@ -51,7 +58,7 @@ interface Row {
 }
 
 async function measure(name: string, args: Args, workDir: string): Promise<Row> {
-  const projectDir = resolve(import.meta.dirname, "../examples", name);
+  const projectDir = resolve(import.meta.dirname, COMPOSITIONS[name]!);
   const base = {
     projectDir,
     fps: args.fps,
@@ -151,7 +158,7 @@ try {
   );
   console.log(`segment length for 12 s: ${segmentLength(12 * args.fps, args.fps)} frames`);
   const rows: Row[] = [];
-  for (const name of COMPOSITIONS.filter((n) => !args.only || n === args.only)) {
+  for (const name of Object.keys(COMPOSITIONS).filter((n) => !args.only || n === args.only)) {
     const row = await measure(name, args, workDir);
     rows.push(row);
     console.log(
