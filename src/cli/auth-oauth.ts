@@ -12,7 +12,8 @@ import {
   remoteTerminalReason,
   revokeToken,
   saveSignIn,
-  type CredentialBackend,
+  signOut,
+  type SignOutResult,
 } from "../core/oauth";
 import { ClientError } from "../core/errors";
 import { loadClientConfig } from "../core/config";
@@ -156,47 +157,17 @@ export async function refreshSignIn(json: boolean): Promise<void> {
   }
 }
 
-export interface SignOutResult {
-  /** True when the service revoked an OAuth sign-in. */
-  revoked: boolean;
-  /** True when something was removed from the store. */
-  removed: boolean;
-  location: string;
-  /** Why the revocation failed (the local copy is removed anyway). */
-  revokeError?: string;
-}
-
 /**
- * `svc auth logout`: revokes the OAuth sign-in on the service, then removes `oauth`, `user` and
- * (unless `keepApiKey`) `api_key` from the store. Other keys of the file stay.
+ * `svc auth logout`: revokes the OAuth sign-in on the service (starting the local one when it is
+ * the default and not running), then removes it from the store (src/core/oauth signOut).
  */
-export async function signOut(options: { keepApiKey: boolean }): Promise<SignOutResult> {
-  const config = loadClientConfig();
-  const backend: CredentialBackend = openCredentialBackend(config);
-  const stored = await backend.read();
-  let revoked = false;
-  let revokeError: string | undefined;
-  if (stored.oauth?.refresh_token) {
-    const refreshToken = stored.oauth.refresh_token;
-    try {
-      await withCloudContext(
-        async ({ config: current }) => revokeToken(current.apiUrl, refreshToken),
-        { requireCredential: false },
-      );
-      revoked = true;
-    } catch (error) {
-      revokeError = error instanceof Error ? error.message : String(error);
-    }
-  }
-  const hasApiKey = stored.api_key !== undefined && !options.keepApiKey;
-  const removed = stored.oauth !== undefined || hasApiKey;
-  if (removed) {
-    await backend.update((current) => {
-      const { oauth: _oauth, user, api_key, ...rest } = current;
-      return options.keepApiKey && api_key !== undefined
-        ? { ...rest, api_key, ...(user ? { user } : {}) }
-        : rest;
-    });
-  }
-  return { revoked, removed, location: backend.location, ...(revokeError ? { revokeError } : {}) };
+export async function signOutHere(options: { keepApiKey: boolean }): Promise<SignOutResult> {
+  const backend = openCredentialBackend(loadClientConfig());
+  return signOut(backend, {
+    keepApiKey: options.keepApiKey,
+    revoke: (refreshToken) =>
+      withCloudContext(async ({ config }) => revokeToken(config.apiUrl, refreshToken), {
+        requireCredential: false,
+      }),
+  });
 }

@@ -5,19 +5,21 @@
 // printed.
 import type { Command } from "commander";
 import { ApiClient } from "../core/api-client";
-import { CredentialStore, type ResolvedCredential } from "../core/credentials";
+import type { ResolvedCredential } from "../core/credentials";
+import { openCredentialBackend } from "../core/keychain";
 import { ClientError, registerSecret } from "../core/errors";
 import type { UserRecord } from "../shared/api";
 import { notSignedInError, withCloudContext } from "./cloud-context";
 import { reportParseErrorsAsJson } from "./cloud";
 import { reportError, UsageError } from "./errors";
 import { VERSION } from "./version";
-import { loginThroughBrowser, loginThroughDevice, refreshSignIn, signOut } from "./auth-oauth";
+import { loginThroughBrowser, loginThroughDevice, refreshSignIn, signOutHere } from "./auth-oauth";
 
 const SOURCE_TEXT: Record<ResolvedCredential["source"], string> = {
   "env:SVC_API_KEY": "environment variable SVC_API_KEY",
   "env:SVC_ALIAS_API_KEY": "environment variable SVC_ALIAS_API_KEY",
   "credentials-file": "credentials file",
+  keychain: "the OS keychain",
   "local-service": "the local service's key file",
 };
 
@@ -92,9 +94,14 @@ async function loginWithApiKey(json: boolean): Promise<void> {
         }
         throw error;
       }
-      const store = CredentialStore.forConfig(config);
-      await store.saveApiKey(key, { email: user.email, username: user.username });
-      return { user, file: store.file };
+      // The chosen store: SVC_CREDENTIAL_STORE=keychain puts the key in the OS keychain.
+      const backend = openCredentialBackend(config);
+      await backend.update((current) => ({
+        ...current,
+        api_key: key,
+        user: { email: user.email, username: user.username },
+      }));
+      return { user, file: backend.location };
     },
     { requireCredential: false },
   );
@@ -192,7 +199,7 @@ export function registerAuthCommand(program: Command): void {
     .option("--json", "print the result as JSON")
     .action(async (flags: { keepApiKey?: boolean; json?: boolean }) => {
       try {
-        const result = await signOut({ keepApiKey: Boolean(flags.keepApiKey) });
+        const result = await signOutHere({ keepApiKey: Boolean(flags.keepApiKey) });
         if (flags.json) {
           process.stdout.write(
             `${JSON.stringify({ signed_out: result.removed, revoked: result.revoked, file: result.location }, null, 2)}\n`,

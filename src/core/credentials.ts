@@ -25,7 +25,7 @@ export interface StoredCredentials {
 }
 
 export type CredentialSource =
-  "env:SVC_API_KEY" | "env:SVC_ALIAS_API_KEY" | "credentials-file" | "local-service";
+  "env:SVC_API_KEY" | "env:SVC_ALIAS_API_KEY" | "credentials-file" | "keychain" | "local-service";
 
 export interface ResolvedCredential {
   /** The API key or OAuth access token sent as `x-api-key` / `Authorization: Bearer`. */
@@ -122,6 +122,8 @@ export interface StoredCredentialReader {
   read(): Promise<StoredCredentials>;
   /** The file path, or "the OS keychain": shown as `file` by `svc auth status`. */
   readonly location: string;
+  /** Where the last read came from (default "credentials-file"). */
+  readonly source?: "credentials-file" | "keychain";
 }
 
 /** First match wins: env SVC_API_KEY, env SVC_ALIAS_API_KEY, the store, the local service's key. */
@@ -147,21 +149,12 @@ async function findCredential(
   const fileStore = CredentialStore.forConfig(config);
   const stored = await (reader ?? fileStore).read();
   const store = { file: reader?.location ?? fileStore.file };
+  const source = reader?.source ?? "credentials-file";
   if (stored.oauth?.access_token) {
-    return {
-      secret: stored.oauth.access_token,
-      kind: "oauth",
-      source: "credentials-file",
-      file: store.file,
-    };
+    return { secret: stored.oauth.access_token, kind: "oauth", source, file: store.file };
   }
   if (stored.api_key) {
-    return {
-      secret: stored.api_key,
-      kind: "api_key",
-      source: "credentials-file",
-      file: store.file,
-    };
+    return { secret: stored.api_key, kind: "api_key", source, file: store.file };
   }
   if (config.usesDefaultService) {
     const file = localServiceKeyFile(config);

@@ -1,7 +1,8 @@
 // The credential store choice: SVC_CREDENTIAL_STORE=keychain uses keytar when it loads and the
 // secret service answers; otherwise it warns once and keeps the credential in the file (0600).
-// keytar is an optional native dependency that is not installed on this machine, so the
-// fallback is exercised with the real dynamic import failing.
+// The fallback is exercised with the real dynamic import failing (a module that is not installed)
+// and with keytar loaded but no secret service running; keychain-secret-service.test.ts runs the
+// keychain itself under a real gnome-keyring.
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";

@@ -3,7 +3,10 @@
 // optional native dependency: when it is not installed, or there is no secret service to talk
 // to (a headless Linux box), the store says so once and keeps using the file — it never crashes
 // and never drops a credential. In the keychain the whole credential object is one JSON secret
-// under service "svc" and the service URL as account, so two services never mix.
+// under service "svc" and the service URL as account, so two services never mix. Once a write to
+// the keychain succeeded, a sign-in left in the file (from an earlier fallback) is removed from
+// it, so the secret is in one place only. Refreshing an OAuth sign-in is locked through a file
+// next to the credentials file (credential-lock.ts) whichever store holds the tokens.
 import type { ClientConfig } from "./config";
 import { CredentialStore, type StoredCredentials } from "./credentials";
 import type { CredentialBackend } from "./oauth";
@@ -33,6 +36,12 @@ export class FileCredentialBackend implements CredentialBackend {
     return this.store.file;
   }
 
+  get lockFile(): string {
+    return `${this.store.file}.lock`;
+  }
+
+  readonly source = "credentials-file" as const;
+
   read(): Promise<StoredCredentials> {
     return this.store.read();
   }
@@ -56,11 +65,21 @@ export interface KeychainOptions {
 export class KeychainCredentialBackend implements CredentialBackend {
   private keytar: Promise<Keytar | undefined> | undefined;
   private fellBack = false;
+  /** Where the last read found the credential (the file while the keychain has none). */
+  private lastReadFrom: "keychain" | "credentials-file" = "keychain";
 
   constructor(private readonly options: KeychainOptions) {}
 
   get location(): string {
-    return this.fellBack ? this.options.file.file : "the OS keychain";
+    return this.source === "keychain" ? "the OS keychain" : this.options.file.file;
+  }
+
+  get source(): "keychain" | "credentials-file" {
+    return this.fellBack ? "credentials-file" : this.lastReadFrom;
+  }
+
+  get lockFile(): string {
+    return `${this.options.file.file}.lock`;
   }
 
   /** True once the keychain turned out unusable and the file is used instead. */
@@ -91,13 +110,18 @@ export class KeychainCredentialBackend implements CredentialBackend {
     if (keytar) {
       try {
         const secret = await keytar.getPassword(KEYCHAIN_SERVICE, this.options.account);
-        if (secret) return parseSecret(secret);
+        if (secret) {
+          this.lastReadFrom = "keychain";
+          return parseSecret(secret);
+        }
       } catch (error) {
         this.fallBack(`the secret service did not answer: ${firstLine(error)}`);
       }
     }
     // Nothing in the keychain (yet): what the file holds, e.g. from an earlier fallback.
-    return this.options.file.read();
+    const stored = await this.options.file.read();
+    this.lastReadFrom = hasSignIn(stored) ? "credentials-file" : "keychain";
+    return stored;
   }
 
   async update(change: (current: StoredCredentials) => StoredCredentials): Promise<void> {
@@ -106,6 +130,9 @@ export class KeychainCredentialBackend implements CredentialBackend {
     if (keytar) {
       try {
         await keytar.setPassword(KEYCHAIN_SERVICE, this.options.account, JSON.stringify(next));
+        this.lastReadFrom = "keychain";
+        // Moved into the keychain: a copy left in the file would outlive a sign-out.
+        if (hasSignIn(await this.options.file.read())) await this.options.file.clear();
         return;
       } catch (error) {
         this.fallBack(`the secret service did not answer: ${firstLine(error)}`);
@@ -113,6 +140,10 @@ export class KeychainCredentialBackend implements CredentialBackend {
     }
     await this.options.file.write(next);
   }
+}
+
+function hasSignIn(stored: StoredCredentials): boolean {
+  return stored.api_key !== undefined || stored.oauth !== undefined;
 }
 
 function parseSecret(secret: string): StoredCredentials {
@@ -127,18 +158,20 @@ function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 200);
 }
 
-/** The backend chosen by SVC_CREDENTIAL_STORE (`file`, the default, or `keychain`). */
+/** The backend chosen by SVC_CREDENTIAL_STORE (`file`, the default, or `keychain`) or the app. */
 export function openCredentialBackend(
   config: ClientConfig,
   options: {
     env?: NodeJS.ProcessEnv;
     warn?: (message: string) => void;
     load?: () => Promise<Keytar>;
+    /** The app setting; SVC_CREDENTIAL_STORE, when set, wins. */
+    store?: "file" | "keychain";
   } = {},
-): CredentialBackend {
+): FileCredentialBackend | KeychainCredentialBackend {
   const env = options.env ?? process.env;
   const file = CredentialStore.forConfig(config);
-  const choice = (env.SVC_CREDENTIAL_STORE ?? "").trim().toLowerCase();
+  const choice = (env.SVC_CREDENTIAL_STORE?.trim() || options.store || "file").toLowerCase();
   if (choice !== "keychain") return new FileCredentialBackend(file);
   return new KeychainCredentialBackend({
     file,

@@ -4,7 +4,9 @@
 // Decisions: the loopback state is compared in constant time and a mismatch ends the sign-in
 // (it means the answer is not for us); token requests are never retried (a replayed refresh
 // would look like reuse and revoke the sign-in); tokens are saved only after /v3/users/me
-// accepted them, otherwise they are revoked. Time, sleeping and opening a browser are injected.
+// accepted them, otherwise they are revoked; a refresh is done once per store however many
+// requests or processes need it (single flight + credential-lock.ts). Time, sleeping and opening
+// a browser are injected.
 import { spawn } from "node:child_process";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -25,6 +27,7 @@ import {
 } from "../shared/oauth";
 import type { UserRecord } from "../shared/api";
 import { ApiClient } from "./api-client";
+import { withCredentialLock } from "./credential-lock";
 import type { OAuthTokens, StoredCredentials } from "./credentials";
 import { ClientError, interruptedError, registerSecret } from "./errors";
 
@@ -38,6 +41,8 @@ export interface CredentialBackend {
   update(change: (current: StoredCredentials) => StoredCredentials): Promise<void>;
   /** Where the credential lives, for messages ("~/.svc/credentials", "the OS keychain"). */
   readonly location: string;
+  /** The cross-process refresh lock (credential-lock.ts), next to the credentials file. */
+  readonly lockFile: string;
 }
 
 export function createPkcePair(): { verifier: string; challenge: string } {
@@ -529,14 +534,18 @@ export async function saveSignIn(
   return user;
 }
 
+/** Refreshes running in this process, by lock file and service: joined, never doubled. */
+const refreshesInFlight = new Map<string, Promise<string | undefined>>();
+
 /**
  * The OAuth credential of a store: a fresh access token (refreshed `REFRESH_SKEW_SECONDS`
- * before expiry), and a forced refresh for the API client's 401 hook. Refreshes are single
- * flight, and the store is re-read first, because another svc process may already have
- * rotated the tokens (presenting the old refresh token again would revoke the sign-in).
+ * before expiry), and a forced refresh for the API client's 401 hook. A refresh is single
+ * flight in this process (every session on the same store joins the one running) and holds the
+ * store's lock file against other svc processes; with the lock it re-reads the store first,
+ * because another process may already have rotated the tokens (presenting the old refresh
+ * token again would revoke the sign-in) — then it uses those.
  */
 export class OAuthSession {
-  private inFlight: Promise<string | undefined> | undefined;
   /** How many refreshes this session made (for `svc auth refresh` and tests). */
   refreshCount = 0;
 
@@ -551,7 +560,7 @@ export class OAuthSession {
     const oauth = (await this.backend.read()).oauth;
     if (!oauth) return undefined;
     registerSecret(oauth.access_token);
-    if (oauth.expires_at - REFRESH_SKEW_SECONDS > this.now() / 1000) return oauth.access_token;
+    if (this.isFresh(oauth)) return oauth.access_token;
     return this.refresh(oauth.access_token);
   }
 
@@ -560,18 +569,28 @@ export class OAuthSession {
     return this.refresh(rejected);
   }
 
-  private refresh(rejected: string | undefined): Promise<string | undefined> {
-    this.inFlight ??= this.doRefresh(rejected).finally(() => {
-      this.inFlight = undefined;
-    });
-    return this.inFlight;
+  private isFresh(oauth: OAuthTokens): boolean {
+    return oauth.expires_at - REFRESH_SKEW_SECONDS > this.now() / 1000;
   }
 
-  private async doRefresh(rejected: string | undefined): Promise<string | undefined> {
+  private refresh(rejected: string | undefined): Promise<string | undefined> {
+    const key = `${this.backend.lockFile}\n${this.baseUrl}`;
+    let running = refreshesInFlight.get(key);
+    if (!running) {
+      running = withCredentialLock(this.backend.lockFile, () => this.refreshLocked(rejected));
+      refreshesInFlight.set(key, running);
+      const forget = () => refreshesInFlight.delete(key);
+      running.then(forget, forget);
+    }
+    return running;
+  }
+
+  private async refreshLocked(rejected: string | undefined): Promise<string | undefined> {
     const oauth = (await this.backend.read()).oauth;
     if (!oauth?.refresh_token) return undefined;
-    const fresh = oauth.expires_at - REFRESH_SKEW_SECONDS > this.now() / 1000;
-    if (rejected !== undefined && oauth.access_token !== rejected && fresh) {
+    registerSecret(oauth.access_token);
+    // Another process refreshed while this one waited for the lock: its tokens are ours too.
+    if (rejected !== undefined && oauth.access_token !== rejected && this.isFresh(oauth)) {
       return oauth.access_token;
     }
     let tokens: TokenResponse;
@@ -582,7 +601,7 @@ export class OAuthSession {
         throw new ClientError(
           "authentication_failed",
           "The sign-in has expired or was revoked.",
-          "Run `svc auth login` again.",
+          "Sign in again (`svc auth login`).",
           { status: 401, cause: error },
         );
       }
@@ -593,4 +612,48 @@ export class OAuthSession {
     await this.backend.update((current) => ({ ...current, oauth: stored }));
     return tokens.access_token;
   }
+}
+
+export interface SignOutResult {
+  /** True when the service revoked an OAuth sign-in. */
+  revoked: boolean;
+  /** True when something was removed from the store. */
+  removed: boolean;
+  location: string;
+  /** Why the revocation failed (the local copy is removed anyway). */
+  revokeError?: string;
+}
+
+/**
+ * Sign-out for the CLI and the app: revokes the OAuth sign-in on the service, then removes
+ * `oauth`, `user` and (unless `keepApiKey`) `api_key` from the store; other keys stay. A failed
+ * revocation is reported, and the local copy is removed anyway.
+ */
+export async function signOut(
+  backend: CredentialBackend,
+  options: { keepApiKey: boolean; revoke: (refreshToken: string) => Promise<void> },
+): Promise<SignOutResult> {
+  const stored = await backend.read();
+  let revoked = false;
+  let revokeError: string | undefined;
+  if (stored.oauth?.refresh_token) {
+    try {
+      await options.revoke(stored.oauth.refresh_token);
+      revoked = true;
+    } catch (error) {
+      revokeError = error instanceof Error ? error.message : String(error);
+    }
+  }
+  const hasApiKey = stored.api_key !== undefined && !options.keepApiKey;
+  const removed = stored.oauth !== undefined || hasApiKey;
+  const location = backend.location;
+  if (removed) {
+    await backend.update((current) => {
+      const { oauth: _oauth, user, api_key, ...rest } = current;
+      return options.keepApiKey && api_key !== undefined
+        ? { ...rest, api_key, ...(user ? { user } : {}) }
+        : rest;
+    });
+  }
+  return { revoked, removed, location, ...(revokeError ? { revokeError } : {}) };
 }

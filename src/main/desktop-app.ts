@@ -10,11 +10,14 @@ import { resolveVariables, validateVariables } from "../shared/variables";
 import { loadClientConfig } from "../core/config";
 import { scanProject } from "../core/project-scan";
 import { dryRunProject } from "../core/publish";
+import { createSystemFileHost, type FileHost } from "./file-host";
+import { authHandlers } from "./auth-handlers";
 import { listFolders } from "./folder-browser";
 import type { DesktopHost } from "./host";
 import { IpcEventHub, IpcRouter, type IpcHandlers } from "./ipc-router";
 import { JobManager } from "./job-manager";
 import { PreviewServers } from "./preview-server";
+import { listProjectImages, projectImageValue, projectRoot } from "./project-images";
 import { ServiceConnection } from "./service-connection";
 import { ServiceSupervisor } from "./service-supervisor";
 import { defaultSettings, SettingsStore } from "./settings-store";
@@ -30,6 +33,8 @@ export interface DesktopAppOptions {
   /** Where settings.json and jobs.json live. */
   dataDir: string;
   host: DesktopHost;
+  /** Opening videos and choosing images (default: the system opener and the in-app browser). */
+  files?: FileHost;
   env?: NodeJS.ProcessEnv;
   home?: string;
   /** Embedded service: port (default 7733), data dir (default ~/.svc/local), extra env. */
@@ -79,6 +84,7 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
   });
   const events = new IpcEventHub();
   const { host } = options;
+  const files = options.files ?? createSystemFileHost(env);
   const jobs = await JobManager.open({
     file: join(options.dataDir, "jobs.json"),
     service: connection,
@@ -125,14 +131,24 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
         resolved: resolveVariables(project.variables, values),
       };
     },
-    "jobs.submit": async ({ dir, composition, settings: renderSettings, outputDir }) => {
+    "project.pickImage": async ({ dir }) => {
+      const root = await projectRoot(dir);
+      const picked = await files.pickImage(root);
+      return picked.kind === "picked"
+        ? { kind: "picked", path: await projectImageValue(root, picked.path) }
+        : picked;
+    },
+    "project.listImages": ({ dir, path }) => listProjectImages(dir, path),
+    "jobs.submit": async (input) => {
+      // The service checks an asset id (and the variables against its schema) when it is submitted.
+      if ("assetId" in input) return jobs.submitFromAsset(input);
       // Fail before queueing when the folder is not a project (the rest is checked when it runs).
-      const project = await scan(dir, composition);
+      const project = await scan(input.dir, input.composition);
       return jobs.submit({
         dir: project.root,
         composition: project.composition,
-        settings: renderSettings,
-        outputDir,
+        settings: input.settings,
+        outputDir: input.outputDir,
       });
     },
     "jobs.cancel": ({ jobId }) => jobs.cancel(jobId),
@@ -142,6 +158,11 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     "jobs.remove": async ({ jobId }) => {
       await jobs.remove(jobId);
       return { jobId };
+    },
+    "jobs.openFile": async ({ jobId }) => {
+      const file = await jobs.outputFile(jobId);
+      await files.openFile(file);
+      return { opened: file };
     },
     "renders.list": async ({ limit, token }) =>
       (await connection.client()).listRenders({
@@ -157,9 +178,7 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
       const record = await (await connection.client()).getRender(renderId);
       return jobs.downloadRender(record, outputDir);
     },
-    "auth.status": () => connection.authStatus(),
-    "auth.login": ({ apiKey }) => connection.loginWithApiKey(apiKey),
-    "auth.logout": () => connection.logout(),
+    ...authHandlers({ connection, host, events, userAgent: `svc-desktop/${options.version}` }),
     "settings.get": async () => settings.get(),
     "settings.set": (change) => settings.update(change),
     "service.state": async () => connection.state(),

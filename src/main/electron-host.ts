@@ -2,8 +2,10 @@
 // system browser for links, and desktop notifications.
 import { stat } from "node:fs/promises";
 import { dialog, Notification, shell, type BrowserWindow } from "electron";
+import type { FileHost } from "./file-host";
 import type { DesktopHost } from "./host";
 import { appError } from "./ipc-errors";
+import { IMAGE_EXTENSIONS } from "./project-images";
 
 export function createElectronHost(window: () => BrowserWindow | undefined): DesktopHost {
   return {
@@ -35,6 +37,36 @@ export function createElectronHost(window: () => BrowserWindow | undefined): Des
       if (Notification.isSupported()) {
         new Notification({ title: notification.title, body: notification.body }).show();
       }
+    },
+  };
+}
+
+/** Opening a video with its default app, and the native dialog for an image variable's file. */
+export function createElectronFileHost(window: () => BrowserWindow | undefined): FileHost {
+  return {
+    openFile: async (path) => {
+      const problem = await shell.openPath(path);
+      if (problem) {
+        throw appError(
+          "no_opener",
+          `The video could not be opened: ${problem}`,
+          "Install an app that plays videos, or use “Show in folder”.",
+        );
+      }
+    },
+    pickImage: async (root) => {
+      const owner = window();
+      const options = {
+        title: "Choose an image",
+        defaultPath: root,
+        properties: ["openFile" as const],
+        filters: [{ name: "Images", extensions: [...IMAGE_EXTENSIONS] }],
+      };
+      const result = owner
+        ? await dialog.showOpenDialog(owner, options)
+        : await dialog.showOpenDialog(options);
+      const path = result.filePaths[0];
+      return result.canceled || !path ? { kind: "cancelled" } : { kind: "picked", path };
     },
   };
 }

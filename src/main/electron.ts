@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { app, BrowserWindow, ipcMain, shell } from "electron";
 import { desktopDataDir, startDesktopApp, type DesktopApp } from "./desktop-app";
-import { createElectronHost } from "./electron-host";
+import { createElectronFileHost, createElectronHost } from "./electron-host";
 import { connectIpcMain } from "./ipc-main";
 
 const RENDERER_DIR = join(__dirname, "../renderer");
@@ -48,6 +48,7 @@ void app.whenReady().then(async () => {
     version: app.getVersion(),
     dataDir: desktopDataDir(process.env, app.getPath("userData")),
     host: createElectronHost(() => mainWindow),
+    files: createElectronFileHost(() => mainWindow),
   });
   connectIpcMain(ipcMain, services.router, {
     isTrustedSender: (url) => url === RENDERER_URL || url.startsWith(`${RENDERER_URL}#`),

@@ -193,3 +193,36 @@ describe("ETA", () => {
     expect(eta.estimate("download", 0.1)).toBeUndefined();
   });
 });
+
+it("renders an uploaded project again with new variables: it starts at queued and uploads nothing", async () => {
+  const project = await writeProject(join(base, "again-project"), {
+    "index.html": tinyComposition("first"),
+  });
+  const { app, seen } = await openApp("again");
+  const first = await app.jobs.submit({
+    dir: project,
+    settings: { ...TINY_RENDER, title: "again", variables: { title: "First" } },
+  });
+  const firstDone = await waitFor("the first job", () => finished(seen, first.id));
+  expect(firstDone.status).toBe("completed");
+  const assetId = firstDone.assetId!;
+  expect(assetId).toMatch(/^asst_/);
+
+  const again = await app.jobs.submitFromAsset({
+    assetId,
+    composition: "index.html",
+    settings: { ...TINY_RENDER, title: "again", variables: { title: "Second" } },
+  });
+  expect(again).toMatchObject({ stage: "queued", source: { type: "asset", assetId } });
+  const againDone = await waitFor("the second job", () => finished(seen, again.id));
+  expect(againDone.error).toBeUndefined();
+  expect(againDone).toMatchObject({ status: "completed", assetId });
+  expect(againDone.renderId).not.toBe(firstDone.renderId);
+  expect(existsSync(againDone.outputPath!)).toBe(true);
+  // Never zipped or uploaded: every update of the second job is at queued or later.
+  const stages = seen.filter((job) => job.id === again.id).map((job) => job.stage);
+  expect(stages).not.toContain("zip");
+  expect(stages).not.toContain("upload");
+  const record = await client.getRender(againDone.renderId!);
+  expect(record.status).toBe("completed");
+});

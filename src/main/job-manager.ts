@@ -8,7 +8,8 @@
 // the embedded service restarting) waits for the service and is tried again.
 import { existsSync } from "node:fs";
 import { randomUUID } from "node:crypto";
-import { basename, join, resolve } from "node:path";
+import { realpath } from "node:fs/promises";
+import { basename, join, resolve, sep } from "node:path";
 import type { RenderRecord } from "../shared/api";
 import type {
   IpcError,
@@ -68,6 +69,14 @@ export interface SubmitJobInput {
   outputDir?: string | undefined;
 }
 
+/** A render of a project already uploaded (e.g. History's "Render again" with new variables). */
+export interface SubmitAssetJobInput {
+  assetId: string;
+  composition: string;
+  settings: JobRenderSettings;
+  outputDir?: string | undefined;
+}
+
 /** Progress-only changes reach listeners at most this often; stage changes go at once. */
 const PROGRESS_EVENT_INTERVAL_MS = 200;
 
@@ -123,9 +132,68 @@ export class JobManager {
   async submit(input: SubmitJobInput): Promise<JobView> {
     const dir = input.dir;
     const job: JobRecord = {
+      ...this.newJob(
+        { type: "dir", dir, composition: input.composition ?? "index.html" },
+        input.settings,
+        input.outputDir,
+      ),
+      title: input.settings.title || basename(dir) || "render",
+    };
+    return this.add(job);
+  }
+
+  /** Renders an uploaded project again: nothing is zipped or uploaded, the job starts at queued. */
+  async submitFromAsset(input: SubmitAssetJobInput): Promise<JobView> {
+    const job: JobRecord = {
+      ...this.newJob(
+        { type: "asset", assetId: input.assetId, composition: input.composition },
+        input.settings,
+        input.outputDir,
+      ),
+      title: input.settings.title || input.assetId,
+      stage: "queued",
+      assetId: input.assetId,
+    };
+    return this.add(job);
+  }
+
+  /**
+   * The video of a completed job, for opening it: it must still exist and (symlinks followed)
+   * lie inside the folder the job downloads to, so a tampered queue file cannot open anything else.
+   */
+  async outputFile(jobId: string): Promise<string> {
+    const job = this.require(jobId);
+    if (job.status !== "completed" || !job.outputPath) {
+      throw appError("job_not_completed", "Only a finished render can be opened.");
+    }
+    const file = await realpath(job.outputPath).catch(() => undefined);
+    if (!file) {
+      throw appError(
+        "file_missing",
+        `${job.outputPath} no longer exists.`,
+        "Download it again from the queue.",
+      );
+    }
+    const folder = await realpath(job.outputDir).catch(() => resolve(job.outputDir));
+    if (!file.startsWith(folder + sep)) {
+      throw appError(
+        "path_outside_output",
+        `${file} is not in the job's output folder ${folder}.`,
+        "Download the render again from History.",
+      );
+    }
+    return file;
+  }
+
+  private newJob(
+    source: JobView["source"],
+    settings: JobRenderSettings,
+    outputDir: string | undefined,
+  ): JobRecord {
+    return {
       id: `job_${randomUUID()}`,
       revision: 0,
-      title: input.settings.title || basename(dir) || "render",
+      title: "render",
       status: "waiting",
       stage: "waiting",
       progress: 0,
@@ -134,50 +202,33 @@ export class JobManager {
       createdAt: this.now(),
       startedAt: undefined,
       finishedAt: undefined,
-      source: { type: "dir", dir, composition: input.composition ?? "index.html" },
-      settings: input.settings,
+      source,
+      settings,
       assetId: undefined,
       renderId: undefined,
-      outputPath: undefined,
-      sizeBytes: undefined,
-      error: undefined,
-      outputDir: resolve(input.outputDir ?? this.options.downloadsDir()),
-      idempotencyKey: newIdempotencyKey().replace(/^svc-cli:/, "svc-desktop:"),
-      renderFailed: false,
-    };
-    return this.add(job);
-  }
-
-  /** Downloads a render from the service's history as a job of its own (fresh signed URL). */
-  async downloadRender(record: RenderRecord, outputDir?: string): Promise<JobView> {
-    const job: JobRecord = {
-      id: `job_${randomUUID()}`,
-      revision: 0,
-      title: record.title ?? record.render_id,
-      status: "waiting",
-      stage: "download",
-      progress: 0,
-      bytes: undefined,
-      etaSeconds: undefined,
-      createdAt: this.now(),
-      startedAt: undefined,
-      finishedAt: undefined,
-      source: { type: "render", renderId: record.render_id },
-      settings: {
-        fps: record.fps,
-        quality: record.quality,
-        format: record.format,
-        resolution: record.resolution,
-        aspectRatio: record.aspect_ratio,
-      },
-      assetId: undefined,
-      renderId: record.render_id,
       outputPath: undefined,
       sizeBytes: undefined,
       error: undefined,
       outputDir: resolve(outputDir ?? this.options.downloadsDir()),
       idempotencyKey: newIdempotencyKey().replace(/^svc-cli:/, "svc-desktop:"),
       renderFailed: false,
+    };
+  }
+
+  /** Downloads a render from the service's history as a job of its own (fresh signed URL). */
+  async downloadRender(record: RenderRecord, outputDir?: string): Promise<JobView> {
+    const settings = {
+      fps: record.fps,
+      quality: record.quality,
+      format: record.format,
+      resolution: record.resolution,
+      aspectRatio: record.aspect_ratio,
+    };
+    const job: JobRecord = {
+      ...this.newJob({ type: "render", renderId: record.render_id }, settings, outputDir),
+      title: record.title ?? record.render_id,
+      stage: "download",
+      renderId: record.render_id,
     };
     return this.add(job);
   }
@@ -219,7 +270,7 @@ export class JobManager {
     const reattach = job.renderId !== undefined && !job.renderFailed;
     await this.change(job, {
       status: "waiting",
-      stage: reattach ? "queued" : "waiting",
+      stage: reattach || job.source.type === "asset" ? "queued" : "waiting",
       progress: 0,
       bytes: undefined,
       etaSeconds: undefined,
@@ -230,7 +281,7 @@ export class JobManager {
         : {
             idempotencyKey: newIdempotencyKey().replace(/^svc-cli:/, "svc-desktop:"),
             assetId: job.source.type === "dir" ? undefined : job.assetId,
-            renderId: job.source.type === "dir" ? undefined : job.renderId,
+            renderId: job.source.type === "render" ? job.renderId : undefined,
             outputPath: undefined,
             renderFailed: false,
           }),
@@ -357,12 +408,15 @@ export class JobManager {
   private async runSteps(job: JobRecord, signal: AbortSignal, eta: EtaMeter): Promise<void> {
     const client = await this.options.service.client(signal);
     if (!job.renderId) {
-      if (job.source.type !== "dir")
+      if (job.source.type === "render")
         throw appError("internal_error", "A download job lost its render id.");
       const result = await runRender(
         {
           client,
-          project: { type: "dir", dir: job.source.dir },
+          project:
+            job.source.type === "dir"
+              ? { type: "dir", dir: job.source.dir }
+              : { type: "asset_id", assetId: job.source.assetId },
           composition: job.source.composition,
           fps: job.settings.fps,
           quality: job.settings.quality,

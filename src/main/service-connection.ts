@@ -8,8 +8,11 @@ import { join } from "node:path";
 import type { AuthStatus, ServiceState } from "../shared/ipc";
 import { ApiClient } from "../core/api-client";
 import type { ClientConfig } from "../core/config";
-import { CredentialStore, resolveCredential, type ResolvedCredential } from "../core/credentials";
+import { resolveCredential, type ResolvedCredential } from "../core/credentials";
 import { ClientError, registerSecret } from "../core/errors";
+import { openCredentialBackend } from "../core/keychain";
+import { OAuthSession, revokeToken, signOut, type CredentialBackend } from "../core/oauth";
+import type { SignInTarget } from "./auth-signin";
 import type { ServiceSupervisor } from "./service-supervisor";
 import { toIpcError } from "./ipc-errors";
 import type { SettingsStore } from "./settings-store";
@@ -28,6 +31,8 @@ export interface ServiceConnectionOptions {
 interface Resolved {
   url: string;
   credential: ResolvedCredential | undefined;
+  /** The store it came from (remote services only); refreshes an OAuth sign-in. */
+  backend?: CredentialBackend;
 }
 
 export class ServiceConnection {
@@ -55,15 +60,30 @@ export class ServiceConnection {
 
   /** An API client for the current service; starts the embedded one when it is needed. */
   async client(signal?: AbortSignal): Promise<ApiClient> {
-    const { url, credential } = await this.resolve(signal);
+    const { url, credential, backend } = await this.resolve(signal);
+    // An OAuth sign-in is refreshed before it expires and once on a 401 (then replayed), under
+    // the lock the CLI uses too, so the app and a terminal never both spend a refresh token.
+    const oauth =
+      credential?.kind === "oauth" && backend ? new OAuthSession(backend, url) : undefined;
+    let secret = credential?.secret;
+    if (oauth) secret = (await oauth.accessToken()) ?? secret;
     return new ApiClient({
       baseUrl: url,
-      credential: credential?.secret,
+      credential: secret,
       userAgent: this.options.userAgent ?? "svc-desktop",
       // A service that is restarting answers again within seconds; the job manager retries whole
       // steps after that, so single requests need not wait long.
       retryLimit: 2,
       backoffMs: 500,
+      ...(oauth
+        ? {
+            refreshCredential: async () => {
+              const fresh = await oauth.forceRefresh(secret);
+              if (fresh) secret = fresh;
+              return fresh;
+            },
+          }
+        : {}),
     });
   }
 
@@ -117,17 +137,56 @@ export class ServiceConnection {
       backoffMs: 500,
     });
     const me = await probe.me(signal);
-    await this.store().saveApiKey(apiKey, { email: me.email, username: me.username });
+    await this.backend(url).update((current) => ({
+      ...current,
+      api_key: apiKey,
+      user: { email: me.email, username: me.username },
+    }));
     return this.authStatus(signal);
   }
 
+  /** Revokes an OAuth sign-in on the service, then removes the stored credential. */
   async logout(signal?: AbortSignal): Promise<AuthStatus> {
-    await this.store().clear();
+    const { service } = this.options.settings.get();
+    if (service !== "local") {
+      const url = service.replace(/\/+$/, "");
+      await signOut(this.backend(url), {
+        keepApiKey: false,
+        revoke: (refreshToken) => revokeToken(url, refreshToken),
+      });
+    }
     return this.authStatus(signal);
   }
 
-  private store(): CredentialStore {
-    return new CredentialStore(this.options.configDir);
+  /** Where a browser/device sign-in goes: the service URL of the settings and its store. */
+  async signInTarget(): Promise<SignInTarget> {
+    const { service } = this.options.settings.get();
+    if (service === "local") {
+      throw new ClientError(
+        "local_service_signed_in",
+        "The local service signs the app in with its own key; there is nothing to sign in to.",
+        "To use another service, enter its URL in Settings, then sign in here.",
+      );
+    }
+    const url = service.replace(/\/+$/, "");
+    return { baseUrl: url, backend: this.backend(url) };
+  }
+
+  /** The credential store of the settings (file or OS keychain), one entry per service. */
+  private backend(url: string): CredentialBackend {
+    return openCredentialBackend(this.clientConfig(url), {
+      env: this.env,
+      store: this.options.settings.get().credentialStore,
+    });
+  }
+
+  private clientConfig(url: string): ClientConfig {
+    return {
+      apiUrl: url,
+      usesDefaultService: false,
+      configDir: this.options.configDir,
+      localDataDir: this.options.localDataDir,
+    };
   }
 
   private async resolve(signal?: AbortSignal): Promise<Resolved> {
@@ -145,13 +204,9 @@ export class ServiceConnection {
       };
     }
     const url = service.replace(/\/+$/, "");
-    const config: ClientConfig = {
-      apiUrl: url,
-      usesDefaultService: false,
-      configDir: this.options.configDir,
-      localDataDir: this.options.localDataDir,
-    };
-    return { url, credential: await resolveCredential(config, this.env) };
+    const backend = this.backend(url);
+    const credential = await resolveCredential(this.clientConfig(url), this.env, backend);
+    return { url, credential, backend };
   }
 }
 

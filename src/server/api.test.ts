@@ -682,6 +682,9 @@ describe("wire format", () => {
         "failure_code",
         "failure_message",
         "callback_id",
+        "asset_id",
+        "variables",
+        "strict_variables",
       ].sort(),
     );
     renderListSchema.parse(

@@ -43,5 +43,15 @@ export function toRenderRecord(ctx: ServiceContext, row: RendersTable): RenderRe
     failure_code: row.failure_code,
     failure_message: row.failure_message,
     callback_id: row.callback_id,
+    asset_id: row.asset_id,
+    variables: parseVariables(row.variables_json),
+    strict_variables: row.strict_variables === 1,
   };
+}
+
+function parseVariables(json: string): Record<string, unknown> {
+  const value: unknown = JSON.parse(json);
+  return value && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }

@@ -187,6 +187,11 @@ export const renderRecordSchema = z.object({
   failure_code: z.string().nullable(),
   failure_message: z.string().nullable(),
   callback_id: z.string().nullable(),
+  // svc extensions (not in the hosted API): what the render was made from, so a client can
+  // render the same asset again with new values.
+  asset_id: z.string(),
+  variables: z.record(z.string(), z.unknown()),
+  strict_variables: z.boolean(),
 });
 export type RenderRecord = z.infer<typeof renderRecordSchema>;
 

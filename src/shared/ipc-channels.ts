@@ -8,12 +8,15 @@ export const IPC_METHOD_NAMES = [
   "project.dryRun",
   "project.previewUrl",
   "variables.validate",
+  "project.pickImage",
+  "project.listImages",
   "jobs.submit",
   "jobs.cancel",
   "jobs.retry",
   "jobs.list",
   "jobs.redownload",
   "jobs.remove",
+  "jobs.openFile",
   "renders.list",
   "renders.get",
   "renders.delete",
@@ -21,6 +24,7 @@ export const IPC_METHOD_NAMES = [
   "auth.status",
   "auth.login",
   "auth.logout",
+  "auth.cancel",
   "settings.get",
   "settings.set",
   "service.state",
@@ -32,7 +36,7 @@ export const IPC_METHOD_NAMES = [
 
 export type IpcMethodName = (typeof IPC_METHOD_NAMES)[number];
 
-export const IPC_EVENT_NAMES = ["job", "service", "notification"] as const;
+export const IPC_EVENT_NAMES = ["job", "service", "notification", "auth"] as const;
 export type IpcEventName = (typeof IPC_EVENT_NAMES)[number];
 
 /** Electron channel names (the web transport uses /api/ipc/<method> and /api/events). */

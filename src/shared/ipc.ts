@@ -117,7 +117,11 @@ export interface JobView {
   createdAt: number;
   startedAt: number | undefined;
   finishedAt: number | undefined;
-  source: { type: "dir"; dir: string; composition: string } | { type: "render"; renderId: string };
+  source:
+    | { type: "dir"; dir: string; composition: string }
+    /** Rendered again from an uploaded project: no zipping or uploading, it starts at queued. */
+    | { type: "asset"; assetId: string; composition: string }
+    | { type: "render"; renderId: string };
   settings: JobRenderSettings;
   assetId: string | undefined;
   renderId: string | undefined;
@@ -129,7 +133,22 @@ export interface JobView {
 }
 
 export type AuthSource =
-  "env:SVC_API_KEY" | "env:SVC_ALIAS_API_KEY" | "credentials-file" | "local-service";
+  "env:SVC_API_KEY" | "env:SVC_ALIAS_API_KEY" | "credentials-file" | "keychain" | "local-service";
+
+/** A browser or device sign-in that waits for the person (auth.login, until done or cancelled). */
+export interface PendingSignIn {
+  method: "browser" | "device";
+  /** Browser: the sign-in page (a link when no browser could be opened). Device: the code's page. */
+  url: string;
+  /** Browser: whether the main process opened the system browser. */
+  browserOpened: boolean;
+  /** Device: the code to enter at `url`, e.g. BCDF-GHJK. */
+  userCode: string | undefined;
+  /** Device: `url` with the code filled in. */
+  urlWithCode: string | undefined;
+  /** When the sign-in gives up (ms since the epoch). */
+  expiresAt: number;
+}
 
 export interface AuthStatus {
   signedIn: boolean;
@@ -140,6 +159,10 @@ export interface AuthStatus {
   credits: { remaining: number; used: number; plan: string } | undefined;
   /** Why the status is incomplete (e.g. the service cannot be reached). */
   problem: IpcError | undefined;
+  /** A browser/device sign-in waiting for the person; `auth` events follow its progress. */
+  signIn?: PendingSignIn | undefined;
+  /** Why the last browser/device sign-in failed (cleared by the next one). */
+  signInError?: IpcError | undefined;
 }
 
 export type ServiceStatus = "stopped" | "starting" | "ready" | "restarting" | "failed" | "remote";
@@ -166,6 +189,18 @@ export interface FolderListing {
   folders: Array<{ name: string; path: string }>;
 }
 
+/** An image variable's file: `path` is relative to the project folder, with `/` separators. */
+export type PickImageResult =
+  | { kind: "picked"; path: string }
+  | { kind: "cancelled" }
+  /** No native dialog (web mode): browse with `project.listImages`. */
+  | { kind: "browse"; root: string };
+
+/** A folder inside a project, with its sub-folders and its image files. */
+export interface ImageListing extends FolderListing {
+  images: Array<{ name: string; path: string }>;
+}
+
 // ---------------------------------------------------------------- methods
 
 export const ipcInputSchemas = {
@@ -174,18 +209,36 @@ export const ipcInputSchemas = {
   "project.dryRun": z.object({ dir: projectDir, composition, variables: variables.optional() }),
   "project.previewUrl": z.object({ dir: projectDir, composition }),
   "variables.validate": z.object({ dir: projectDir, composition, values: variables }),
-  "jobs.submit": z.object({
-    dir: projectDir,
-    composition,
-    settings: renderSettingsSchema,
-    /** Default: the downloads folder of the settings. */
-    outputDir: z.string().min(1).optional(),
-  }),
+  "project.pickImage": z.object({ dir: projectDir }),
+  /** `path`: a folder inside the project (default: its root); never lists anything outside it. */
+  "project.listImages": z.object({ dir: projectDir, path: z.string().min(1).optional() }),
+  /** From a project folder (zipped and uploaded), or again from an uploaded project (asset id). */
+  "jobs.submit": z.union([
+    z
+      .object({
+        dir: projectDir,
+        composition,
+        settings: renderSettingsSchema,
+        /** Default: the downloads folder of the settings. */
+        outputDir: z.string().min(1).optional(),
+      })
+      .strict(),
+    z
+      .object({
+        assetId: z.string().regex(/^asst_[\w-]{1,200}$/, { error: "assetId must be an asst_ id" }),
+        composition: z.string().min(1).max(1024).default("index.html"),
+        settings: renderSettingsSchema,
+        outputDir: z.string().min(1).optional(),
+      })
+      .strict(),
+  ]),
   "jobs.cancel": z.object({ jobId }),
   "jobs.retry": z.object({ jobId }),
   "jobs.list": empty,
   "jobs.redownload": z.object({ jobId }),
   "jobs.remove": z.object({ jobId }),
+  /** Opens a completed job's video with the system's default app. */
+  "jobs.openFile": z.object({ jobId }),
   "renders.list": z.object({
     limit: z.number().int().min(1).max(100).optional(),
     token: z.string().min(1).optional(),
@@ -195,10 +248,17 @@ export const ipcInputSchemas = {
   /** Fetches a fresh signed URL and downloads a render from the history as a new queue job. */
   "renders.download": z.object({ renderId, outputDir: z.string().min(1).optional() }),
   "auth.status": empty,
-  /** API key for now; browser/device sign-in (OAuth) will add members to this union. */
+  /**
+   * An API key signs in before answering. Browser and device sign-in answer as soon as the page
+   * URL or the code is known (status.signIn); the outcome arrives as an `auth` event.
+   */
   "auth.login": z.discriminatedUnion("method", [
     z.object({ method: z.literal("api-key"), apiKey: z.string().trim().min(8).max(500) }),
+    z.object({ method: z.literal("browser") }).strict(),
+    z.object({ method: z.literal("device") }).strict(),
   ]),
+  /** Stops a waiting browser/device sign-in. */
+  "auth.cancel": empty,
   "auth.logout": empty,
   "settings.get": empty,
   "settings.set": settingsSchema.partial().strict(),
@@ -216,12 +276,15 @@ export interface IpcOutputs {
   "project.dryRun": DryRunReport;
   "project.previewUrl": { url: string };
   "variables.validate": { issues: VariableIssue[]; resolved: VariableValues };
+  "project.pickImage": PickImageResult;
+  "project.listImages": ImageListing;
   "jobs.submit": JobView;
   "jobs.cancel": JobView;
   "jobs.retry": JobView;
   "jobs.list": JobView[];
   "jobs.redownload": JobView;
   "jobs.remove": { jobId: string };
+  "jobs.openFile": { opened: string };
   "renders.list": RenderList;
   "renders.get": RenderRecord;
   "renders.delete": { renderId: string };
@@ -229,6 +292,7 @@ export interface IpcOutputs {
   "auth.status": AuthStatus;
   "auth.login": AuthStatus;
   "auth.logout": AuthStatus;
+  "auth.cancel": AuthStatus;
   "settings.get": DesktopSettings;
   "settings.set": DesktopSettings;
   "service.state": ServiceState;
@@ -259,6 +323,8 @@ export interface IpcEvents extends Record<IpcEventName, unknown> {
   service: ServiceState;
   /** A finished job; Electron also shows it as a desktop notification. */
   notification: JobNotification;
+  /** The sign-in changed: a browser/device sign-in finished, failed or was cancelled. */
+  auth: AuthStatus;
 }
 
 export type IpcEventMessage = {
@@ -286,6 +352,14 @@ export type DesktopBridge = {
 } & {
   on<E extends IpcEventName>(event: E, listener: (payload: IpcEvents[E]) => void): () => void;
 };
+
+/**
+ * What the Electron preload also exposes, as `window.svcDroppedFiles`: the disk path of a file or
+ * folder dropped on the window (undefined when it does not come from the disk). Web mode has none.
+ */
+export interface DroppedFiles {
+  pathFor(file: File): string | undefined;
+}
 
 /** A failed call on the renderer side: the main process's error, unchanged. */
 export class IpcCallError extends Error {

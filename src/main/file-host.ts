@@ -1,0 +1,57 @@
+// Files the app hands to the desktop around it: opening a finished video with the system's
+// default app, and choosing an image for an image variable. Electron does both with its own APIs
+// (electron-host.ts); this is the plain-Node version web mode uses, where the host is the same
+// computer as the browser: the system opener (`open`, `explorer`, `xdg-open`, or the program
+// named by SVC_FILE_OPENER) is started detached, and images are chosen in the in-app browser.
+import { spawn } from "node:child_process";
+import type { PickImageResult } from "../shared/ipc";
+import { appError } from "./ipc-errors";
+
+export interface FileHost {
+  /** Opens `path` with the default app; throws `no_opener` when there is nothing to open it with. */
+  openFile(path: string): Promise<void>;
+  /** Lets the user choose an image inside `root` (an absolute path), or answers "browse". */
+  pickImage(root: string): Promise<PickImageResult>;
+}
+
+/** The command that opens a file on this platform, unless SVC_FILE_OPENER names another. */
+export function fileOpenerCommand(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): { command: string; args: string[] } {
+  const configured = env.SVC_FILE_OPENER?.trim();
+  if (configured) return { command: configured, args: [] };
+  if (platform === "darwin") return { command: "open", args: [] };
+  // Explorer opens a file with its default app (no cmd.exe quoting rules in the way).
+  if (platform === "win32") return { command: "explorer", args: [] };
+  return { command: "xdg-open", args: [] };
+}
+
+export function createSystemFileHost(env: NodeJS.ProcessEnv = process.env): FileHost {
+  return {
+    openFile: (path) => {
+      const { command, args } = fileOpenerCommand(env);
+      return new Promise<void>((resolve, reject) => {
+        const child = spawn(command, [...args, path], { stdio: "ignore", detached: true });
+        child.once("error", () =>
+          reject(
+            appError(
+              "no_opener",
+              `No program to open files with was found on this computer (${command}).`,
+              env.SVC_FILE_OPENER?.trim()
+                ? "SVC_FILE_OPENER names a program that cannot be started: correct it or unset it; “Show in folder” works meanwhile."
+                : process.platform === "linux"
+                  ? "Install xdg-utils (xdg-open) or set SVC_FILE_OPENER to a program that opens files; “Show in folder” works meanwhile."
+                  : "Set SVC_FILE_OPENER to a program that opens files; “Show in folder” works meanwhile.",
+            ),
+          ),
+        );
+        child.once("spawn", () => {
+          child.unref();
+          resolve();
+        });
+      });
+    },
+    pickImage: async (root) => ({ kind: "browse", root }),
+  };
+}
