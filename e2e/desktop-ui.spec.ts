@@ -10,10 +10,8 @@ import { join } from "node:path";
 import type { Browser, Page } from "@playwright/test";
 import { probeMedia } from "../src/engine/probe";
 import { expect, test } from "./fixtures";
-import { REPO, startWebApp, type WebApp } from "./desktop-web-app";
-
-const SHOTS = join(REPO, "e2e", "screenshots");
-type ScreenName = "Project" | "Queue" | "History" | "Account" | "Settings";
+import { nav, openAppPage, photograph, SHOTS, signIn as signInWith } from "./app-page";
+import { startWebApp, type WebApp } from "./desktop-web-app";
 
 let app: WebApp;
 const pageErrors: string[] = [];
@@ -28,23 +26,17 @@ test.use({ actionTimeout: 15_000 });
 test.beforeAll(async () => {
   await rm(SHOTS, { recursive: true, force: true });
   await mkdir(SHOTS, { recursive: true });
-  app = await startWebApp();
+  // No program to open files with: "Open file" must say so (history.spec.ts has a working one).
+  app = await startWebApp({ env: { SVC_FILE_OPENER: "/nonexistent/svc-file-opener" } });
 });
 
 test.afterAll(async () => {
   await app?.stop();
 });
 
-async function openApp(browser: Browser): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+function openApp(browser: Browser): Promise<Page> {
   // An uncaught error in the UI fails the test (checked in closePage), with its message.
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  await page.goto(app.url);
-  await expect(page.getByRole("heading", { name: "svc Desktop" })).toBeVisible();
-  await expect(page.getByRole("status").filter({ hasText: /Connected to svc/ })).toHaveText(
-    /Connected to svc \d+\.\d+\.\d+/,
-  );
-  return page;
+  return openAppPage(browser, app, pageErrors);
 }
 
 async function closePage(page: Page): Promise<void> {
@@ -52,30 +44,8 @@ async function closePage(page: Page): Promise<void> {
   expect(pageErrors).toEqual([]);
 }
 
-function nav(page: Page, screen: ScreenName) {
-  return page.getByRole("navigation", { name: "Screens" }).getByRole("button", { name: screen });
-}
-
-/**
- * Screenshots in both themes, <name>-light.png and <name>-dark.png. The app follows the system
- * theme (its default), so the emulated colour scheme switches it even under a modal dialog.
- */
-async function photograph(page: Page, name: string): Promise<void> {
-  for (const theme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme: theme });
-    await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
-    await page.screenshot({ path: join(SHOTS, `${name}-${theme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-}
-
-async function signIn(page: Page): Promise<void> {
-  await nav(page, "Account").click();
-  await expect(page.getByRole("heading", { name: /Signed in|Not signed in/ })).toBeVisible();
-  if (await page.getByRole("heading", { name: "Signed in", exact: true }).isVisible()) return;
-  await page.getByRole("textbox", { name: "API key" }).fill(app.service.apiKey);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page.getByRole("heading", { name: "Signed in", exact: true })).toBeVisible();
+function signIn(page: Page): Promise<void> {
+  return signInWith(page, app);
 }
 
 async function openLowerThird(page: Page, options: { photograph?: boolean } = {}): Promise<void> {
@@ -287,6 +257,10 @@ test("a creator previews lower-third, changes its title, renders it and finds it
   expect(video).toMatchObject({ codec: "h264", width: 1920, height: 1080 });
   expect(media.durationSeconds).toBeGreaterThan(3.5);
   await photograph(page, "queue-filled");
+  await job.getByRole("button", { name: "Open file" }).click();
+  await expect(job.getByRole("alert")).toContainText("No program to open files with");
+  await expect(job.getByRole("alert")).toContainText("SVC_FILE_OPENER");
+  await photograph(page, "queue-open-file-error");
 
   // History lists it; downloading it again (a fresh signed URL) works; delete removes it.
   await nav(page, "History").click();
@@ -302,6 +276,10 @@ test("a creator previews lower-third, changes its title, renders it and finds it
     timeout: 60_000,
   });
   const second = (await downloads.first().getByTestId("job-output").textContent())!.trim();
+  // A download from History went through one stage only.
+  await expect(
+    downloads.first().getByRole("list", { name: "Stages" }).getByRole("listitem"),
+  ).toHaveText([/Downloading/]);
   expect((await probeMedia(second)).durationSeconds).toBeGreaterThan(3.5);
 
   await nav(page, "History").click();
@@ -318,7 +296,12 @@ test("a creator previews lower-third, changes its title, renders it and finds it
   // The narrowest supported window keeps its layout.
   await page.setViewportSize({ width: 1024, height: 700 });
   await nav(page, "Project").click();
+  await expect(previewFrame(page).getByText("Grace Hopper")).toBeVisible();
   await page.screenshot({ path: join(SHOTS, "project-1024x700.png"), fullPage: true });
+  for (const screen of ["Queue", "History", "Account", "Settings"] as const) {
+    await nav(page, screen).click();
+    await photograph(page, `${screen.toLowerCase()}-1024x700`);
+  }
   await closePage(page);
 });
 

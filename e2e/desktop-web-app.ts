@@ -16,7 +16,8 @@ export interface WebApp {
   stop(): Promise<void>;
 }
 
-export async function startWebApp(): Promise<WebApp> {
+/** `env`: extra environment for the app (e.g. SVC_FILE_OPENER). */
+export async function startWebApp(options: { env?: Record<string, string> } = {}): Promise<WebApp> {
   const scratch = await tempDir("svc-desktop-ui-");
   const service = await startService(join(scratch, "service"));
   const appData = join(scratch, "app");
@@ -37,6 +38,7 @@ export async function startWebApp(): Promise<WebApp> {
     SVC_NO_OPEN: "1",
     SVC_DESKTOP_DATA_DIR: appData,
     SVC_CONFIG_DIR: join(scratch, "config"),
+    ...options.env,
   };
   for (const name of [
     "DISPLAY",

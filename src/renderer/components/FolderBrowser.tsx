@@ -42,7 +42,7 @@ export function FolderBrowser() {
           {data?.folders.map((folder) => (
             <li key={folder.path}>
               <button type="button" className="folder" onClick={() => open(folder.path)}>
-                <span aria-hidden="true">📁 </span>
+                <span className="entry-icon folder-icon" aria-hidden="true" />
                 {folder.name}
               </button>
             </li>

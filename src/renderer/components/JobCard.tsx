@@ -3,6 +3,7 @@
 import type { JobStage, JobView } from "../../shared/ipc";
 import {
   useCancelJob,
+  useOpenJobFile,
   useRedownloadJob,
   useRemoveJob,
   useRetryJob,
@@ -27,6 +28,15 @@ const STATUS_LABELS: Record<JobView["status"], string> = {
   cancelled: "Cancelled",
 };
 
+/** The stages a job goes through: one rendered again from an upload starts at queued. */
+function stagesOf(job: JobView): typeof STAGES {
+  if (job.source.type === "asset")
+    return STAGES.filter((s) => s.stage !== "zip" && s.stage !== "upload");
+  // A download from History only downloads.
+  if (job.source.type === "render") return STAGES.filter((s) => s.stage === "download");
+  return STAGES;
+}
+
 function stageLabel(job: JobView): string {
   if (job.status !== "running") return STATUS_LABELS[job.status];
   return STAGES.find((s) => s.stage === job.stage)?.label ?? "Waiting";
@@ -38,8 +48,10 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
   const redownload = useRedownloadJob();
   const remove = useRemoveJob();
   const reveal = useRevealFile();
+  const openFile = useOpenJobFile();
+  const stages = stagesOf(job);
   const active = job.status === "waiting" || job.status === "running";
-  const currentIndex = STAGES.findIndex((s) => s.stage === job.stage);
+  const currentIndex = stages.findIndex((s) => s.stage === job.stage);
   const elapsed = job.startedAt ? ((job.finishedAt ?? now) - job.startedAt) / 1000 : undefined;
   const speed =
     job.bytes && job.stage === "upload" && elapsed && elapsed > 0
@@ -55,7 +67,12 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
     job.status === "completed" && job.sizeBytes ? formatBytes(job.sizeBytes) : undefined,
   ].filter((fact): fact is string => fact !== undefined);
   const actionError =
-    cancel.error ?? retry.error ?? redownload.error ?? remove.error ?? reveal.error;
+    cancel.error ??
+    retry.error ??
+    redownload.error ??
+    remove.error ??
+    reveal.error ??
+    openFile.error;
   return (
     <li className={`job job-${job.status}`} aria-label={`Job ${job.title}`} data-job-id={job.id}>
       <div className="job-head">
@@ -68,7 +85,7 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
         </span>
       </div>
       <ol className="stages" aria-label="Stages">
-        {STAGES.map((step, index) => {
+        {stages.map((step, index) => {
           const state =
             job.status === "completed" || index < currentIndex
               ? "done"
@@ -116,9 +133,14 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
           </button>
         ) : null}
         {job.status === "completed" && job.outputPath && !job.fileMissing ? (
-          <button type="button" onClick={() => reveal.mutate(job.outputPath!)}>
-            Show in folder
-          </button>
+          <>
+            <button type="button" onClick={() => openFile.mutate(job.id)}>
+              Open file
+            </button>
+            <button type="button" onClick={() => reveal.mutate(job.outputPath!)}>
+              Show in folder
+            </button>
+          </>
         ) : null}
         {job.status === "completed" && job.fileMissing ? (
           <button type="button" onClick={() => redownload.mutate({ jobId: job.id })}>

@@ -1,16 +1,29 @@
-// One render from the service's history, with download (a fresh signed URL, as a queue job) and
-// delete behind a confirmation.
+// One render from the service's history, with download (a fresh signed URL, as a queue job),
+// open / show in folder when this app downloaded it, "render again" with new variables against the
+// same asset, and delete behind a confirmation.
 import { useState } from "react";
 import type { RenderRecord } from "../../shared/api";
+import type { JobView } from "../../shared/ipc";
+import { useOpenJobFile, useRevealFile } from "../hooks/jobs";
 import { useDeleteRender, useDownloadRender } from "../hooks/renders";
 import { countOf, formatSeconds } from "../render-plan";
 import { useUiStore } from "../store";
 import { ErrorNote } from "./ErrorNote";
+import { RenderAgainForm } from "./RenderAgainForm";
 
-export function RenderRow({ render }: { render: RenderRecord }) {
+/** What this app knows about a render from its own queue. */
+export interface LocalRender {
+  /** A finished job whose video is still on disk: it can be opened or shown. */
+  file: JobView | undefined;
+}
+
+export function RenderRow({ render, local }: { render: RenderRecord; local: LocalRender }) {
   const [confirming, setConfirming] = useState(false);
+  const [again, setAgain] = useState(false);
   const remove = useDeleteRender();
   const download = useDownloadRender();
+  const openFile = useOpenJobFile();
+  const reveal = useRevealFile();
   const show = useUiStore((state) => state.show);
   const title = render.title ?? render.composition;
   return (
@@ -35,6 +48,19 @@ export function RenderRow({ render }: { render: RenderRecord }) {
               Download
             </button>
           ) : null}
+          {local.file ? (
+            <>
+              <button type="button" onClick={() => openFile.mutate(local.file!.id)}>
+                Open file
+              </button>
+              <button type="button" onClick={() => reveal.mutate(local.file!.outputPath!)}>
+                Show in folder
+              </button>
+            </>
+          ) : null}
+          <button type="button" aria-expanded={again} onClick={() => setAgain(!again)}>
+            Render again…
+          </button>
           {confirming ? (
             <span className="confirm" role="group" aria-label="Confirm delete">
               Delete this render from the service?
@@ -63,7 +89,12 @@ export function RenderRow({ render }: { render: RenderRecord }) {
             </button>
           </p>
         ) : null}
+        {again ? <RenderAgainForm render={render} onClose={() => setAgain(false)} /> : null}
         {download.error ? <ErrorNote error={download.error} /> : null}
+        {openFile.error ? (
+          <ErrorNote error={openFile.error} title="Could not open the video." />
+        ) : null}
+        {reveal.error ? <ErrorNote error={reveal.error} /> : null}
         {remove.error ? <ErrorNote error={remove.error} /> : null}
       </div>
     </li>

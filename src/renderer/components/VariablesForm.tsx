@@ -2,9 +2,55 @@
 // control whose value breaks the schema. Values are kept as typed (a number field holding "abc"
 // stays a string) so the validator, not the form, decides what is wrong.
 import type { VariableDefinition } from "../../shared/variables";
-import { useVariableState, useVariableValuesFile } from "../hooks/project";
+import { usePickImage, useVariableState, useVariableValuesFile } from "../hooks/project";
 import { ErrorNote } from "./ErrorNote";
+import { ImageBrowser } from "./ImageBrowser";
 import { useUiStore } from "../store";
+
+/** An image variable: a project-relative path, typed or chosen with "Choose…". */
+function ImageControl({
+  definition,
+  value,
+  common,
+}: {
+  definition: VariableDefinition;
+  value: unknown;
+  common: { id: string; name: string; "aria-describedby": string };
+}) {
+  const setValue = useUiStore((state) => state.setValue);
+  const choose = (path: string) => setValue(definition.id, path);
+  const { pick, browsing, closeBrowser } = usePickImage(choose);
+  return (
+    <span className="image-field">
+      <input
+        {...common}
+        type="text"
+        spellCheck={false}
+        value={String(value ?? "")}
+        placeholder="path inside the project"
+        onChange={(event) => setValue(definition.id, event.target.value)}
+      />
+      <button
+        type="button"
+        aria-label={`Choose… for ${definition.label}`}
+        onClick={() => pick.mutate()}
+      >
+        Choose…
+      </button>
+      {pick.error ? <ErrorNote error={pick.error} title="Not chosen." /> : null}
+      {browsing ? (
+        <ImageBrowser
+          label={definition.label}
+          onPick={(path) => {
+            choose(path);
+            closeBrowser();
+          }}
+          onClose={closeBrowser}
+        />
+      ) : null}
+    </span>
+  );
+}
 
 function VariableControl({
   definition,
@@ -76,6 +122,8 @@ function VariableControl({
           />
         </span>
       );
+    case "image":
+      return <ImageControl definition={definition} value={value} common={common} />;
     default:
       return (
         <input
@@ -85,7 +133,6 @@ function VariableControl({
           {...(definition.type === "string" && definition.maxLength !== undefined
             ? { "data-max-length": definition.maxLength }
             : {})}
-          placeholder={definition.type === "image" ? "path inside the project" : undefined}
           onChange={(event) => setValue(definition.id, event.target.value)}
         />
       );

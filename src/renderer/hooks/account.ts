@@ -1,10 +1,21 @@
 // Sign-in state and the settings, both from the main process; a change answers the new value,
-// which replaces the cached one.
+// which replaces the cached one. A browser or device sign-in ends later: the main process pushes
+// the new status as an `auth` event, written straight into the cache.
+import { useEffect } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { AuthStatus, DesktopSettings } from "../../shared/ipc";
 import { desktopApi } from "../transport";
 
 export function useAuthStatus() {
+  const client = useQueryClient();
+  useEffect(
+    () =>
+      desktopApi().on("auth", (status: AuthStatus) => {
+        client.setQueryData(["auth.status"], status);
+        void client.invalidateQueries({ queryKey: ["renders.list"] });
+      }),
+    [client],
+  );
   return useQuery({ queryKey: ["auth.status"], queryFn: () => desktopApi()["auth.status"]() });
 }
 
@@ -22,6 +33,10 @@ function useAuthChange<T>(change: (input: T) => Promise<AuthStatus>) {
 export const useApiKeyLogin = () =>
   useAuthChange((apiKey: string) => desktopApi()["auth.login"]({ method: "api-key", apiKey }));
 export const useLogout = () => useAuthChange(() => desktopApi()["auth.logout"]());
+/** Starts a browser or device sign-in; answers once the page URL or the code is known. */
+export const useSignInStart = () =>
+  useAuthChange((method: "browser" | "device") => desktopApi()["auth.login"]({ method }));
+export const useSignInCancel = () => useAuthChange(() => desktopApi()["auth.cancel"]());
 
 export function useSettings() {
   return useQuery({ queryKey: ["settings.get"], queryFn: () => desktopApi()["settings.get"]() });

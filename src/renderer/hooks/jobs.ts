@@ -21,9 +21,13 @@ export function useJobs() {
   const client = useQueryClient();
   useEffect(
     () =>
-      desktopApi().on("job", (job: JobView) =>
-        client.setQueryData<JobView[]>(JOBS_KEY, (jobs) => mergeJob(jobs, job)),
-      ),
+      desktopApi().on("job", (job: JobView) => {
+        const before = client.getQueryData<JobView[]>(JOBS_KEY)?.find((j) => j.id === job.id);
+        client.setQueryData<JobView[]>(JOBS_KEY, (jobs) => mergeJob(jobs, job));
+        // A render that just finished (or got its render id) is news for History.
+        if (before?.status !== job.status || before?.renderId !== job.renderId)
+          void client.invalidateQueries({ queryKey: ["renders.list"] });
+      }),
     [client],
   );
   return useQuery({
@@ -55,6 +59,13 @@ export function useRemoveJob() {
     mutationFn: (jobId: string) => desktopApi()["jobs.remove"]({ jobId }),
     onSuccess: ({ jobId }) =>
       client.setQueryData<JobView[]>(JOBS_KEY, (jobs) => jobs?.filter((job) => job.id !== jobId)),
+  });
+}
+
+/** Opens a completed job's video with the system's default app. */
+export function useOpenJobFile() {
+  return useMutation({
+    mutationFn: (jobId: string) => desktopApi()["jobs.openFile"]({ jobId }),
   });
 }
 

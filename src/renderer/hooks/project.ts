@@ -107,3 +107,34 @@ export function useVariableValuesFile() {
   };
   return { importFile, exportValues };
 }
+
+/**
+ * An image variable's "Choose…": Electron's native dialog (the main process checks the file is an
+ * image inside the project and answers its project-relative path); in web mode the answer is
+ * "browse" and the in-app image browser opens on the project folder.
+ */
+export function usePickImage(onPicked: (path: string) => void) {
+  const dir = useUiStore((state) => state.projectDir);
+  const [browsing, setBrowsing] = useState(false);
+  const pick = useMutation({
+    mutationFn: () => desktopApi()["project.pickImage"]({ dir: dir! }),
+    onSuccess: (result) => {
+      if (result.kind === "picked") onPicked(result.path);
+      if (result.kind === "browse") setBrowsing(true);
+    },
+  });
+  return { pick, browsing, closeBrowser: () => setBrowsing(false) };
+}
+
+/** One folder of the project with its image files, for the in-app image browser. */
+export function useImageListing() {
+  const dir = useUiStore((state) => state.projectDir);
+  const [path, setPath] = useState<string | undefined>(undefined);
+  const listing = useQuery({
+    queryKey: ["project.listImages", dir, path],
+    queryFn: () => desktopApi()["project.listImages"]({ dir: dir!, ...(path ? { path } : {}) }),
+    enabled: Boolean(dir),
+    retry: false,
+  });
+  return { open: setPath, listing };
+}

@@ -1,7 +1,9 @@
 // The service's render history: pages of `renders.list` (newest first, as the service lists them)
 // joined for infinite scroll; delete and download (a fresh signed URL, as a queue job).
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import type { RenderRecord } from "../../shared/api";
 import type { JobView } from "../../shared/ipc";
+import type { VariableValues } from "../../shared/variables";
 import { desktopApi } from "../transport";
 
 const PAGE_SIZE = 25;
@@ -39,6 +41,56 @@ export function useDownloadRender() {
         ...(jobs ?? []).filter((j) => j.id !== job.id),
       ]),
   });
+}
+
+/**
+ * History's "Render again": the same uploaded project (asset id) and render options as `render`,
+ * with new variable values, as a queue job that starts at queued (nothing is zipped or uploaded).
+ */
+export function useRenderAgain() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: {
+      render: RenderRecord;
+      assetId: string;
+      variables: VariableValues;
+      strictVariables: boolean;
+    }) =>
+      desktopApi()["jobs.submit"]({
+        assetId: input.assetId,
+        composition: input.render.composition,
+        settings: {
+          fps: input.render.fps,
+          quality: input.render.quality,
+          format: input.render.format,
+          resolution: input.render.resolution,
+          aspectRatio: input.render.aspect_ratio,
+          variables: input.variables,
+          strictVariables: input.strictVariables,
+          ...(input.render.title ? { title: input.render.title } : {}),
+        },
+      }),
+    onSuccess: (job) =>
+      client.setQueryData<JobView[]>(["jobs.list"], (jobs) => [
+        job,
+        ...(jobs ?? []).filter((j) => j.id !== job.id),
+      ]),
+  });
+}
+
+/** Parses the JSON editor's text: an object of variable values, or a one-line reason it is not. */
+export function parseVariableValues(
+  text: string,
+): { ok: true; values: VariableValues } | { ok: false; problem: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, problem: `Not valid JSON: ${(error as Error).message}` };
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    return { ok: false, problem: 'Write one JSON object, e.g. {"title": "Grace Hopper"}.' };
+  return { ok: true, values: parsed as VariableValues };
 }
 
 /** Call after something that adds a render (a finished job), so History shows it. */

@@ -1,14 +1,32 @@
 // History: the service's renders, newest first, loading more pages as the list scrolls.
-import { useEffect, useRef } from "react";
+import { useEffect, useMemo, useRef } from "react";
 import { ListState } from "../components/ListState";
-import { RenderRow } from "../components/RenderRow";
+import { RenderRow, type LocalRender } from "../components/RenderRow";
+import { useJobs } from "../hooks/jobs";
 import { useRenders } from "../hooks/renders";
-import { IpcCallError } from "../../shared/ipc";
+import { IpcCallError, type JobView } from "../../shared/ipc";
 import { countOf } from "../render-plan";
 import { useUiStore } from "../store";
 
+const NOTHING_LOCAL: LocalRender = { file: undefined };
+
+/** By render id: the app's own jobs that downloaded it. */
+function localRenders(jobs: JobView[]): Map<string, LocalRender> {
+  const byRender = new Map<string, LocalRender>();
+  for (const job of jobs) {
+    if (!job.renderId) continue;
+    const known = byRender.get(job.renderId) ?? { file: undefined };
+    if (job.status === "completed" && job.outputPath && !job.fileMissing && !known.file)
+      known.file = job;
+    byRender.set(job.renderId, known);
+  }
+  return byRender;
+}
+
 export function HistoryScreen() {
   const renders = useRenders();
+  const jobs = useJobs();
+  const local = useMemo(() => localRenders(jobs.data ?? []), [jobs.data]);
   const list = renders.data?.pages.flatMap((page) => page.data) ?? [];
   const sentinel = useRef<HTMLDivElement>(null);
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = renders;
@@ -51,7 +69,11 @@ export function HistoryScreen() {
         >
           <ul className="renders" aria-label="Renders">
             {list.map((render) => (
-              <RenderRow key={render.render_id} render={render} />
+              <RenderRow
+                key={render.render_id}
+                render={render}
+                local={local.get(render.render_id) ?? NOTHING_LOCAL}
+              />
             ))}
           </ul>
           <div ref={sentinel} className="list-end">

@@ -1,12 +1,13 @@
-// Project: choose a folder and a composition, preview it, set its variables and render options,
-// check the upload with a dry run, then render (a job in the queue) or copy the CLI command.
+// Project: choose (or drop) a folder and a composition, preview it, set its variables and render
+// options, check the upload with a dry run, then render (a job in the queue) or copy the CLI command.
+import { useState, type DragEvent } from "react";
 import { DryRunReport } from "../components/DryRunReport";
 import { ErrorNote } from "../components/ErrorNote";
 import { FolderBrowser } from "../components/FolderBrowser";
 import { Preview } from "../components/Preview";
 import { RenderOptions } from "../components/RenderOptions";
 import { VariablesForm } from "../components/VariablesForm";
-import { usePickFolder } from "../hooks/folders";
+import { useDropFolder, usePickFolder } from "../hooks/folders";
 import {
   useDryRun,
   usePreviewUrl,
@@ -173,12 +174,44 @@ function Actions() {
   );
 }
 
+const DROPPABLE = ["Files", "text/uri-list", "text/plain"];
+
 export function ProjectScreen() {
   const dir = useUiStore((state) => state.projectDir);
   const scan = useProjectScan();
+  const drop = useDropFolder();
+  const [dragging, setDragging] = useState(false);
+  const accepts = (event: DragEvent) =>
+    DROPPABLE.some((type) => event.dataTransfer.types.includes(type));
   return (
-    <div className="screen project-screen">
+    <div
+      className={dragging ? "screen project-screen dragging" : "screen project-screen"}
+      onDragOver={(event) => {
+        if (!accepts(event)) return;
+        event.preventDefault();
+        event.dataTransfer.dropEffect = "copy";
+        setDragging(true);
+      }}
+      onDragLeave={(event) => {
+        if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDragging(false);
+      }}
+      onDrop={(event) => {
+        event.preventDefault();
+        setDragging(false);
+        drop.mutate({
+          files: [...event.dataTransfer.files],
+          uriList: event.dataTransfer.getData("text/uri-list"),
+          text: event.dataTransfer.getData("text/plain"),
+        });
+      }}
+    >
       <ProjectPicker />
+      {dragging ? (
+        <p className="drop-hint" aria-hidden="true">
+          Drop a project folder to open it
+        </p>
+      ) : null}
+      {drop.error ? <ErrorNote error={drop.error} title="Cannot open the dropped item." /> : null}
       {dir ? (
         <div className="project-grid">
           <div className="column">
@@ -202,7 +235,8 @@ export function ProjectScreen() {
           <h2>Open a project to start</h2>
           <p>
             A project is a folder with an HTML composition (usually <code>index.html</code>). Choose
-            one to preview it, fill in its variables and render it.
+            one, or drop it here from your file manager, to preview it, fill in its variables and
+            render it.
           </p>
         </div>
       )}

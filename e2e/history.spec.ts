@@ -1,0 +1,252 @@
+// History in real Chromium through web mode against a real `svc server`: "Render again" with new
+// variables reuses the uploaded project (a second render, still one asset), "Open file" starts the
+// system opener (here SVC_FILE_OPENER, a script that writes down what it was asked to open), and
+// 500 renders in the service's database scroll in pages without breaking the layout.
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import type { Page } from "@playwright/test";
+import { openSqliteDatabase } from "../src/server/db/database";
+import { newId } from "../src/server/ids";
+import { RENDER_ID_PREFIX } from "../src/shared/api";
+import { nav, openAppPage, openExample, photograph, SHOTS, signIn } from "./app-page";
+import { startWebApp, type WebApp } from "./desktop-web-app";
+import { expect, test } from "./fixtures";
+
+let app: WebApp;
+let scratch: string;
+let marker: string;
+const pageErrors: string[] = [];
+
+test.describe.configure({ mode: "serial" });
+test.use({ actionTimeout: 15_000 });
+
+test.beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), "svc-history-e2e-"));
+  marker = join(scratch, "opened.txt");
+  const opener = join(scratch, "opener.sh");
+  await writeFile(opener, `#!/bin/sh\nprintf '%s' "$1" > '${marker}'\n`);
+  await chmod(opener, 0o755);
+  app = await startWebApp({ env: { SVC_FILE_OPENER: opener } });
+});
+
+test.afterAll(async () => {
+  await app?.stop();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+test.afterEach(() => {
+  expect(pageErrors).toEqual([]);
+});
+
+/** What the opener script was last asked to open (waits for a new answer). */
+async function openedAfter(action: () => Promise<void>): Promise<string> {
+  await rm(marker, { force: true });
+  await action();
+  let opened = "";
+  await expect
+    .poll(async () => (opened = await readFile(marker, "utf8").catch(() => "")))
+    .not.toBe("");
+  return opened;
+}
+
+function serviceDb(): BetterSqlite3.Database {
+  return new BetterSqlite3(join(app.service.dataDir, "svc.db"), { readonly: true });
+}
+
+test("renders lower-third again from History with a new title: a second render, still one asset", async ({
+  browser,
+}) => {
+  const page = await openAppPage(browser, app, pageErrors);
+  await signIn(page, app);
+  await openExample(page, "lower-third");
+  await page.getByLabel("Frames per second").fill("2");
+  await page.getByLabel("Quality").selectOption("draft");
+  await page.getByRole("button", { name: "Render", exact: true }).click();
+  await page.getByRole("button", { name: "Show the queue" }).click();
+  const first = page.getByRole("listitem", { name: "Job lower-third" });
+  await expect(first.getByTestId("job-stage")).toHaveText("Done", { timeout: 150_000 });
+  const firstOutput = (await first.getByTestId("job-output").textContent())!.trim();
+
+  // Open file hands the video to the system opener.
+  expect(await openedAfter(() => first.getByRole("button", { name: "Open file" }).click())).toBe(
+    firstOutput,
+  );
+
+  await nav(page, "History").click();
+  const row = page.getByRole("listitem", { name: "Render lower-third" });
+  await expect(row).toHaveCount(1);
+  await row.getByRole("button", { name: "Render again…" }).click();
+  const form = row.getByRole("form", { name: "Render again" });
+  const editor = form.getByRole("textbox", { name: "Variables (JSON)" });
+  // Prefilled with what the first render sent (no changed values).
+  await expect(editor).toHaveValue("{}");
+  const submit = form.getByRole("button", { name: "Render with these values" });
+  await editor.fill('{"title": "Alan Turing"');
+  await expect(form.getByRole("alert")).toHaveText(/^Not valid JSON/);
+  await expect(submit).toBeDisabled();
+  await editor.fill("[1, 2]");
+  await expect(form.getByRole("alert")).toHaveText(/Write one JSON object/);
+  await editor.fill('{"title": "Alan Turing"}');
+  await expect(form.getByRole("alert")).toHaveCount(0);
+  await photograph(page, "history-render-again");
+  await submit.click();
+  await expect(form.getByRole("status")).toHaveText(/was added to the queue/);
+  await form.getByRole("button", { name: "Show the queue" }).click();
+
+  const jobs = page.getByRole("listitem", { name: "Job lower-third" });
+  await expect(jobs).toHaveCount(2);
+  const again = jobs.first();
+  // Nothing to zip or upload: the job's stages start at Queued.
+  const stages = again.getByRole("list", { name: "Stages" }).getByRole("listitem");
+  await expect(stages).toHaveText(["Queued", "Rendering", "Downloading"].map((s) => new RegExp(s)));
+  await expect(again.getByTestId("job-stage")).toHaveText("Done", { timeout: 150_000 });
+  const secondOutput = (await again.getByTestId("job-output").textContent())!.trim();
+  expect(secondOutput).not.toBe(firstOutput);
+
+  await nav(page, "History").click();
+  await expect(row).toHaveCount(2);
+  const db = serviceDb();
+  try {
+    expect(db.prepare("SELECT COUNT(*) AS n FROM assets").get()).toEqual({ n: 1 });
+    const renders = db
+      .prepare("SELECT asset_id, variables_json FROM renders ORDER BY created_ms")
+      .all() as Array<{ asset_id: string; variables_json: string }>;
+    expect(renders).toHaveLength(2);
+    expect(renders[1]!.asset_id).toBe(renders[0]!.asset_id);
+    expect(JSON.parse(renders[1]!.variables_json)).toEqual({ title: "Alan Turing" });
+  } finally {
+    db.close();
+  }
+  // The newest row is the second render; Open file there opens its video.
+  expect(
+    await openedAfter(() => row.first().getByRole("button", { name: "Open file" }).click()),
+  ).toBe(secondOutput);
+  await page.close();
+});
+
+/** 498 more rows like the two real renders, older, some failed, some with long titles. */
+async function seedRenders(count: number): Promise<void> {
+  const db = await openSqliteDatabase(join(app.service.dataDir, "svc.db"));
+  try {
+    const template = await db
+      .selectFrom("renders")
+      .selectAll()
+      .where("status", "=", "completed")
+      .orderBy("created_ms", "asc")
+      .executeTakeFirstOrThrow();
+    const rows = Array.from({ length: count }, (_, index) => {
+      const failed = index % 9 === 4;
+      return {
+        ...template,
+        id: newId(RENDER_ID_PREFIX),
+        title:
+          index % 25 === 3
+            ? `A very long title for a lower third about the history of computing, part ${index}`
+            : `Seeded render ${index + 1}`,
+        created_ms: template.created_ms - (index + 1) * 60_000,
+        ...(failed
+          ? {
+              status: "failed" as const,
+              video_key: null,
+              thumbnail_key: null,
+              failure_code: "svc_render_failed",
+              failure_message:
+                "The composition did not become ready within 30 s: window.__timelines was never registered by the page's scripts",
+              credits_charged_milli: 0,
+            }
+          : {}),
+      };
+    });
+    for (let start = 0; start < rows.length; start += 100) {
+      await db
+        .insertInto("renders")
+        .values(rows.slice(start, start + 100))
+        .execute();
+    }
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Waits until the thumbnails in the window (lazy-loaded) have been fetched and decoded. */
+async function thumbnailsLoaded(page: Page): Promise<void> {
+  await expect
+    .poll(() =>
+      page.evaluate(() =>
+        [...document.querySelectorAll<HTMLImageElement>(".thumb img")]
+          .filter((img) => {
+            const box = img.getBoundingClientRect();
+            return box.bottom > 0 && box.top < window.innerHeight;
+          })
+          .every((img) => img.complete && img.naturalWidth > 0),
+      ),
+    )
+    .toBe(true);
+}
+
+async function rowCount(page: Page): Promise<number> {
+  return page.getByRole("list", { name: "Renders" }).getByRole("listitem").count();
+}
+
+test("500 renders: History loads more as it scrolls, keeps its layout at 1024x700 and stays responsive", async ({
+  browser,
+}) => {
+  await seedRenders(498);
+  const page = await openAppPage(browser, app, pageErrors, { width: 1024, height: 700 });
+  await signIn(page, app);
+  await nav(page, "History").click();
+  const list = page.getByRole("list", { name: "Renders" });
+  await expect(list.getByRole("listitem")).toHaveCount(25);
+  await thumbnailsLoaded(page);
+  await page.screenshot({ path: join(SHOTS, "history-500-top-1024x700.png") });
+
+  // Scrolling to the end of the list loads the next page, until the service has no more.
+  let previous = 0;
+  for (let round = 0; round < 30; round++) {
+    const count = await rowCount(page);
+    if (count >= 500) break;
+    expect(count).toBeGreaterThan(previous);
+    previous = count;
+    await page.mouse.wheel(0, 100_000);
+    await expect.poll(() => rowCount(page)).toBeGreaterThan(count);
+  }
+  await expect(list.getByRole("listitem")).toHaveCount(500);
+  await expect(page.getByText("500 renders")).toBeVisible();
+
+  // Nothing sticks out sideways, however long a title or failure message is.
+  const overflow = await page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const wide = [...document.querySelectorAll(".render, .render *")].filter(
+      (element) => element.getBoundingClientRect().right > width + 0.5,
+    );
+    return {
+      scrollWidth: document.documentElement.scrollWidth,
+      width,
+      wide: wide.length,
+    };
+  });
+  expect(overflow.wide).toBe(0);
+  expect(overflow.scrollWidth).toBeLessThanOrEqual(overflow.width);
+
+  // Still responsive with 500 rows: a click gets its answer on screen quickly.
+  const last = list.getByRole("listitem").last();
+  await last.scrollIntoViewIfNeeded();
+  const started = Date.now();
+  await last.getByRole("button", { name: "Delete…" }).click();
+  await expect(last.getByRole("group", { name: "Confirm delete" })).toBeVisible();
+  expect(Date.now() - started).toBeLessThan(1_000);
+  await last.getByRole("button", { name: "Keep it" }).click();
+  const switched = Date.now();
+  await nav(page, "Queue").click();
+  await expect(page.getByRole("heading", { name: "Queue" })).toBeVisible();
+  await nav(page, "History").click();
+  await expect(list.getByRole("listitem").first()).toBeVisible();
+  expect(Date.now() - switched).toBeLessThan(3_000);
+
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight / 2));
+  await thumbnailsLoaded(page);
+  await photograph(page, "history-500-1024x700", { fullPage: false });
+  await page.close();
+});

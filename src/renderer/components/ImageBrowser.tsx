@@ -1,0 +1,79 @@
+// Web mode's file picker for an image variable: a dialog over the project folder listing its
+// sub-folders and image files (the main process lists nothing outside the project).
+import { useEffect, useRef } from "react";
+import { useImageListing } from "../hooks/project";
+import { ListState } from "./ListState";
+
+export function ImageBrowser({
+  label,
+  onPick,
+  onClose,
+}: {
+  label: string;
+  onPick: (path: string) => void;
+  onClose: () => void;
+}) {
+  const { open, listing } = useImageListing();
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const element = dialog.current;
+    if (element && !element.open) element.showModal();
+  }, []);
+  const data = listing.data;
+  const empty = (data?.folders.length ?? 0) + (data?.images.length ?? 0) === 0;
+  return (
+    <dialog
+      ref={dialog}
+      className="folder-browser"
+      aria-labelledby="image-browser-title"
+      onClose={onClose}
+    >
+      <h2 id="image-browser-title">Choose an image for {label}</h2>
+      <p className="path" aria-label="Current folder">
+        {data?.path ?? "…"}
+      </p>
+      <div className="folder-browser-bar">
+        <button type="button" disabled={!data?.parent} onClick={() => open(data?.parent)}>
+          Up one folder
+        </button>
+      </div>
+      <ListState
+        label="images"
+        isPending={listing.isPending}
+        error={listing.error}
+        isEmpty={empty}
+        empty={<p>No images or folders in here.</p>}
+        onRetry={() => void listing.refetch()}
+      >
+        <ul className="folder-list" aria-label="Folders and images">
+          {data?.folders.map((folder) => (
+            <li key={folder.path}>
+              <button type="button" className="folder" onClick={() => open(folder.path)}>
+                <span className="entry-icon folder-icon" aria-hidden="true" />
+                {folder.name}
+              </button>
+            </li>
+          ))}
+          {data?.images.map((image) => (
+            <li key={image.path}>
+              <button
+                type="button"
+                className="folder"
+                aria-label={`Use ${image.name}`}
+                onClick={() => onPick(image.path)}
+              >
+                <span className="entry-icon image-icon" aria-hidden="true" />
+                {image.name}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </ListState>
+      <div className="dialog-actions">
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </dialog>
+  );
+}
