@@ -24,7 +24,7 @@ test.describe.configure({ mode: "serial" });
 test.use({ actionTimeout: 15_000 });
 
 test.beforeAll(async () => {
-  await rm(SHOTS, { recursive: true, force: true });
+  // Not emptied first: other specs write their screenshots here too; each name is overwritten.
   await mkdir(SHOTS, { recursive: true });
   // No program to open files with: "Open file" must say so (history.spec.ts has a working one).
   app = await startWebApp({ env: { SVC_FILE_OPENER: "/nonexistent/svc-file-opener" } });
@@ -34,14 +34,25 @@ test.afterAll(async () => {
   await app?.stop();
 });
 
-function openApp(browser: Browser): Promise<Page> {
-  // An uncaught error in the UI fails the test (checked in closePage), with its message.
-  return openAppPage(browser, app, pageErrors);
+const cspViolations: string[] = [];
+const isCspViolation = (text: string) => text.includes("Content Security Policy");
+
+async function openApp(browser: Browser): Promise<Page> {
+  // An uncaught error in the UI fails the test (checked in closePage), with its message; so does
+  // anything the app's Content-Security-Policy refuses, from the first load on.
+  const page = await openAppPage(browser, app, pageErrors);
+  const earlier = (await page.consoleMessages()).map((message) => message.text());
+  cspViolations.push(...earlier.filter(isCspViolation));
+  page.on("console", (message) => {
+    if (isCspViolation(message.text())) cspViolations.push(message.text());
+  });
+  return page;
 }
 
 async function closePage(page: Page): Promise<void> {
   await page.close();
   expect(pageErrors).toEqual([]);
+  expect(cspViolations).toEqual([]);
 }
 
 function signIn(page: Page): Promise<void> {

@@ -184,7 +184,10 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     "service.state": async () => connection.state(),
     "host.pickFolder": () => host.pickFolder(),
     "host.listFolders": ({ path }) => listFolders(settings.get().folderBrowserRoot ?? home, path),
-    "host.revealFile": async ({ path }) => ({ shown: await host.revealFile(path) }),
+    // By job, not by path: the renderer can only show files the app itself wrote.
+    "host.revealFile": async ({ jobId }) => ({
+      shown: await host.revealFile(await jobs.outputFile(jobId)),
+    }),
     "host.openExternal": async ({ url }) => ({ opened: await host.openExternal(url) }),
   };
 

@@ -353,9 +353,7 @@ describe.each([
     await rm(job.outputPath!);
     const missing = (await api["jobs.list"]()).find((j) => j.id === job.id)!;
     expect(missing).toMatchObject({ status: "completed", fileMissing: true });
-    expect((await failure(api["host.revealFile"]({ path: job.outputPath! }))).code).toBe(
-      "file_missing",
-    );
+    expect((await failure(api["host.revealFile"]({ jobId: job.id }))).code).toBe("file_missing");
     await api["jobs.redownload"]({ jobId: job.id });
     const again = await waitFor("the re-download", async () => {
       const current = (await api["jobs.list"]()).find((j) => j.id === job.id)!;
@@ -368,8 +366,12 @@ describe.each([
       renderId: job.renderId,
     });
     expect(existsSync(job.outputPath!)).toBe(true);
-    expect(await api["host.revealFile"]({ path: job.outputPath! })).toEqual({ shown: true });
+    expect(await api["host.revealFile"]({ jobId: job.id })).toEqual({ shown: true });
     expect(opener.opened).toContain(dirname(job.outputPath!));
+    // Only files of the app's own jobs can be shown.
+    expect((await failure(api["host.revealFile"]({ jobId: "job_unknown" }))).code).toBe(
+      "job_not_found",
+    );
   });
 
   it("lists, gets, downloads again from history and deletes server renders", async () => {

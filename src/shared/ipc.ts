@@ -265,7 +265,7 @@ export const ipcInputSchemas = {
   "service.state": empty,
   "host.pickFolder": empty,
   "host.listFolders": z.object({ path: z.string().min(1).optional() }),
-  "host.revealFile": z.object({ path: z.string().min(1) }),
+  "host.revealFile": z.object({ jobId }),
   "host.openExternal": z.object({ url: z.url({ protocol: /^https?$/ }) }),
 } as const satisfies Record<IpcMethodName, z.ZodType>;
 

@@ -137,7 +137,7 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
             <button type="button" onClick={() => openFile.mutate(job.id)}>
               Open file
             </button>
-            <button type="button" onClick={() => reveal.mutate(job.outputPath!)}>
+            <button type="button" onClick={() => reveal.mutate(job.id)}>
               Show in folder
             </button>
           </>

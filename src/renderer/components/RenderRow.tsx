@@ -53,7 +53,7 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
               <button type="button" onClick={() => openFile.mutate(local.file!.id)}>
                 Open file
               </button>
-              <button type="button" onClick={() => reveal.mutate(local.file!.outputPath!)}>
+              <button type="button" onClick={() => reveal.mutate(local.file!.id)}>
                 Show in folder
               </button>
             </>

@@ -71,7 +71,7 @@ export function useOpenJobFile() {
 
 export function useRevealFile() {
   return useMutation({
-    mutationFn: (path: string) => desktopApi()["host.revealFile"]({ path }),
+    mutationFn: (jobId: string) => desktopApi()["host.revealFile"]({ jobId }),
   });
 }
 
