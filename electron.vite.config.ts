@@ -1,41 +1,50 @@
 // Builds the three parts of the desktop app. The preload is one CommonJS file so the renderer
 // can run with `sandbox: true` (sandboxed preloads cannot load ES modules or split chunks).
-// The renderer embeds <svc-player>, whose `svc:frame-script` import is the engine's page runtime
-// plus the frame bridge as one classic script, built here the way src/engine/player-bundle.ts does.
+// The frame script (the engine's page runtime plus the player's frame bridge, one classic script)
+// is built once by src/main/frame-script.ts and compiled into two places: the renderer's
+// <svc-player> (its `svc:frame-script` import, for srcdoc frames) and the main process's preview
+// server (src/main/frame-script.ts is replaced by the built text, for served frames), so the app
+// needs no sources at run time and both frames run the same bytes.
 import { resolve } from "node:path";
 import react from "@vitejs/plugin-react";
-import { build } from "esbuild";
 import { defineConfig, externalizeDepsPlugin } from "electron-vite";
 import type { Plugin } from "vite";
-import { runtimeBundle } from "./src/engine/runtime-bundle";
+import { buildFrameScript } from "./src/main/frame-script";
 
-function frameScriptPlugin(): Plugin {
+const SRC_DIR = resolve(__dirname, "src");
+let frameScript: Promise<string> | undefined;
+const builtFrameScript = () => (frameScript ??= buildFrameScript(SRC_DIR));
+
+/** The renderer's `import FRAME_SCRIPT from "svc:frame-script"`. */
+function frameScriptModulePlugin(): Plugin {
   const id = "\0svc:frame-script";
   return {
     name: "svc-frame-script",
     resolveId: (source) => (source === "svc:frame-script" ? id : undefined),
     async load(loaded) {
       if (loaded !== id) return undefined;
-      const bridge = await build({
-        entryPoints: [resolve(__dirname, "src/player/frame-bridge.ts")],
-        bundle: true,
-        write: false,
-        format: "iife",
-        platform: "browser",
-        target: "chrome120",
-        minify: true,
-        legalComments: "none",
-        logLevel: "silent",
-      });
-      const source = `${await runtimeBundle()}\n${bridge.outputFiles[0]!.text}`;
-      return `export default ${JSON.stringify(source)};`;
+      return `export default ${JSON.stringify(await builtFrameScript())};`;
+    },
+  };
+}
+
+/** The main bundle's src/main/frame-script.ts: the built script instead of esbuild at run time. */
+function inlineFrameScriptPlugin(): Plugin {
+  const file = resolve(SRC_DIR, "main", "frame-script.ts");
+  return {
+    name: "svc-inline-frame-script",
+    enforce: "pre",
+    async load(loaded) {
+      if (loaded.split("?")[0] !== file) return undefined;
+      const text = JSON.stringify(await builtFrameScript());
+      return `export function frameScript() { return Promise.resolve(${text}); }`;
     },
   };
 }
 
 export default defineConfig({
   main: {
-    plugins: [externalizeDepsPlugin()],
+    plugins: [externalizeDepsPlugin(), inlineFrameScriptPlugin()],
     build: {
       outDir: "out/main",
       rollupOptions: { input: { electron: resolve(__dirname, "src/main/electron.ts") } },
@@ -53,7 +62,7 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(__dirname, "src/renderer"),
-    plugins: [react(), frameScriptPlugin()],
+    plugins: [react(), frameScriptModulePlugin()],
     build: {
       outDir: "out/renderer",
       rollupOptions: { input: { index: resolve(__dirname, "src/renderer/index.html") } },

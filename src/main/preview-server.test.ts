@@ -1,26 +1,53 @@
-// The preview server answers the player's CORS fetch for loopback pages only, and serves the
-// app's own GSAP copy where the player's `library-base` points.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+// The preview server answers the player's CORS fetch for loopback pages only, serves the app's
+// own GSAP copy where the player's `library-base` points, and hands out served frame documents
+// (`?svc-frame=1`) with the frame script before any page script, sandboxed, inside the folder.
+import { request } from "node:http";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { frameScript } from "./frame-script";
 import { PREVIEW_LIBRARY_PATH, PreviewServers } from "./preview-server";
 
+const COMPOSITION = `<!doctype html><html><head><meta charset="utf-8">
+<script src="https://cdn.jsdelivr.net/npm/gsap@3.12.5/dist/gsap.min.js"></script>
+<script>window.pageScript = 1;</script></head><body><p>hello</p></body></html>`;
+
+let scratch: string;
 let dir: string;
 let servers: PreviewServers;
 let url: string;
+let origin: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "svc-preview-"));
-  await writeFile(join(dir, "index.html"), "<!doctype html><p>hello</p>");
+  scratch = await mkdtemp(join(tmpdir(), "svc-preview-"));
+  dir = join(scratch, "project");
+  await mkdir(join(dir, "scenes"), { recursive: true });
+  await writeFile(join(dir, "index.html"), COMPOSITION);
+  await writeFile(join(scratch, "outside.html"), "<!doctype html><p>secret</p>");
+  await symlink(join(scratch, "outside.html"), join(dir, "scenes", "linked.html"));
   servers = new PreviewServers();
   url = await servers.urlFor(dir, "index.html");
+  origin = new URL(url).origin;
 });
 
 afterAll(async () => {
   await servers.close();
-  await rm(dir, { recursive: true, force: true });
+  await rm(scratch, { recursive: true, force: true });
 });
+
+/** GET `path` on the preview server with the given Host header (fetch cannot set Host). */
+function getWithHost(path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(path, origin);
+    request(target, { headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    })
+      .on("error", reject)
+      .end();
+  });
+}
 
 describe("preview server", () => {
   it("lets a loopback page and a null-origin frame read the composition", async () => {
@@ -44,5 +71,50 @@ describe("preview server", () => {
     expect(await gsap.text()).toContain("GSAP");
     const escape = await fetch(`${origin}${PREVIEW_LIBRARY_PATH}/gsap/..%2F..%2Fpackage.json`);
     expect(escape.status).toBe(404);
+  });
+
+  it("serves the frame document with the frame script before the first page script", async () => {
+    const response = await fetch(`${url}?svc-frame=1`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("content-security-policy")).toBe("sandbox allow-scripts");
+    const html = await response.text();
+    const script = await frameScript();
+    const injectedAt = html.indexOf("window.__svcConfig=");
+    expect(injectedAt).toBeGreaterThan(html.indexOf("<head>"));
+    expect(injectedAt).toBeLessThan(html.indexOf("<script src="));
+    expect(html.indexOf(script.slice(0, 200))).toBeGreaterThan(injectedAt);
+    expect(html.indexOf("window.pageScript")).toBeGreaterThan(html.indexOf(script.slice(-200)));
+    // The CDN's GSAP becomes the server's own copy; the page's other content is untouched.
+    expect(html).toContain(`<script src="${PREVIEW_LIBRARY_PATH}/gsap/gsap.min.js"></script>`);
+    expect(html).not.toContain("cdn.jsdelivr.net");
+    expect(html).toContain("<p>hello</p>");
+    // Without the marker the file is served as it is.
+    expect(await (await fetch(url)).text()).toBe(COMPOSITION);
+  });
+
+  it("gives the same frame document every time (variables travel in the URL fragment)", async () => {
+    const first = await (await fetch(`${url}?svc-frame=1`)).text();
+    expect(await (await fetch(`${url}?svc-frame=1&x=2`)).text()).toBe(first);
+  });
+
+  it("keeps frame documents inside the project folder, symlinks included", async () => {
+    for (const path of [
+      "/..%2Foutside.html?svc-frame=1",
+      "/scenes/..%2F..%2Foutside.html?svc-frame=1",
+      "/scenes/linked.html?svc-frame=1",
+      "/missing.html?svc-frame=1",
+    ]) {
+      const response = await fetch(`${origin}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(await response.text(), path).not.toContain("secret");
+    }
+  });
+
+  it("refuses a frame document to a request naming another host", async () => {
+    const port = new URL(origin).port;
+    expect(await getWithHost("/index.html?svc-frame=1", `127.0.0.1:${port}`)).toBe(200);
+    expect(await getWithHost("/index.html?svc-frame=1", `evil.example:${port}`)).toBe(403);
+    expect(await getWithHost("/index.html", "evil.example")).toBe(403);
   });
 });

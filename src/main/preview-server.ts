@@ -7,13 +7,25 @@
 // "null" (Electron's file:// renderer and sandboxed frames) may read; no other web site may.
 // GSAP is served from the app's own copy under /__svc/libs/gsap/ (the player's `library-base`),
 // so previews work offline, as renders do.
+// An HTML file asked for with `?svc-frame=1` is answered with the player's frame document (the
+// page runtime and frame bridge injected before any page script; src/shared/frame-document.ts):
+// the app's <svc-player frame="served"> loads it as its frame's own URL, so the frame has its own
+// origin and policy instead of inheriting the app window's CSP as a srcdoc frame would. That
+// document is always sandboxed (CSP `sandbox allow-scripts`: an opaque origin even if it is opened
+// outside the player's sandboxed iframe).
 import { createReadStream } from "node:fs";
-import { realpath, stat } from "node:fs/promises";
+import { readFile, realpath, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { dirname, resolve, sep } from "node:path";
 import { contentTypeFor } from "../shared/content-types";
+import {
+  buildFrameDocument,
+  FRAME_QUERY,
+  SERVED_FRAME_CONFIG_SCRIPT,
+} from "../shared/frame-document";
+import { frameScript } from "./frame-script";
 
 /** Path prefix of the library copies; the player's `library-base` is `<origin>/__svc/libs`. */
 export const PREVIEW_LIBRARY_PATH = "/__svc/libs";
@@ -64,6 +76,23 @@ function parseRange(
   return start <= end && start < size ? { start, end } : undefined;
 }
 
+/** The composition at `file` as a served frame document (see the top of this file). */
+async function serveFrame(file: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const html = buildFrameDocument(await readFile(file, "utf8"), {
+    script: `${SERVED_FRAME_CONFIG_SCRIPT}\n${await frameScript()}`,
+    libraryBase: PREVIEW_LIBRARY_PATH,
+  });
+  const body = Buffer.from(html, "utf8");
+  res.writeHead(200, {
+    "content-type": "text/html; charset=utf-8",
+    "content-length": body.length,
+    "cache-control": "no-cache",
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "sandbox allow-scripts",
+  });
+  res.end(req.method === "HEAD" ? undefined : body);
+}
+
 async function serveFile(root: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   // Only this machine's own pages: a foreign Host means DNS rebinding by some web site.
   const port = (req.socket.address() as AddressInfo).port;
@@ -77,7 +106,8 @@ async function serveFile(root: string, req: IncomingMessage, res: ServerResponse
   }
   const corsOrigin = allowedOrigin(req.headers.origin);
   const cors = corsOrigin ? { "access-control-allow-origin": corsOrigin, vary: "origin" } : {};
-  const pathname = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+  const requested = new URL(req.url ?? "/", "http://127.0.0.1");
+  const { pathname } = requested;
   const libraryDir = gsapDistDir();
   const gsapPrefix = `${PREVIEW_LIBRARY_PATH}/gsap/`;
   let file =
@@ -91,6 +121,10 @@ async function serveFile(root: string, req: IncomingMessage, res: ServerResponse
   }
   if (!file || !info?.isFile()) {
     res.writeHead(404, { "content-type": "text/plain", ...cors }).end("Not found");
+    return;
+  }
+  if (requested.searchParams.has(FRAME_QUERY) && contentTypeFor(file).startsWith("text/html")) {
+    await serveFrame(file, req, res);
     return;
   }
   const range = parseRange(req.headers.range, info.size);

@@ -1,4 +1,4 @@
-import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,7 +8,7 @@ import { EVENTS_PROTOCOL, TOKEN_PROTOCOL_PREFIX } from "../shared/ipc";
 import { startDesktopApp, type DesktopApp } from "./desktop-app";
 import { createWebHost } from "./host";
 import { REPO, waitFor } from "./testing/support";
-import { startWebServer, type WebServer } from "./web-server";
+import { RENDERER_CSP, startWebServer, type WebServer } from "./web-server";
 
 describe("web mode server", () => {
   let dir: string;
@@ -38,6 +38,15 @@ describe("web mode server", () => {
     });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ data: { app: "svc Desktop", version: "9.9.9" } });
+  });
+
+  it("sends the renderer's own strict policy, the same as its meta tag", async () => {
+    const page = await fetch(`${server.origin}/`);
+    expect(page.headers.get("content-security-policy")).toBe(RENDERER_CSP);
+    const html = await readFile(join(REPO, "src", "renderer", "index.html"), "utf8");
+    const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html);
+    expect(meta?.[1]).toBe(RENDERER_CSP);
+    expect(RENDERER_CSP).not.toContain("unsafe-inline");
   });
 
   it("serves the built renderer but nothing outside it", async () => {

@@ -35,10 +35,16 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
+/**
+ * The renderer's policy: only its own scripts and styles. Previews run in frames of their own
+ * loopback origin (src/main/preview-server.ts); History thumbnails come from the service's URL.
+ */
+export const RENDERER_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' http: https:; connect-src 'self' ws://127.0.0.1:*; frame-src http://127.0.0.1:*; object-src 'none'; base-uri 'self'; form-action 'self'";
+
 const SECURITY_HEADERS = {
-  // Same as src/renderer/index.html (the preview frame inherits it; see there).
-  "content-security-policy":
-    "default-src 'self'; script-src 'self' 'unsafe-inline' http://127.0.0.1:*; img-src 'self' data: blob: http://127.0.0.1:*; media-src 'self' blob: http://127.0.0.1:*; font-src 'self' data: http://127.0.0.1:*; style-src 'self' 'unsafe-inline' http://127.0.0.1:*; connect-src 'self' ws://127.0.0.1:* http://127.0.0.1:*; frame-src 'self' http://127.0.0.1:*; object-src 'none'; base-uri 'self' http://127.0.0.1:*",
+  // The same policy as src/renderer/index.html (keep the two equal; web-server.test.ts checks).
+  "content-security-policy": RENDERER_CSP,
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
   "cache-control": "no-store",

@@ -1,5 +1,6 @@
 // Runs inside the composition frame, after the page runtime: reports readiness to the player and
-// performs the seeks it asks for. Bundled into the frame script by src/engine/player-bundle.ts.
+// performs the seeks it asks for. Bundled into the frame script by src/engine/player-bundle.ts
+// (and src/main/frame-script.ts for the desktop preview server's served frames).
 import { FRAME_TAG, isPlayerMessage, type FrameMessage } from "./protocol";
 
 interface RuntimePage {
@@ -28,6 +29,7 @@ function announce(): void {
   else if (runtime.ready) post({ tag: FRAME_TAG, type: "ready", info: runtime.info() });
 }
 
+post({ tag: FRAME_TAG, type: "started" });
 window.addEventListener("svc:ready", announce);
 window.addEventListener("svc:error", announce);
 window.addEventListener("error", (event) =>

@@ -15,6 +15,8 @@ export interface FrameInfo {
 }
 
 export type FrameMessage =
+  /** The frame script runs (sent first): a served frame whose document loaded without it failed. */
+  | { tag: typeof FRAME_TAG; type: "started" }
   | { tag: typeof FRAME_TAG; type: "ready"; info: FrameInfo }
   | { tag: typeof FRAME_TAG; type: "error"; message: string }
   | { tag: typeof FRAME_TAG; type: "seeked"; id: number; time: number };

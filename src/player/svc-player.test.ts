@@ -1,6 +1,8 @@
 // <svc-player> in a real Chromium: it seeks to the exact frame the engine renders, fires its
 // events, plays, and applies new variables live. The page and the composition are served by a
-// loopback server with CORS, as the desktop app and the template serve them.
+// loopback server with CORS, as the desktop app and the template serve them. A second page runs
+// the player with `frame="served"` against the desktop app's preview server (its own origin),
+// under a strict CSP like the app's, and must show the very same frames.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,6 +14,7 @@ import { launchChromium } from "../engine/browser";
 import { playerModule } from "../engine/player-bundle";
 import { decodeFrame, pixelAt } from "../engine/probe";
 import { renderComposition } from "../engine/render";
+import { PreviewServers } from "../main/preview-server";
 
 /** Grey level 250 * t / 2 over 2 s (CSS animation); `bg` variable paints the right half. */
 const COMPOSITION = `<!doctype html><html data-composition-variables='[{"id":"bg","type":"color","label":"Right half","default":"#ff0000"}]'>
@@ -32,19 +35,62 @@ const PAGE = `<!doctype html><html><body style="margin:0;background:#fff">
   }
 </script></body></html>`;
 
+/** The served-mode page: a strict CSP (no inline script or style) and the player module only. */
+function servedPage(src: string, missing: string): string {
+  return `<!doctype html><html><head><meta http-equiv="Content-Security-Policy"
+ content="default-src 'self'; script-src 'self'; style-src 'self'; frame-src http://127.0.0.1:*"></head>
+<body>
+<svc-player id="player" frame="served" src="${src}" width="480" controls fps="10"></svc-player>
+<svc-player id="missing" frame="served" src="${missing}" width="160"></svc-player>
+<script type="module" src="/served.js"></script></body></html>`;
+}
+
+const SERVED_SCRIPT = `import "/svc-player.js";
+Object.assign(document.body.style, { margin: "0", background: "#fff" });
+window.events = [];
+window.missingErrors = [];
+const player = document.getElementById("player");
+for (const type of ["ready", "timeupdate", "error"]) {
+  player.addEventListener(type, () => window.events.push(type));
+}
+document.getElementById("missing").addEventListener("error", (event) =>
+  window.missingErrors.push(event.detail.message));`;
+
 let server: Server;
 let origin: string;
 let browser: Browser;
 let page: Page;
 let scratch: string;
+let previews: PreviewServers;
+let previewUrl: string;
+let rendered: Promise<string> | undefined;
+
+/** The engine's render of the composition at 10 fps (made once, on first use). */
+function engineVideo(): Promise<string> {
+  rendered ??= renderComposition({
+    projectDir: scratch,
+    output: join(scratch, "out.mp4"),
+    fps: 10,
+    allowNetwork: false,
+  }).then((result) => result.outputPath);
+  return rendered;
+}
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "svc-player-"));
   await writeFile(join(scratch, "index.html"), COMPOSITION);
   const player = await playerModule();
+  previews = new PreviewServers();
+  previewUrl = await previews.urlFor(scratch, "index.html");
   server = createServer((req, res) => {
     const headers = { "access-control-allow-origin": "*" };
     if (req.url === "/") res.writeHead(200, { ...headers, "content-type": "text/html" }).end(PAGE);
+    else if (req.url === "/served")
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(servedPage(previewUrl, new URL("/missing.html", previewUrl).href));
+    else if (req.url === "/served.js")
+      res.writeHead(200, { "content-type": "text/javascript" }).end(SERVED_SCRIPT);
     else if (req.url === "/svc-player.js")
       res.writeHead(200, { ...headers, "content-type": "text/javascript" }).end(player);
     else if (req.url === "/comp/index.html")
@@ -64,14 +110,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   server?.close();
+  await previews?.close();
   await rm(scratch, { recursive: true, force: true });
 });
 
 /** RGBA of the player's stage at a point given in composition pixels. */
-async function stagePixel(x: number, y: number): Promise<[number, number, number, number]> {
-  const box = (await page.locator("#player").boundingBox())!;
+async function stagePixel(
+  x: number,
+  y: number,
+  on: Page = page,
+): Promise<[number, number, number, number]> {
+  const box = (await on.locator("#player").boundingBox())!;
   const scale = box.width / 1920;
-  const png = await page.screenshot({
+  const png = await on.screenshot({
     clip: { x: box.x + x * scale, y: box.y + y * scale, width: 1, height: 1 },
   });
   const file = join(scratch, `pixel-${Date.now()}.png`);
@@ -89,12 +140,7 @@ describe("<svc-player>", () => {
   });
 
   it("seeks to the frame the engine renders at that time", async () => {
-    const rendered = await renderComposition({
-      projectDir: scratch,
-      output: join(scratch, "out.mp4"),
-      fps: 10,
-      allowNetwork: false,
-    });
+    const video = await engineVideo();
     for (const frame of [4, 13]) {
       await page.evaluate(
         (t) =>
@@ -104,7 +150,7 @@ describe("<svc-player>", () => {
         frame / 10,
       );
       const [previewed] = await stagePixel(480, 540);
-      const [engine] = pixelAt(await decodeFrame(rendered.outputPath, frame), 480, 540);
+      const [engine] = pixelAt(await decodeFrame(video, frame), 480, 540);
       expect(Math.abs(previewed - (250 * frame) / 20)).toBeLessThanOrEqual(3);
       expect(Math.abs(previewed - engine)).toBeLessThanOrEqual(4);
     }
@@ -166,5 +212,94 @@ describe("<svc-player>", () => {
         () => (document.getElementById("player") as unknown as { currentTime: number }).currentTime,
       ),
     ).toBeCloseTo(1.1, 6);
+  });
+});
+
+describe('<svc-player frame="served">', () => {
+  let served: Page;
+  const events = () => served.evaluate(() => (window as unknown as { events: string[] }).events);
+
+  beforeAll(async () => {
+    served = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    const violations: string[] = [];
+    served.on("console", (message) => {
+      if (message.text().includes("Content Security Policy")) violations.push(message.text());
+    });
+    await served.goto(`${origin}/served`);
+    await served.waitForFunction(() =>
+      (window as unknown as { events: string[] }).events.includes("ready"),
+    );
+    expect(violations).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await served?.close();
+  });
+
+  it("loads the composition from the preview server in a sandboxed frame of its own", async () => {
+    const frame = served.locator("#player").locator("iframe");
+    expect(await frame.getAttribute("sandbox")).toBe("allow-scripts");
+    expect(await frame.getAttribute("srcdoc")).toBeNull();
+    const src = new URL((await frame.getAttribute("src"))!);
+    expect(src.origin).toBe(new URL(previewUrl).origin);
+    expect(src.searchParams.get("svc-frame")).toBe("1");
+    expect(
+      await served.evaluate(
+        () => (document.getElementById("player") as unknown as { duration: number }).duration,
+      ),
+    ).toBe(2);
+  });
+
+  it("seeks to the same frame as the srcdoc player and the engine", async () => {
+    const video = await engineVideo();
+    for (const frame of [4, 13]) {
+      for (const on of [page, served])
+        await on.evaluate(
+          (t) =>
+            (
+              document.getElementById("player") as unknown as { seek(t: number): Promise<void> }
+            ).seek(t),
+          frame / 10,
+        );
+      const [previewed] = await stagePixel(480, 540, served);
+      const [srcdoc] = await stagePixel(480, 540, page);
+      const [engine] = pixelAt(await decodeFrame(video, frame), 480, 540);
+      expect(previewed).toBe(srcdoc);
+      expect(Math.abs(previewed - engine)).toBeLessThanOrEqual(4);
+    }
+  });
+
+  it("applies new variables live from the preview server and keeps the time", async () => {
+    await served.evaluate(() =>
+      (document.getElementById("player") as unknown as { seek(t: number): Promise<void> }).seek(
+        0.7,
+      ),
+    );
+    expect((await stagePixel(1440, 540, served)).slice(0, 3)).toEqual([255, 0, 0]);
+    await served.evaluate(() => {
+      (window as unknown as { events: string[] }).events.length = 0;
+      (document.getElementById("player") as unknown as { variables: object }).variables = {
+        bg: "#0000ff",
+      };
+    });
+    await served.waitForFunction(() =>
+      (window as unknown as { events: string[] }).events.includes("ready"),
+    );
+    expect((await stagePixel(1440, 540, served)).slice(0, 3)).toEqual([0, 0, 255]);
+    expect(
+      await served.evaluate(
+        () => (document.getElementById("player") as unknown as { currentTime: number }).currentTime,
+      ),
+    ).toBeCloseTo(0.7, 6);
+    expect(await events()).not.toContain("error");
+  });
+
+  it("says so when the served frame is not a composition frame", async () => {
+    await served.waitForFunction(
+      () => (window as unknown as { missingErrors: string[] }).missingErrors.length > 0,
+    );
+    expect(
+      await served.evaluate(() => (window as unknown as { missingErrors: string[] }).missingErrors),
+    ).toEqual([expect.stringContaining("did not load as a preview frame")]);
   });
 });

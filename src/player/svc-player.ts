@@ -1,15 +1,29 @@
 // <svc-player>: previews a composition in any page. The composition runs in a sandboxed iframe
 // (scripts only, opaque origin) with the engine's own page runtime installed before its scripts,
 // and the player drives it by seeking, so a previewed frame is the frame a render produces.
-// The frame document is built from the fetched HTML (srcdoc with a <base>), which means the
-// server of `src` must allow CORS for fetches a composition makes itself (sub-compositions).
-// Previews are silent: media elements are seeked, not played. Attribute `library-base` names
-// where the page serving the player keeps library copies (`<base>/gsap/gsap.min.js`).
+// By default the frame document is built here from the fetched HTML (srcdoc with a <base>), which
+// means the server of `src` must allow CORS for the player's fetch and for fetches a composition
+// makes itself (sub-compositions), and that the frame inherits the embedding page's CSP. With
+// `frame="served"` the frame loads `src` itself with `?svc-frame=1` and the variables in its URL
+// fragment, and the server (the desktop app's preview server) answers with the same document
+// (src/shared/frame-document.ts): the frame then has its own origin and policy, so the page can
+// keep a strict CSP. Previews are silent: media elements are seeked, not played. Attribute
+// `library-base` names where the page serving the player keeps library copies
+// (`<base>/gsap/gsap.min.js`; srcdoc frames only, the preview server points at its own).
 import FRAME_SCRIPT from "svc:frame-script";
-import { gsapDistFileForUrl } from "../shared/cdn";
+import {
+  buildFrameDocument as injectFrameScript,
+  inlineFrameConfigScript,
+  servedFrameUrl,
+} from "../shared/frame-document";
 import { isFrameMessage, PLAYER_TAG, type FrameInfo, type FrameMessage } from "./protocol";
 
 const DEFAULT_FPS = 30;
+/**
+ * How long after a served frame's `load` its `started` message may still arrive (both cross
+ * process boundaries separately); without it by then, the document was not a frame document.
+ */
+const SERVED_START_GRACE_MS = 1000;
 
 // Inline SVG icons: glyphs such as ⏮ are missing from many system fonts.
 const ICON = {
@@ -45,9 +59,9 @@ function formatTime(seconds: number): string {
 }
 
 /**
- * Puts the runtime (with its config) at the start of the document, before any page script, and
- * points well-known GSAP CDN URLs at `libraryBase` (when given) so previews work offline like
- * renders do.
+ * The srcdoc frame document: the runtime (with its config) at the start of the document, before
+ * any page script, and well-known GSAP CDN URLs pointed at `libraryBase` (when given) so previews
+ * work offline like renders do.
  */
 export function buildFrameDocument(
   source: string,
@@ -55,40 +69,32 @@ export function buildFrameDocument(
   variables: Record<string, unknown>,
   libraryBase?: string,
 ): string {
-  const html = libraryBase
-    ? source.replace(
-        /(<script\b[^>]*\bsrc=["'])([^"']+)(["'])/gi,
-        (whole, before: string, url: string, after: string) => {
-          const file = gsapDistFileForUrl(url);
-          return file ? `${before}${libraryBase.replace(/\/$/, "")}/gsap/${file}${after}` : whole;
-        },
-      )
-    : source;
-  const config = JSON.stringify({ variables }).replace(/</g, "\\u003c");
-  const script = `window.__svcConfig=${config};\n${FRAME_SCRIPT}`.replace(
-    /<\/script/gi,
-    "<\\/script",
-  );
-  const injected = `<base href="${baseUrl.replace(/"/g, "&quot;")}"><script>${script}</script>`;
-  const head = /<head\b[^>]*>/i.exec(html);
-  if (head)
-    return (
-      html.slice(0, head.index + head[0].length) +
-      injected +
-      html.slice(head.index + head[0].length)
-    );
-  const root = /<html\b[^>]*>/i.exec(html);
-  if (root)
-    return (
-      html.slice(0, root.index + root[0].length) +
-      injected +
-      html.slice(root.index + root[0].length)
-    );
-  return injected + html;
+  return injectFrameScript(source, {
+    script: `${inlineFrameConfigScript(variables)}\n${FRAME_SCRIPT}`,
+    baseUrl,
+    ...(libraryBase ? { libraryBase } : {}),
+  });
+}
+
+let sharedSheet: CSSStyleSheet | undefined;
+
+/** The player's styles as a constructed sheet (not an inline <style>, which a strict CSP refuses). */
+function adoptStyles(shadow: ShadowRoot): void {
+  if (typeof CSSStyleSheet === "function" && "adoptedStyleSheets" in shadow) {
+    if (!sharedSheet) {
+      sharedSheet = new CSSStyleSheet();
+      sharedSheet.replaceSync(STYLE);
+    }
+    shadow.adoptedStyleSheets = [sharedSheet];
+  } else {
+    const style = document.createElement("style");
+    style.textContent = STYLE;
+    shadow.prepend(style);
+  }
 }
 
 export class SvcPlayer extends HTMLElement {
-  static observedAttributes = ["src", "width", "height", "controls", "fps"];
+  static observedAttributes = ["src", "frame", "width", "height", "controls", "fps"];
 
   private readonly shadow: ShadowRoot;
   private readonly stage: HTMLDivElement;
@@ -102,6 +108,7 @@ export class SvcPlayer extends HTMLElement {
   private values: Record<string, unknown> = {};
   private time = 0;
   private isPaused = true;
+  private frameStarted = false;
   private loadToken = 0;
   private nextSeekId = 1;
   private seekInFlight: { id: number; resolve: () => void } | undefined;
@@ -111,8 +118,7 @@ export class SvcPlayer extends HTMLElement {
   constructor() {
     super();
     this.shadow = this.attachShadow({ mode: "open" });
-    this.shadow.innerHTML = `<style>${STYLE}</style>
-      <div class="stage" part="stage"><div class="message" role="status">Loading…</div></div>
+    this.shadow.innerHTML = `<div class="stage" part="stage"><div class="message" role="status">Loading…</div></div>
       <div class="controls" part="controls" hidden>
         <button class="prev" type="button" aria-label="Previous frame">${ICON.prev}</button>
         <button class="play" type="button" aria-label="Play">${ICON.play}</button>
@@ -126,6 +132,7 @@ export class SvcPlayer extends HTMLElement {
     this.playButton = this.shadow.querySelector(".play")!;
     this.scrubber = this.shadow.querySelector(".scrub")!;
     this.timeLabel = this.shadow.querySelector(".time")!;
+    adoptStyles(this.shadow);
     this.playButton.addEventListener("click", () => (this.isPaused ? this.play() : this.pause()));
     this.shadow.querySelector(".prev")!.addEventListener("click", () => void this.stepFrames(-1));
     this.shadow.querySelector(".next")!.addEventListener("click", () => void this.stepFrames(1));
@@ -148,7 +155,8 @@ export class SvcPlayer extends HTMLElement {
   attributeChangedCallback(name: string, previous: string | null, value: string | null): void {
     if (name === "controls") this.controlsBar.hidden = value === null;
     if (name === "width" || name === "height") this.layout();
-    if (name === "src" && previous !== value && this.isConnected) void this.load();
+    if ((name === "src" || name === "frame") && previous !== value && this.isConnected)
+      void this.load();
   }
 
   /** Seconds of the composition, 0 until ready. */
@@ -278,7 +286,9 @@ export class SvcPlayer extends HTMLElement {
     if (!this.iframe || event.source !== this.iframe.contentWindow || !isFrameMessage(event.data))
       return;
     const message: FrameMessage = event.data;
-    if (message.type === "ready") {
+    if (message.type === "started") {
+      this.frameStarted = true;
+    } else if (message.type === "ready") {
       this.info = message.info;
       this.message.hidden = true;
       this.scrubber.max = String(message.info.duration);
@@ -321,11 +331,20 @@ export class SvcPlayer extends HTMLElement {
     this.seekInFlight = undefined;
     this.queuedSeek = undefined;
     this.time = startAt;
+    this.frameStarted = false;
     this.message.hidden = false;
     this.message.textContent = "Loading…";
     if (!src) return;
-    let html: string;
     const url = new URL(src, document.baseURI).href;
+    if (this.getAttribute("frame") === "served") {
+      const iframe = this.createFrame();
+      // Set before the frame is attached, so no load event fires for an initial about:blank.
+      iframe.src = servedFrameUrl(url, this.values);
+      iframe.addEventListener("load", () => this.checkServedFrameStarted(iframe, src));
+      this.mountFrame(iframe);
+      return;
+    }
+    let html: string;
     try {
       const response = await fetch(url);
       if (!response.ok) throw new Error(`HTTP ${response.status} for ${src}`);
@@ -336,9 +355,7 @@ export class SvcPlayer extends HTMLElement {
       return;
     }
     if (token !== this.loadToken) return;
-    const iframe = document.createElement("iframe");
-    iframe.setAttribute("sandbox", "allow-scripts");
-    iframe.setAttribute("title", "Composition preview");
+    const iframe = this.createFrame();
     const libraryBase = this.getAttribute("library-base");
     iframe.srcdoc = buildFrameDocument(
       html,
@@ -346,10 +363,29 @@ export class SvcPlayer extends HTMLElement {
       this.values,
       libraryBase ? new URL(libraryBase, document.baseURI).href : undefined,
     );
+    this.mountFrame(iframe);
+  }
+
+  private createFrame(): HTMLIFrameElement {
+    const iframe = document.createElement("iframe");
+    iframe.setAttribute("sandbox", "allow-scripts");
+    iframe.setAttribute("title", "Composition preview");
+    return iframe;
+  }
+
+  private mountFrame(iframe: HTMLIFrameElement): void {
     this.iframe?.remove();
     this.iframe = iframe;
     this.stage.prepend(iframe);
     this.layout();
+  }
+
+  /** A served frame that loaded without its frame script (an error page, a plain file) fails. */
+  private checkServedFrameStarted(iframe: HTMLIFrameElement, src: string): void {
+    setTimeout(() => {
+      if (iframe !== this.iframe || this.frameStarted) return;
+      this.fail(`${src} did not load as a preview frame (it needs svc's preview server).`);
+    }, SERVED_START_GRACE_MS);
   }
 
   private updateControls(): void {

@@ -1,12 +1,11 @@
 // The composition preview: <svc-player> on the app's loopback preview server, with the form's
-// values applied live (the player reloads its frame at the same time when they change).
+// values applied live (the player reloads its frame at the same time when they change). The player
+// uses served frames: the preview server hands out the frame document (runtime injected, GSAP from
+// its own copy), so the frame has its own origin and policy and this window's CSP stays strict.
 import { useEffect, useLayoutEffect, useRef } from "react";
 import "../../player/index";
 import type { SvcPlayer } from "../../player/index";
 import type { VariableValues } from "../../shared/variables";
-
-/** Where src/main/preview-server.ts serves library copies (GSAP) on every preview origin. */
-const PREVIEW_LIBRARY_PATH = "/__svc/libs";
 
 export function Preview({
   url,
@@ -24,7 +23,7 @@ export function Preview({
   useLayoutEffect(() => {
     const element = player.current;
     if (!element) return;
-    element.setAttribute("library-base", `${new URL(url).origin}${PREVIEW_LIBRARY_PATH}`);
+    element.setAttribute("frame", "served");
     element.setAttribute("fps", String(fps));
     if (element.getAttribute("src") !== url) element.setAttribute("src", url);
   }, [url, fps]);
