@@ -4,6 +4,7 @@
 // and the audio is mixed in the same final pass.
 import { spawn, type ChildProcess } from "node:child_process";
 import { rm, writeFile } from "node:fs/promises";
+import { setPriority } from "node:os";
 import { join } from "node:path";
 import type { OutputFormat, Quality } from "../shared/render-options";
 import { EngineError } from "./errors";
@@ -101,8 +102,28 @@ export interface SegmentEncoderOptions {
   imageFormat: FrameImageFormat;
   /** Output frame size; captured frames are scaled to it when a composition's shape is slightly off. */
   size: { width: number; height: number };
-  /** Encoder threads; with several workers each encoder gets a share of the cores. */
+  /**
+   * Encoder threads, 1 by default: one worker's capture is several times slower than one encoder
+   * thread (bench/README.md), so more threads only add overhead, and a fixed count keeps x264's
+   * output the same on every machine.
+   */
   threads?: number;
+}
+
+/**
+ * Segment encoders run below the browsers: capture is the serial, critical path of every worker
+ * and the encoders have slack (they keep up at a fraction of a core), so they should take the CPU
+ * the capture chain leaves idle rather than delay it (bench/README.md).
+ */
+const ENCODER_NICENESS = 10;
+
+function lowerPriority(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    setPriority(pid, ENCODER_NICENESS);
+  } catch {
+    // Not permitted here (or the process already exited): it still encodes, only sooner.
+  }
 }
 
 /** One FFmpeg process that turns a stream of JPEG/PNG frames into one video segment. */
@@ -137,13 +158,15 @@ export class SegmentEncoder {
       "bt709",
       "-color_trc",
       "bt709",
-      ...(options.threads ? ["-threads", String(options.threads)] : []),
+      "-threads",
+      String(options.threads ?? 1),
       "-an",
       "-f",
       codec.segmentFormat,
       options.output,
     ];
     this.child = spawn(options.ffmpegPath, args, { stdio: ["pipe", "ignore", "pipe"] });
+    lowerPriority(this.child.pid);
     this.child.stderr!.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString()).slice(-4000);
     });

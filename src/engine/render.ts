@@ -271,6 +271,9 @@ export async function renderComposition(
     let nextSegment = 0;
     report({ framesDone, framesTotal: frames, stage: "capturing" });
     const runWorker = async (session: CaptureSession): Promise<void> => {
+      // A finished segment's encoder drains (x264's lookahead, the muxer, process exit) while this
+      // worker captures its next segment; waiting for it would leave the browser idle each time.
+      const draining: Promise<void>[] = [];
       for (let index = nextSegment++; index < segmentCount; index = nextSegment++) {
         const encoder =
           internals.sinkForSegment?.(index) ??
@@ -294,12 +297,19 @@ export async function renderComposition(
             framesDone++;
             report({ framesDone, framesTotal: frames, stage: "capturing" });
           }
-          await encoder.finish();
-        } finally {
+        } catch (error) {
           encoder.kill();
           encoders.delete(encoder);
+          throw error;
         }
+        const done = encoder.finish().finally(() => {
+          encoder.kill();
+          encoders.delete(encoder);
+        });
+        done.catch(() => undefined); // surfaced by the Promise.all below
+        draining.push(done);
       }
+      await Promise.all(draining);
     };
     const extra = await Promise.all(Array.from({ length: workerCount - 1 }, () => openSession()));
     await Promise.all([first, ...extra].map((session) => runWorker(session)));
