@@ -48,7 +48,9 @@ iframe { position: absolute; left: 0; top: 0; border: 0; transform-origin: 0 0; 
 .controls[hidden] { display: none; }
 button { all: unset; cursor: pointer; min-width: 24px; height: 24px; display: inline-flex;
   align-items: center; justify-content: center; border-radius: 4px; color: #eee; }
-button:hover, button:focus-visible { background: #333; }
+button:hover { background: #333; }
+button:focus-visible { background: #333; outline: 2px solid #7a5cff; outline-offset: 1px; }
+input[type=range]:focus-visible { outline: 2px solid #7a5cff; outline-offset: 2px; }
 input[type=range] { flex: 1; accent-color: #7a5cff; }
 .time { font-variant-numeric: tabular-nums; white-space: nowrap; color: #bbb; }
 `;
@@ -369,6 +371,8 @@ export class SvcPlayer extends HTMLElement {
   private createFrame(): HTMLIFrameElement {
     const iframe = document.createElement("iframe");
     iframe.setAttribute("sandbox", "allow-scripts");
+    // The player itself takes the keys (Space, arrows); the frame is only a picture, not a stop.
+    iframe.tabIndex = -1;
     iframe.setAttribute("title", "Composition preview");
     return iframe;
   }
