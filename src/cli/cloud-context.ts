@@ -8,7 +8,7 @@ import { resolveCredential, type ResolvedCredential } from "../core/credentials"
 import { ClientError } from "../core/errors";
 import { openCredentialBackend } from "../core/keychain";
 import { isServiceAnswering } from "../core/local-service";
-import { OAuthSession } from "../core/oauth";
+import { apiCredential, OAuthSession } from "../core/oauth";
 import { DEFAULT_PORT, loadConfig } from "../server/config";
 import { startServer } from "../server/server";
 import { VERSION } from "./version";
@@ -80,21 +80,10 @@ export async function openCloudContext(
     // An OAuth sign-in is refreshed 60 s before it expires, and on a 401 once (then replayed).
     const oauth =
       credential?.kind === "oauth" ? new OAuthSession(backend, config.apiUrl) : undefined;
-    let secret = credential?.secret;
-    if (oauth) secret = (await oauth.accessToken()) ?? secret;
     const client = new ApiClient({
       baseUrl: config.apiUrl,
-      credential: secret,
+      ...(await apiCredential(credential, oauth)),
       userAgent: `svc-cli/${VERSION}`,
-      ...(oauth
-        ? {
-            refreshCredential: async () => {
-              const fresh = await oauth.forceRefresh(secret);
-              if (fresh) secret = fresh;
-              return fresh;
-            },
-          }
-        : {}),
     });
     return { config, client, credential, embedded, close };
   } catch (error) {

@@ -538,6 +538,30 @@ export async function saveSignIn(
 const refreshesInFlight = new Map<string, Promise<string | undefined>>();
 
 /**
+ * The credential options of an ApiClient for a store's credential: an API key as it is, an OAuth
+ * sign-in as a fresh access token plus the 401 hook that refreshes it (then the client replays).
+ */
+export async function apiCredential(
+  credential: { secret: string } | undefined,
+  oauth: OAuthSession | undefined,
+): Promise<{
+  credential: string | undefined;
+  refreshCredential?: () => Promise<string | undefined>;
+}> {
+  let secret = credential?.secret;
+  if (!oauth) return { credential: secret };
+  secret = (await oauth.accessToken()) ?? secret;
+  return {
+    credential: secret,
+    refreshCredential: async () => {
+      const fresh = await oauth.forceRefresh(secret);
+      if (fresh) secret = fresh;
+      return fresh;
+    },
+  };
+}
+
+/**
  * The OAuth credential of a store: a fresh access token (refreshed `REFRESH_SKEW_SECONDS`
  * before expiry), and a forced refresh for the API client's 401 hook. A refresh is single
  * flight in this process (every session on the same store joins the one running) and holds the

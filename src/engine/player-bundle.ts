@@ -5,6 +5,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { PAGE_SCRIPT_BUILD } from "../shared/script-build";
 import { runtimeBundle } from "./runtime-bundle";
 
 const PLAYER_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "player");
@@ -16,18 +17,7 @@ async function bundle(
   format: "iife" | "esm",
   plugins: Parameters<typeof build>[0]["plugins"] = [],
 ): Promise<string> {
-  const result = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format,
-    platform: "browser",
-    target: "chrome120",
-    minify: true,
-    legalComments: "none",
-    logLevel: "silent",
-    plugins,
-  });
+  const result = await build({ entryPoints: [entry], ...PAGE_SCRIPT_BUILD, format, plugins });
   const file = result.outputFiles[0];
   if (!file) throw new Error(`esbuild produced no output for ${entry}`);
   return file.text;

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { PAGE_SCRIPT_BUILD } from "../shared/script-build";
 
 /** What the runtime needs to know before the page starts. */
 export interface RuntimeConfig {
@@ -29,17 +30,7 @@ let bundlePromise: Promise<string> | undefined;
 /** The runtime source, built on first use. */
 export function runtimeBundle(): Promise<string> {
   const entry = ENTRY_CANDIDATES.find((candidate) => existsSync(candidate)) ?? ENTRY_CANDIDATES[0]!;
-  bundlePromise ??= build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: "iife",
-    platform: "browser",
-    target: "chrome120",
-    minify: true,
-    legalComments: "none",
-    logLevel: "silent",
-  }).then(
+  bundlePromise ??= build({ entryPoints: [entry], ...PAGE_SCRIPT_BUILD }).then(
     (result) => {
       const file = result.outputFiles[0];
       if (!file) throw new Error("esbuild produced no output for the page runtime");

@@ -1,28 +1,19 @@
 // The script a served composition frame starts with: the engine's page runtime followed by
 // <svc-player>'s frame bridge, as one classic script (what the player inlines into its srcdoc
 // frames as `svc:frame-script`). src/main may not import the engine, so both are built from their
-// sources by path with esbuild, with the options of src/engine/runtime-bundle.ts. The Electron main
+// sources by path with esbuild, with the engine's options (src/shared/script-build.ts). The Electron main
 // bundle gets the result inlined at build time (electron.vite.config.ts replaces this module, and
 // uses `buildFrameScript` for the renderer's `svc:frame-script` too), so the built app needs no
 // sources; web mode (tsx) and the tests build it once per process on first use.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { PAGE_SCRIPT_BUILD } from "../shared/script-build";
 
 const SRC_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 async function classicScript(entry: string): Promise<string> {
-  const result = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: "iife",
-    platform: "browser",
-    target: "chrome120",
-    minify: true,
-    legalComments: "none",
-    logLevel: "silent",
-  });
+  const result = await build({ entryPoints: [entry], ...PAGE_SCRIPT_BUILD });
   const file = result.outputFiles[0];
   if (!file) throw new Error(`esbuild produced no output for ${entry}`);
   return file.text;

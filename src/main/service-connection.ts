@@ -11,7 +11,13 @@ import type { ClientConfig } from "../core/config";
 import { resolveCredential, type ResolvedCredential } from "../core/credentials";
 import { ClientError, registerSecret } from "../core/errors";
 import { openCredentialBackend } from "../core/keychain";
-import { OAuthSession, revokeToken, signOut, type CredentialBackend } from "../core/oauth";
+import {
+  apiCredential,
+  OAuthSession,
+  revokeToken,
+  signOut,
+  type CredentialBackend,
+} from "../core/oauth";
 import type { SignInTarget } from "./auth-signin";
 import type { ServiceSupervisor } from "./service-supervisor";
 import { toIpcError } from "./ipc-errors";
@@ -65,25 +71,14 @@ export class ServiceConnection {
     // the lock the CLI uses too, so the app and a terminal never both spend a refresh token.
     const oauth =
       credential?.kind === "oauth" && backend ? new OAuthSession(backend, url) : undefined;
-    let secret = credential?.secret;
-    if (oauth) secret = (await oauth.accessToken()) ?? secret;
     return new ApiClient({
       baseUrl: url,
-      credential: secret,
+      ...(await apiCredential(credential, oauth)),
       userAgent: this.options.userAgent ?? "svc-desktop",
       // A service that is restarting answers again within seconds; the job manager retries whole
       // steps after that, so single requests need not wait long.
       retryLimit: 2,
       backoffMs: 500,
-      ...(oauth
-        ? {
-            refreshCredential: async () => {
-              const fresh = await oauth.forceRefresh(secret);
-              if (fresh) secret = fresh;
-              return fresh;
-            },
-          }
-        : {}),
     });
   }
 

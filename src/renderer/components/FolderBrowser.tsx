@@ -1,35 +1,22 @@
 // Web mode's folder picker: a dialog listing the folders under the configured root.
-import { useEffect, useRef } from "react";
 import { useFolderBrowser } from "../hooks/folders";
 import { useUiStore } from "../store";
+import { BrowseDialog } from "./BrowseDialog";
 import { ListState } from "./ListState";
 
 export function FolderBrowser() {
   const { open, listing } = useFolderBrowser();
   const openProject = useUiStore((state) => state.openProject);
   const close = () => useUiStore.getState().setFolderBrowserOpen(false);
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const element = dialog.current;
-    if (element && !element.open) element.showModal();
-  }, []);
   const data = listing.data;
   return (
-    <dialog
-      ref={dialog}
-      className="folder-browser"
-      aria-labelledby="folder-browser-title"
+    <BrowseDialog
+      title="Choose a project folder"
+      path={data?.path}
+      parent={data?.parent}
+      onOpen={open}
       onClose={close}
     >
-      <h2 id="folder-browser-title">Choose a project folder</h2>
-      <p className="path" aria-label="Current folder">
-        {data?.path ?? "…"}
-      </p>
-      <div className="folder-browser-bar">
-        <button type="button" disabled={!data?.parent} onClick={() => open(data?.parent)}>
-          Up one folder
-        </button>
-      </div>
       <ListState
         label="folders"
         isPending={listing.isPending}
@@ -62,6 +49,6 @@ export function FolderBrowser() {
           Use this folder
         </button>
       </div>
-    </dialog>
+    </BrowseDialog>
   );
 }

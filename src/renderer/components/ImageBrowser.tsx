@@ -1,7 +1,7 @@
 // Web mode's file picker for an image variable: a dialog over the project folder listing its
 // sub-folders and image files (the main process lists nothing outside the project).
-import { useEffect, useRef } from "react";
 import { useImageListing } from "../hooks/project";
+import { BrowseDialog } from "./BrowseDialog";
 import { ListState } from "./ListState";
 
 export function ImageBrowser({
@@ -14,29 +14,16 @@ export function ImageBrowser({
   onClose: () => void;
 }) {
   const { open, listing } = useImageListing();
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const element = dialog.current;
-    if (element && !element.open) element.showModal();
-  }, []);
   const data = listing.data;
   const empty = (data?.folders.length ?? 0) + (data?.images.length ?? 0) === 0;
   return (
-    <dialog
-      ref={dialog}
-      className="folder-browser"
-      aria-labelledby="image-browser-title"
+    <BrowseDialog
+      title={`Choose an image for ${label}`}
+      path={data?.path}
+      parent={data?.parent}
+      onOpen={open}
       onClose={onClose}
     >
-      <h2 id="image-browser-title">Choose an image for {label}</h2>
-      <p className="path" aria-label="Current folder">
-        {data?.path ?? "…"}
-      </p>
-      <div className="folder-browser-bar">
-        <button type="button" disabled={!data?.parent} onClick={() => open(data?.parent)}>
-          Up one folder
-        </button>
-      </div>
       <ListState
         label="images"
         isPending={listing.isPending}
@@ -74,6 +61,6 @@ export function ImageBrowser({
           Cancel
         </button>
       </div>
-    </dialog>
+    </BrowseDialog>
   );
 }

@@ -5,8 +5,8 @@
 import { useId, useState } from "react";
 import type { RenderRecord } from "../../shared/api";
 import { parseVariableValues, useRenderAgain } from "../hooks/renders";
-import { useUiStore } from "../store";
 import { ErrorNote } from "./ErrorNote";
+import { QueuedNote } from "./QueuedNote";
 
 export function RenderAgainForm({
   render,
@@ -19,7 +19,6 @@ export function RenderAgainForm({
   const [text, setText] = useState(() => JSON.stringify(render.variables, null, 2));
   const [strict, setStrict] = useState(render.strict_variables);
   const submit = useRenderAgain();
-  const show = useUiStore((state) => state.show);
   const parsed = parseVariableValues(text);
   return (
     <form
@@ -70,14 +69,7 @@ export function RenderAgainForm({
           Close
         </button>
       </div>
-      {submit.data ? (
-        <p className="ok" role="status">
-          “{submit.data.title}” was added to the queue.{" "}
-          <button type="button" className="link" onClick={() => show("queue")}>
-            Show the queue
-          </button>
-        </p>
-      ) : null}
+      {submit.data ? <QueuedNote title={submit.data.title} /> : null}
       {submit.error ? <ErrorNote error={submit.error} title="Could not render again." /> : null}
     </form>
   );

@@ -5,6 +5,7 @@ import { DryRunReport } from "../components/DryRunReport";
 import { ErrorNote } from "../components/ErrorNote";
 import { FolderBrowser } from "../components/FolderBrowser";
 import { Preview } from "../components/Preview";
+import { QueuedNote } from "../components/QueuedNote";
 import { RenderOptions } from "../components/RenderOptions";
 import { VariablesForm } from "../components/VariablesForm";
 import { useDropFolder, usePickFolder } from "../hooks/folders";
@@ -130,7 +131,6 @@ function CompositionDetails() {
 function Actions() {
   const { blockedBy, command, copy, submit, startRender } = useRenderActions();
   const dryRun = useDryRun();
-  const show = useUiStore((state) => state.show);
   const dir = useUiStore((state) => state.projectDir);
   return (
     <section className="panel" aria-labelledby="actions-title">
@@ -159,14 +159,7 @@ function Actions() {
           {command}
         </pre>
       ) : null}
-      {submit.data ? (
-        <p className="ok" role="status">
-          “{submit.data.title}” was added to the queue.{" "}
-          <button type="button" className="link" onClick={() => show("queue")}>
-            Show the queue
-          </button>
-        </p>
-      ) : null}
+      {submit.data ? <QueuedNote title={submit.data.title} /> : null}
       {submit.error ? <ErrorNote error={submit.error} title="Could not start the render." /> : null}
       {dryRun.error ? <ErrorNote error={dryRun.error} title="The dry run failed." /> : null}
       {dryRun.data ? <DryRunReport report={dryRun.data} /> : null}

@@ -1,0 +1,41 @@
+// The frame of the in-app browsers (project folder, image file): a modal dialog with a title, the
+// current folder and "Up one folder"; the listing and the actions are the caller's.
+import { useEffect, useId, useRef, type ReactNode } from "react";
+
+export function BrowseDialog({
+  title,
+  path,
+  parent,
+  onOpen,
+  onClose,
+  children,
+}: {
+  title: string;
+  /** The folder shown, once its listing has loaded. */
+  path: string | undefined;
+  parent: string | null | undefined;
+  onOpen: (path: string) => void;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  const titleId = useId();
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const element = dialog.current;
+    if (element && !element.open) element.showModal();
+  }, []);
+  return (
+    <dialog ref={dialog} className="folder-browser" aria-labelledby={titleId} onClose={onClose}>
+      <h2 id={titleId}>{title}</h2>
+      <p className="path" aria-label="Current folder">
+        {path ?? "…"}
+      </p>
+      <div className="folder-browser-bar">
+        <button type="button" disabled={!parent} onClick={() => parent && onOpen(parent)}>
+          Up one folder
+        </button>
+      </div>
+      {children}
+    </dialog>
+  );
+}
