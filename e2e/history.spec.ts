@@ -79,17 +79,35 @@ test("renders lower-third again from History with a new title: a second render, 
   await expect(row).toHaveCount(1);
   await row.getByRole("button", { name: "Render again…" }).click();
   const form = row.getByRole("form", { name: "Render again" });
-  const editor = form.getByRole("textbox", { name: "Variables (JSON)" });
-  // Prefilled with what the first render sent (no changed values).
-  await expect(editor).toHaveValue("{}");
   const submit = form.getByRole("button", { name: "Render with these values" });
+  // The form comes from the variables the composition in the asset declares, prefilled with the
+  // render's own values (none were changed, so the defaults), and validated as on Project.
+  const name = form.getByRole("textbox", { name: "Name", exact: true });
+  await expect(name).toHaveValue("Ada Lovelace");
+  await expect(form.getByRole("combobox", { name: "Plate style" })).toHaveValue("dark");
+  await form.getByRole("checkbox", { name: "Strict variables" }).check();
+  const size = form.getByRole("spinbutton", { name: "Name size (px)" });
+  await size.fill("400");
+  await expect(form.getByRole("alert")).toContainText("Name size (px)");
+  await expect(submit).toBeDisabled();
+  await size.fill("72");
+  await expect(form.getByRole("alert")).toHaveCount(0);
+  await name.fill("Alan Turing");
+  // The same values as JSON, which must parse before going back to the form.
+  await form.getByRole("button", { name: "Edit as JSON" }).click();
+  const editor = form.getByRole("textbox", { name: "Variables (JSON)" });
+  await expect(editor).toHaveValue(JSON.stringify({ size: 72, title: "Alan Turing" }, null, 2));
   await editor.fill('{"title": "Alan Turing"');
   await expect(form.getByRole("alert")).toHaveText(/^Not valid JSON/);
   await expect(submit).toBeDisabled();
+  await expect(form.getByRole("button", { name: "Edit as a form" })).toBeDisabled();
   await editor.fill("[1, 2]");
   await expect(form.getByRole("alert")).toHaveText(/Write one JSON object/);
   await editor.fill('{"title": "Alan Turing"}');
   await expect(form.getByRole("alert")).toHaveCount(0);
+  await form.getByRole("button", { name: "Edit as a form" }).click();
+  await expect(name).toHaveValue("Alan Turing");
+  await expect(size).toHaveValue("64");
   await photograph(page, "history-render-again");
   await submit.click();
   await expect(form.getByRole("status")).toHaveText(/was added to the queue/);

@@ -8,6 +8,7 @@ import got, { HTTPError, RequestError, type Got, type Method, type RetryObject }
 import type { z } from "zod";
 import {
   apiErrorEnvelopeSchema,
+  assetCompositionSchema,
   assetRecordSchema,
   completeAssetResponseSchema,
   createAssetResponseSchema,
@@ -191,6 +192,18 @@ export class ApiClient {
         schema: assetRecordSchema,
         signal,
       })
+    ).data;
+  }
+
+  /** svc extension: what `composition` inside the asset declares (size, duration, variables). */
+  async getAssetComposition(assetId: string, composition: string, signal?: AbortSignal) {
+    const query = new URLSearchParams({ composition }).toString();
+    return (
+      await this.request(
+        "GET",
+        `/v3/svc/assets/${encodeURIComponent(assetId)}/composition?${query}`,
+        { schema: assetCompositionSchema, signal },
+      )
     ).data;
   }
 

@@ -6,7 +6,7 @@ import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { DesktopSettings, ProjectScanView } from "../shared/ipc";
-import { resolveVariables, validateVariables } from "../shared/variables";
+import { parseVariablesSchema, resolveVariables, validateVariables } from "../shared/variables";
 import { loadClientConfig } from "../core/config";
 import { scanProject } from "../core/project-scan";
 import { dryRunProject } from "../core/publish";
@@ -170,6 +170,13 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
         ...(token !== undefined ? { token } : {}),
       }),
     "renders.get": async ({ renderId }) => (await connection.client()).getRender(renderId),
+    "renders.variables": async ({ render }) => {
+      const found = await (
+        await connection.client()
+      ).getAssetComposition(render.asset_id, render.composition);
+      const schema = parseVariablesSchema(found.variables_json);
+      return { variables: schema.variables, schemaErrors: schema.errors };
+    },
     "renders.delete": async ({ renderId }) => {
       const deleted = await (await connection.client()).deleteRender(renderId);
       return { renderId: deleted.render_id };

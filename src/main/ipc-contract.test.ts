@@ -379,6 +379,14 @@ describe.each([
     expect(page.data.map((r) => r.render_id)).toContain(job.renderId);
     const record = await api["renders.get"]({ renderId: job.renderId! });
     expect(record).toMatchObject({ render_id: job.renderId, status: "completed", fps: 2 });
+    // What the render's composition declares, read from its asset by the service.
+    const declared = await api["renders.variables"]({ render: record });
+    expect(declared.variables).toMatchObject([{ id: "title", type: "string", maxLength: 20 }]);
+    expect(declared.schemaErrors).toEqual([]);
+    const unknown = { ...record, asset_id: "asset_unknown" };
+    expect((await failure(api["renders.variables"]({ render: unknown }))).code).toBe(
+      "svc_asset_not_found",
+    );
 
     const outputDir = join(base, `history-${name.replace(/ /g, "-")}`);
     const download = await api["renders.download"]({ renderId: job.renderId!, outputDir });

@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   ASSET_ID_PREFIX,
   createAssetRequestSchema,
+  type AssetComposition,
   type AssetRecord,
   type CompleteAssetResponse,
   type CreateAssetResponse,
@@ -22,6 +23,7 @@ import { ApiError } from "./errors";
 import { newId, randomToken } from "./ids";
 import { withIdempotency } from "./idempotency";
 import { parseBody, principalOf } from "./http";
+import { checkCompositionPath, scanStoredComposition } from "./project";
 import { ArchiveError, inspectZip } from "./zip-inspect";
 
 export const ASSET_ENDPOINT = "POST /v3/assets";
@@ -56,6 +58,33 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServiceContext): 
     const asset = await findAsset(ctx, principalOf(request).user.id, request.params.id);
     return { data: toAssetRecord(asset) };
   });
+
+  // svc extension: what a composition in the asset declares (for "render again" forms).
+  app.get<{ Params: { id: string }; Querystring: { composition?: string } }>(
+    "/v3/svc/assets/:id/composition",
+    async (request): Promise<{ data: AssetComposition }> => {
+      const asset = await findAsset(ctx, principalOf(request).user.id, request.params.id);
+      if (asset.status !== "ready" || !asset.storage_key) {
+        throw new ApiError(
+          "svc_upload_not_found",
+          `asset ${asset.id} is not complete yet; finish its upload first`,
+          "asset_id",
+        );
+      }
+      const composition = checkCompositionPath(request.query.composition ?? "index.html");
+      const scan = await scanStoredComposition(ctx, asset.storage_key, composition);
+      return {
+        data: {
+          asset_id: asset.id,
+          composition,
+          width: scan.width,
+          height: scan.height,
+          duration: scan.duration ?? null,
+          variables_json: scan.variablesJson,
+        },
+      };
+    },
+  );
 }
 
 export function idempotencyKeyOf(

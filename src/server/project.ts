@@ -1,7 +1,11 @@
 // The project a render draws from: reading the entry HTML out of an asset's zip, so submit can
 // refuse a missing entry file or (with strict variables) values that do not match the declared
 // schema before anything is queued, and can pick the aspect ratio the composition is made for.
-import { detectAspectRatio, scanCompositionHtml } from "../shared/composition-scan";
+import {
+  detectAspectRatio,
+  scanCompositionHtml,
+  type CompositionScan,
+} from "../shared/composition-scan";
 import type { AspectRatio } from "../shared/render-options";
 import { parseVariablesSchema, type VariableDefinition } from "../shared/variables";
 import type { ServiceContext } from "./context";
@@ -31,11 +35,12 @@ export interface CompositionFacts {
   aspectRatio: AspectRatio | undefined;
 }
 
-export async function readComposition(
+/** The scan of `composition` inside a stored project zip (svc_project_invalid when unusable). */
+export async function scanStoredComposition(
   ctx: ServiceContext,
   storageKey: string,
   composition: string,
-): Promise<CompositionFacts> {
+): Promise<CompositionScan> {
   const local = await ctx.store.toLocalFile(storageKey);
   let html: Buffer | undefined;
   try {
@@ -57,8 +62,17 @@ export async function readComposition(
   const scanned = scanCompositionHtml(html.toString("utf8"));
   if (!scanned.ok)
     throw new ApiError("svc_project_invalid", `${composition}: ${scanned.message}`, "composition");
+  return scanned.scan;
+}
+
+export async function readComposition(
+  ctx: ServiceContext,
+  storageKey: string,
+  composition: string,
+): Promise<CompositionFacts> {
+  const scan = await scanStoredComposition(ctx, storageKey, composition);
   return {
-    variables: parseVariablesSchema(scanned.scan.variablesJson).variables,
-    aspectRatio: detectAspectRatio(scanned.scan.width, scanned.scan.height),
+    variables: parseVariablesSchema(scan.variablesJson).variables,
+    aspectRatio: detectAspectRatio(scan.width, scan.height),
   };
 }

@@ -115,6 +115,21 @@ export const assetRecordSchema = z.object({
 });
 export type AssetRecord = z.infer<typeof assetRecordSchema>;
 
+/**
+ * svc extension: what a composition inside an asset declares, so a client can show the variables
+ * form for rendering the asset again. `variables_json` is the raw `data-composition-variables`
+ * value; clients parse it with src/shared/variables.ts like a local project's.
+ */
+export const assetCompositionSchema = z.object({
+  asset_id: z.string(),
+  composition: z.string(),
+  width: z.number().int(),
+  height: z.number().int(),
+  duration: z.number().nullable(),
+  variables_json: z.string().nullable(),
+});
+export type AssetComposition = z.infer<typeof assetCompositionSchema>;
+
 // ---------------------------------------------------------------- renders
 
 export const projectSchema = z.discriminatedUnion("type", [

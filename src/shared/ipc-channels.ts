@@ -19,6 +19,7 @@ export const IPC_METHOD_NAMES = [
   "jobs.openFile",
   "renders.list",
   "renders.get",
+  "renders.variables",
   "renders.delete",
   "renders.download",
   "auth.status",

@@ -244,6 +244,10 @@ export const ipcInputSchemas = {
     token: z.string().min(1).optional(),
   }),
   "renders.get": z.object({ renderId }),
+  /** The variables a render's composition declares (from its asset), for "Render again". */
+  "renders.variables": z.object({
+    render: z.object({ asset_id: z.string().min(1), composition: z.string().min(1) }),
+  }),
   "renders.delete": z.object({ renderId }),
   /** Fetches a fresh signed URL and downloads a render from the history as a new queue job. */
   "renders.download": z.object({ renderId, outputDir: z.string().min(1).optional() }),
@@ -287,6 +291,7 @@ export interface IpcOutputs {
   "jobs.openFile": { opened: string };
   "renders.list": RenderList;
   "renders.get": RenderRecord;
+  "renders.variables": { variables: VariableDefinition[]; schemaErrors: string[] };
   "renders.delete": { renderId: string };
   "renders.download": JobView;
   "auth.status": AuthStatus;

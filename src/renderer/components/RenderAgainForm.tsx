@@ -1,12 +1,21 @@
 // History's "Render again": new variable values against the asset a render was made from (the
-// service's render record carries its asset id and values). The values are edited as JSON, starting
-// from the render's own; the service checks them against the composition's schema when the job is
-// submitted (strict: a mismatch fails the job).
-import { useId, useState } from "react";
+// service's render record carries its asset id and values). The form is generated from the
+// variables the composition declares (the service reads them from the asset), starting from the
+// render's own values and validated as on the Project screen; "Edit as JSON" is the way for a
+// composition without a schema, or when the service cannot read one. The service checks the values
+// again when the job is submitted (strict: a mismatch fails the job).
+import { useId, useMemo, useState } from "react";
 import type { RenderRecord } from "../../shared/api";
-import { parseVariableValues, useRenderAgain } from "../hooks/renders";
+import {
+  resolveVariables,
+  validateVariables,
+  type VariableDefinition,
+  type VariableValues,
+} from "../../shared/variables";
+import { parseVariableValues, useRenderAgain, useRenderVariables } from "../hooks/renders";
 import { ErrorNote } from "./ErrorNote";
 import { QueuedNote } from "./QueuedNote";
+import { VariableField } from "./VariablesForm";
 
 export function RenderAgainForm({
   render,
@@ -16,43 +25,78 @@ export function RenderAgainForm({
   onClose: () => void;
 }) {
   const id = useId();
+  const declared = useRenderVariables(render);
+  const definitions = declared.data?.variables ?? [];
+  const [asJson, setAsJson] = useState(false);
+  const [values, setValues] = useState<VariableValues>(() => ({ ...render.variables }));
   const [text, setText] = useState(() => JSON.stringify(render.variables, null, 2));
   const [strict, setStrict] = useState(render.strict_variables);
   const submit = useRenderAgain();
+  const typed = !asJson && definitions.length > 0;
   const parsed = parseVariableValues(text);
+  const issues = useMemo(
+    () => (typed ? validateVariables(definitions, values) : []),
+    [typed, definitions, values],
+  );
+  const blocked = typed ? strict && issues.length > 0 : !parsed.ok;
+  const switchMode = () => {
+    if (typed) setText(JSON.stringify(values, null, 2));
+    else if (parsed.ok) setValues(parsed.values);
+    setAsJson(typed);
+  };
   return (
     <form
       className="render-again"
       aria-label="Render again"
       onSubmit={(event) => {
         event.preventDefault();
-        if (!parsed.ok) return;
-        submit.mutate({
-          render,
-          assetId: render.asset_id,
-          variables: parsed.values,
-          strictVariables: strict,
-        });
+        if (blocked) return;
+        const variables = typed ? values : parsed.ok ? parsed.values : undefined;
+        if (!variables) return;
+        submit.mutate({ render, assetId: render.asset_id, variables, strictVariables: strict });
       }}
     >
       <p className="muted">
         Same upload and options ({render.format} · {render.resolution} · {render.fps} fps); only the
         variables change. Nothing is uploaded again.
       </p>
-      <label htmlFor={`${id}-values`}>Variables (JSON)</label>
-      <textarea
-        id={`${id}-values`}
-        className="json-editor"
-        rows={Math.min(10, Math.max(3, text.split("\n").length))}
-        spellCheck={false}
-        value={text}
-        aria-invalid={!parsed.ok}
-        aria-describedby={`${id}-problem`}
-        onChange={(event) => setText(event.target.value)}
-      />
-      <small id={`${id}-problem`} className="issue" role={parsed.ok ? undefined : "alert"}>
-        {parsed.ok ? "" : parsed.problem}
-      </small>
+      {declared.isPending && !asJson ? (
+        <p className="muted" role="status">
+          Reading the composition’s variables…
+        </p>
+      ) : null}
+      {declared.error && !asJson ? (
+        <ErrorNote
+          error={declared.error}
+          title="Could not read the composition’s variables; edit them as JSON."
+        />
+      ) : null}
+      {declared.isSuccess && definitions.length === 0 && !asJson ? (
+        <p className="muted">The composition declares no variables; values can be given as JSON.</p>
+      ) : null}
+      {typed ? (
+        <TypedValues
+          idPrefix={`${id}-var`}
+          definitions={definitions}
+          values={values}
+          issues={issues}
+          onChange={(key, value) => setValues((current) => ({ ...current, [key]: value }))}
+        />
+      ) : (
+        <JsonValues
+          id={id}
+          text={text}
+          setText={setText}
+          problem={parsed.ok ? "" : parsed.problem}
+        />
+      )}
+      {typed && issues.length > 0 ? (
+        <p className={strict ? "issue" : "warning"}>
+          {strict
+            ? "Strict mode: fix the values above to render."
+            : "These values may not render as intended (strict mode is off)."}
+        </p>
+      ) : null}
       <div className="actions">
         <label className="inline">
           <input
@@ -62,9 +106,14 @@ export function RenderAgainForm({
           />
           Strict variables
         </label>
-        <button type="submit" className="primary" disabled={!parsed.ok || submit.isPending}>
+        <button type="submit" className="primary" disabled={blocked || submit.isPending}>
           Render with these values
         </button>
+        {definitions.length > 0 ? (
+          <button type="button" onClick={switchMode} disabled={!typed && !parsed.ok}>
+            {typed ? "Edit as JSON" : "Edit as a form"}
+          </button>
+        ) : null}
         <button type="button" onClick={onClose}>
           Close
         </button>
@@ -72,5 +121,67 @@ export function RenderAgainForm({
       {submit.data ? <QueuedNote title={submit.data.title} /> : null}
       {submit.error ? <ErrorNote error={submit.error} title="Could not render again." /> : null}
     </form>
+  );
+}
+
+function TypedValues({
+  idPrefix,
+  definitions,
+  values,
+  issues,
+  onChange,
+}: {
+  idPrefix: string;
+  definitions: VariableDefinition[];
+  values: VariableValues;
+  issues: ReturnType<typeof validateVariables>;
+  onChange: (id: string, value: unknown) => void;
+}) {
+  const resolved = resolveVariables(definitions, values);
+  return (
+    <div className="variables">
+      {definitions.map((definition) => (
+        <VariableField
+          key={definition.id}
+          definition={definition}
+          value={resolved[definition.id]}
+          issue={issues.find((issue) => issue.id === definition.id)}
+          idPrefix={idPrefix}
+          onChange={onChange}
+          canPickFiles={false}
+        />
+      ))}
+    </div>
+  );
+}
+
+function JsonValues({
+  id,
+  text,
+  setText,
+  problem,
+}: {
+  id: string;
+  text: string;
+  setText: (text: string) => void;
+  problem: string;
+}) {
+  return (
+    <>
+      <label htmlFor={`${id}-values`}>Variables (JSON)</label>
+      <textarea
+        id={`${id}-values`}
+        className="json-editor"
+        rows={Math.min(10, Math.max(3, text.split("\n").length))}
+        spellCheck={false}
+        value={text}
+        aria-invalid={problem !== ""}
+        aria-describedby={`${id}-problem`}
+        onChange={(event) => setText(event.target.value)}
+      />
+      <small id={`${id}-problem`} className="issue" role={problem ? "alert" : undefined}>
+        {problem}
+      </small>
+    </>
   );
 }

@@ -1,35 +1,29 @@
 // The variables form, one control per schema entry, with the shared validator's message under a
 // control whose value breaks the schema. Values are kept as typed (a number field holding "abc"
 // stays a string) so the validator, not the form, decides what is wrong.
-import type { VariableDefinition } from "../../shared/variables";
+import type { VariableDefinition, VariableIssue } from "../../shared/variables";
 import { usePickImage, useVariableState, useVariableValuesFile } from "../hooks/project";
 import { ErrorNote } from "./ErrorNote";
 import { ImageBrowser } from "./ImageBrowser";
 import { useUiStore } from "../store";
 
-/** An image variable: a project-relative path, typed or chosen with "Choose…". */
+/** An image variable: a project-relative path, typed or (in a project) chosen with "Choose…". */
 function ImageControl({
   definition,
   value,
   common,
+  onChange,
 }: {
   definition: VariableDefinition;
   value: unknown;
   common: { id: string; name: string; "aria-describedby": string };
+  onChange: (id: string, value: unknown) => void;
 }) {
-  const setValue = useUiStore((state) => state.setValue);
-  const choose = (path: string) => setValue(definition.id, path);
+  const choose = (path: string) => onChange(definition.id, path);
   const { pick, browsing, closeBrowser } = usePickImage(choose);
   return (
     <span className="image-field">
-      <input
-        {...common}
-        type="text"
-        spellCheck={false}
-        value={String(value ?? "")}
-        placeholder="path inside the project"
-        onChange={(event) => setValue(definition.id, event.target.value)}
-      />
+      <ImageTextInput definition={definition} value={value} common={common} onChange={onChange} />
       <button
         type="button"
         aria-label={`Choose… for ${definition.label}`}
@@ -52,15 +46,44 @@ function ImageControl({
   );
 }
 
-function VariableControl({
+function ImageTextInput({
   definition,
   value,
+  common,
+  onChange,
 }: {
   definition: VariableDefinition;
   value: unknown;
+  common: { id: string; name: string; "aria-describedby": string };
+  onChange: (id: string, value: unknown) => void;
 }) {
-  const setValue = useUiStore((state) => state.setValue);
-  const id = `var-${definition.id}`;
+  return (
+    <input
+      {...common}
+      type="text"
+      spellCheck={false}
+      value={String(value ?? "")}
+      placeholder="path inside the project"
+      onChange={(event) => onChange(definition.id, event.target.value)}
+    />
+  );
+}
+
+function VariableControl({
+  definition,
+  value,
+  idPrefix,
+  onChange: setValue,
+  canPickFiles,
+}: {
+  definition: VariableDefinition;
+  value: unknown;
+  idPrefix: string;
+  onChange: (id: string, value: unknown) => void;
+  /** Image variables get "Choose…" (a project on disk); otherwise only a path field. */
+  canPickFiles: boolean;
+}) {
+  const id = `${idPrefix}-${definition.id}`;
   const describedBy = `${id}-help ${id}-issue`;
   const common = { id, name: definition.id, "aria-describedby": describedBy };
   switch (definition.type) {
@@ -123,7 +146,11 @@ function VariableControl({
         </span>
       );
     case "image":
-      return <ImageControl definition={definition} value={value} common={common} />;
+      return canPickFiles ? (
+        <ImageControl definition={definition} value={value} common={common} onChange={setValue} />
+      ) : (
+        <ImageTextInput definition={definition} value={value} common={common} onChange={setValue} />
+      );
     default:
       return (
         <input
@@ -139,8 +166,46 @@ function VariableControl({
   }
 }
 
+/** One variable: its label, control, description and the validator's message. */
+export function VariableField({
+  definition,
+  value,
+  issue,
+  idPrefix,
+  onChange,
+  canPickFiles,
+}: {
+  definition: VariableDefinition;
+  value: unknown;
+  issue: VariableIssue | undefined;
+  idPrefix: string;
+  onChange: (id: string, value: unknown) => void;
+  canPickFiles: boolean;
+}) {
+  const id = `${idPrefix}-${definition.id}`;
+  return (
+    <div className={issue ? "field invalid" : "field"}>
+      <label htmlFor={id}>{definition.label}</label>
+      <VariableControl
+        definition={definition}
+        value={value}
+        idPrefix={idPrefix}
+        onChange={onChange}
+        canPickFiles={canPickFiles}
+      />
+      <small id={`${id}-help`} className="muted">
+        {definition.description ?? ""}
+      </small>
+      <small id={`${id}-issue`} className="issue" role={issue ? "alert" : undefined}>
+        {issue ? `${definition.label} ${issue.message}` : ""}
+      </small>
+    </div>
+  );
+}
+
 export function VariablesForm() {
   const state = useVariableState();
+  const setValue = useUiStore((s) => s.setValue);
   const setStrict = useUiStore((s) => s.setStrictVariables);
   const resetValues = useUiStore((s) => s.resetValues);
   const valuesFile = useVariableValuesFile();
@@ -193,22 +258,17 @@ export function VariablesForm() {
         <ErrorNote error={valuesFile.importFile.error} title="Not imported." />
       ) : null}
       <div className="variables">
-        {state.definitions.map((definition) => {
-          const issue = state.issueFor(definition.id);
-          const id = `var-${definition.id}`;
-          return (
-            <div key={definition.id} className={issue ? "field invalid" : "field"}>
-              <label htmlFor={id}>{definition.label}</label>
-              <VariableControl definition={definition} value={state.resolved[definition.id]} />
-              <small id={`${id}-help`} className="muted">
-                {definition.description ?? ""}
-              </small>
-              <small id={`${id}-issue`} className="issue" role={issue ? "alert" : undefined}>
-                {issue ? `${definition.label} ${issue.message}` : ""}
-              </small>
-            </div>
-          );
-        })}
+        {state.definitions.map((definition) => (
+          <VariableField
+            key={definition.id}
+            definition={definition}
+            value={state.resolved[definition.id]}
+            issue={state.issueFor(definition.id)}
+            idPrefix="var"
+            onChange={setValue}
+            canPickFiles
+          />
+        ))}
       </div>
       {state.issues.length > 0 ? (
         <p className={state.strict ? "issue" : "warning"}>

@@ -1,6 +1,6 @@
 // The service's render history: pages of `renders.list` (newest first, as the service lists them)
 // joined for infinite scroll; delete and download (a fresh signed URL, as a queue job).
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RenderRecord } from "../../shared/api";
 import type { JobView } from "../../shared/ipc";
 import type { VariableValues } from "../../shared/variables";
@@ -47,6 +47,19 @@ export function useDownloadRender() {
  * History's "Render again": the same uploaded project (asset id) and render options as `render`,
  * with new variable values, as a queue job that starts at queued (nothing is zipped or uploaded).
  */
+/** The variables a render's composition declares, read by the service from its asset. */
+export function useRenderVariables(render: RenderRecord) {
+  return useQuery({
+    queryKey: ["renders.variables", render.asset_id, render.composition],
+    queryFn: () =>
+      desktopApi()["renders.variables"]({
+        render: { asset_id: render.asset_id, composition: render.composition },
+      }),
+    retry: false,
+    staleTime: Infinity,
+  });
+}
+
 export function useRenderAgain() {
   const client = useQueryClient();
   return useMutation({
