@@ -201,6 +201,18 @@ describe("desktop sign-in over IPC", () => {
     expect((await api["auth.status"]()).signedIn).toBe(false);
   });
 
+  it("drops a waiting sign-in when the service setting changes", async () => {
+    const started = await api["auth.login"]({ method: "device" });
+    expect(started.signIn).toBeDefined();
+    await api["settings.set"]({ service: "local" });
+    try {
+      expect((await api["auth.status"]()).signIn).toBeUndefined();
+    } finally {
+      await api["settings.set"]({ service: svc.url });
+    }
+    expect((await api["auth.status"]()).signIn).toBeUndefined();
+  });
+
   it("refuses unknown fields, and browser sign-in while the app uses the local service", async () => {
     const invalid = await failure(
       api["auth.login"]({ method: "browser", apiKey: "svc_key_x" } as never),

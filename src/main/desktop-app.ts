@@ -115,6 +115,12 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     return { ...result, compositions: await htmlFiles(result.root) };
   };
 
+  const auth = authHandlers({
+    connection,
+    host,
+    events,
+    userAgent: `svc-desktop/${options.version}`,
+  });
   const handlers: IpcHandlers = {
     "app.info": async () => ({ app: APP_NAME, version: options.version }),
     "project.scan": ({ dir, composition }) => scan(dir, composition),
@@ -185,9 +191,16 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
       const record = await (await connection.client()).getRender(renderId);
       return jobs.downloadRender(record, outputDir);
     },
-    ...authHandlers({ connection, host, events, userAgent: `svc-desktop/${options.version}` }),
+    ...auth,
     "settings.get": async () => settings.get(),
-    "settings.set": (change) => settings.update(change),
+    "settings.set": async (change) => {
+      const before = settings.get();
+      const after = await settings.update(change);
+      // A sign-in started against the old service or store would finish against the wrong one.
+      if (before.service !== after.service || before.credentialStore !== after.credentialStore)
+        await auth["auth.cancel"]({});
+      return after;
+    },
     "service.state": async () => connection.state(),
     "host.pickFolder": () => host.pickFolder(),
     "host.listFolders": ({ path }) => listFolders(settings.get().folderBrowserRoot ?? home, path),
