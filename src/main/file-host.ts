@@ -3,8 +3,8 @@
 // (electron-host.ts); this is the plain-Node version web mode uses, where the host is the same
 // computer as the browser: the system opener (`open`, `explorer`, `xdg-open`, or the program
 // named by SVC_FILE_OPENER) is started detached, and images are chosen in the in-app browser.
-import { spawn } from "node:child_process";
 import type { PickImageResult } from "../shared/ipc";
+import { startDetached } from "./host";
 import { appError } from "./ipc-errors";
 
 export interface FileHost {
@@ -29,28 +29,18 @@ export function fileOpenerCommand(
 
 export function createSystemFileHost(env: NodeJS.ProcessEnv = process.env): FileHost {
   return {
-    openFile: (path) => {
+    openFile: async (path) => {
       const { command, args } = fileOpenerCommand(env);
-      return new Promise<void>((resolve, reject) => {
-        const child = spawn(command, [...args, path], { stdio: "ignore", detached: true });
-        child.once("error", () =>
-          reject(
-            appError(
-              "no_opener",
-              `No program to open files with was found on this computer (${command}).`,
-              env.SVC_FILE_OPENER?.trim()
-                ? "SVC_FILE_OPENER names a program that cannot be started: correct it or unset it; “Show in folder” works meanwhile."
-                : process.platform === "linux"
-                  ? "Install xdg-utils (xdg-open) or set SVC_FILE_OPENER to a program that opens files; “Show in folder” works meanwhile."
-                  : "Set SVC_FILE_OPENER to a program that opens files; “Show in folder” works meanwhile.",
-            ),
-          ),
-        );
-        child.once("spawn", () => {
-          child.unref();
-          resolve();
-        });
-      });
+      if (await startDetached(command, [...args, path])) return;
+      throw appError(
+        "no_opener",
+        `No program to open files with was found on this computer (${command}).`,
+        env.SVC_FILE_OPENER?.trim()
+          ? "SVC_FILE_OPENER names a program that cannot be started: correct it or unset it; “Show in folder” works meanwhile."
+          : process.platform === "linux"
+            ? "Install xdg-utils (xdg-open) or set SVC_FILE_OPENER to a program that opens files; “Show in folder” works meanwhile."
+            : "Set SVC_FILE_OPENER to a program that opens files; “Show in folder” works meanwhile.",
+      );
     },
     pickImage: async (root) => ({ kind: "browse", root }),
   };

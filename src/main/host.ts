@@ -22,21 +22,26 @@ export type Opener = (target: string) => Promise<boolean>;
 export function systemOpener(env: NodeJS.ProcessEnv = process.env): Opener {
   return async (target) => {
     if (env.SVC_NO_OPEN === "1") return false;
-    const [command, args] =
+    const command =
       process.platform === "darwin"
-        ? ["open", [target]]
+        ? "open"
         : process.platform === "win32"
-          ? ["explorer", [target]]
-          : ["xdg-open", [target]];
-    return new Promise((resolve) => {
-      const child = spawn(command, args, { stdio: "ignore", detached: true });
-      child.once("error", () => resolve(false));
-      child.once("spawn", () => {
-        child.unref();
-        resolve(true);
-      });
-    });
+          ? "explorer"
+          : "xdg-open";
+    return startDetached(command, [target]);
   };
+}
+
+/** Starts a program that outlives the app; false when it cannot be started (not installed). */
+export function startDetached(command: string, args: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: "ignore", detached: true });
+    child.once("error", () => resolve(false));
+    child.once("spawn", () => {
+      child.unref();
+      resolve(true);
+    });
+  });
 }
 
 export function createWebHost(options: { folderRoot: () => string; open?: Opener }): DesktopHost {
