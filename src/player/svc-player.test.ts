@@ -139,6 +139,30 @@ describe("<svc-player>", () => {
     ).toBe(2);
   });
 
+  it("sizes itself from width, from height, or fits a width x height box", async () => {
+    const sizes = await page.evaluate(async () => {
+      const measure = async (attributes: Record<string, string>) => {
+        const player = document.createElement("svc-player");
+        for (const [name, value] of Object.entries(attributes)) player.setAttribute(name, value);
+        document.body.append(player);
+        await new Promise<void>((done) => player.addEventListener("ready", () => done()));
+        const stage = player.shadowRoot!.querySelector(".stage")!.getBoundingClientRect();
+        const frame = player.shadowRoot!.querySelector("iframe")!.getBoundingClientRect();
+        player.remove();
+        return [stage.width, stage.height, frame.width, frame.height, frame.x - stage.x];
+      };
+      return {
+        width: await measure({ src: "/comp/index.html", width: "480" }),
+        height: await measure({ src: "/comp/index.html", height: "180" }),
+        box: await measure({ src: "/comp/index.html", width: "600", height: "180" }),
+      };
+    });
+    expect(sizes.width).toEqual([480, 270, 480, 270, 0]);
+    expect(sizes.height).toEqual([320, 180, 320, 180, 0]);
+    // 320x180 picture centred in a 600x180 box.
+    expect(sizes.box).toEqual([600, 180, 320, 180, 140]);
+  });
+
   it("seeks to the frame the engine renders at that time", async () => {
     const video = await engineVideo();
     for (const frame of [4, 13]) {

@@ -398,17 +398,28 @@ export class SvcPlayer extends HTMLElement {
     this.timeLabel.textContent = `${formatTime(this.time)} / ${formatTime(this.duration)} · frame ${frame}`;
   }
 
+  /**
+   * Sizes the picture: `width` alone sets the player's width (height follows the composition's
+   * shape); `height` alone sets the picture's height (width follows); both make a box the picture
+   * is fitted into, centred.
+   */
   private layout(): void {
-    const width = Number(this.getAttribute("width")) || undefined;
-    if (width) this.style.width = `${width}px`;
+    const widthAttr = Number(this.getAttribute("width")) || undefined;
+    const heightAttr = Number(this.getAttribute("height")) || undefined;
     const compWidth = this.info?.width ?? 1920;
     const compHeight = this.info?.height ?? 1080;
-    const shown = this.stage.clientWidth || width || 640;
-    const scale = shown / compWidth;
-    this.stage.style.height = `${Math.round(compHeight * scale)}px`;
+    const boxWidth =
+      widthAttr ?? (heightAttr ? Math.round((heightAttr * compWidth) / compHeight) : undefined);
+    if (boxWidth) this.style.width = `${boxWidth}px`;
+    const shown = this.stage.clientWidth || boxWidth || 640;
+    const scale = heightAttr
+      ? Math.min(shown / compWidth, heightAttr / compHeight)
+      : shown / compWidth;
+    this.stage.style.height = `${heightAttr ?? Math.round(compHeight * scale)}px`;
     if (this.iframe) {
       this.iframe.style.width = `${compWidth}px`;
       this.iframe.style.height = `${compHeight}px`;
+      this.iframe.style.left = `${Math.max(0, (shown - compWidth * scale) / 2)}px`;
       this.iframe.style.transform = `scale(${scale})`;
     }
   }
