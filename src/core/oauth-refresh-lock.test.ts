@@ -9,7 +9,7 @@ import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI_CLIENT_ID, type TokenResponse } from "../shared/oauth";
+import { CLI_CLIENT_ID } from "../shared/oauth";
 import {
   runCli,
   startService,
@@ -17,13 +17,7 @@ import {
   waitFor,
   type ServiceProcess,
 } from "../server/testing/service-process";
-import {
-  FormBrowser,
-  addUserWithPassword,
-  authorizePath,
-  oauthPost,
-  pkcePair,
-} from "../server/testing/sign-in";
+import { addUserWithPassword, oauthPost, tokensThroughPages } from "../server/testing/sign-in";
 import { ApiClient } from "./api-client";
 import { withCredentialLock } from "./credential-lock";
 import { CredentialStore, type OAuthTokens } from "./credentials";
@@ -43,44 +37,15 @@ afterAll(async () => {
   await svc?.kill();
 });
 
-/** A fresh sign-in through the service's real pages (no browser needed for the forms). */
-async function signInOverHttp(): Promise<TokenResponse> {
-  const { verifier, challenge } = pkcePair();
-  const redirectUri = "http://127.0.0.1:40000/oauth/callback";
-  const form = new FormBrowser(svc.url);
-  const consent = await form.signInThrough(
-    authorizePath({
-      response_type: "code",
-      client_id: CLI_CLIENT_ID,
-      redirect_uri: redirectUri,
-      code_challenge: challenge,
-      code_challenge_method: "S256",
-      state: "s",
-    }),
-    EMAIL,
-    PASSWORD,
-  );
-  const back = await form.post("/oauth/authorize", {
-    ...FormBrowser.formFields(consent.html),
-    decision: "approve",
-  });
-  const code = new URL(back.location!).searchParams.get("code")!;
-  const exchanged = await oauthPost(svc.url, "/v1/oauth/token", {
-    grant_type: "authorization_code",
-    code,
-    redirect_uri: redirectUri,
-    client_id: CLI_CLIENT_ID,
-    code_verifier: verifier,
-  });
-  return exchanged.body as unknown as TokenResponse;
-}
-
 /** A credentials file holding a sign-in whose access token the client believes has expired. */
 async function expiredSignIn(): Promise<{ backend: FileCredentialBackend; stored: OAuthTokens }> {
   const backend = new FileCredentialBackend(
     new CredentialStore(join(await tempDir("svc-refresh-lock-"), "config")),
   );
-  const stored = { ...storedTokens(await signInOverHttp()), expires_at: Date.now() / 1000 - 10 };
+  const stored = {
+    ...storedTokens(await tokensThroughPages(svc.url, EMAIL, PASSWORD)),
+    expires_at: Date.now() / 1000 - 10,
+  };
   await backend.update(() => ({ oauth: stored }));
   return { backend, stored };
 }

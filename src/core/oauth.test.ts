@@ -7,20 +7,14 @@ import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BASE_CHROMIUM_ARGS, resolveChromium } from "../engine/browser";
-import { CLI_CLIENT_ID, type TokenResponse } from "../shared/oauth";
+import { CLI_CLIENT_ID } from "../shared/oauth";
 import {
   startService,
   tempDir,
   waitFor,
   type ServiceProcess,
 } from "../server/testing/service-process";
-import {
-  FormBrowser,
-  addUserWithPassword,
-  authorizePath,
-  oauthPost,
-  pkcePair,
-} from "../server/testing/sign-in";
+import { addUserWithPassword, oauthPost, tokensThroughPages } from "../server/testing/sign-in";
 import { ApiClient } from "./api-client";
 import { CredentialStore } from "./credentials";
 import { ClientError } from "./errors";
@@ -76,38 +70,6 @@ async function signInOnPage(page: Page): Promise<void> {
   await page.getByLabel("Email").fill(EMAIL);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
-}
-
-/** Tokens through the real pages without a browser (for the refresh tests). */
-async function tokensOverHttp(): Promise<TokenResponse> {
-  const { verifier, challenge } = pkcePair();
-  const redirectUri = "http://127.0.0.1:40000/oauth/callback";
-  const form = new FormBrowser(svc.url);
-  const consent = await form.signInThrough(
-    authorizePath({
-      response_type: "code",
-      client_id: CLI_CLIENT_ID,
-      redirect_uri: redirectUri,
-      code_challenge: challenge,
-      code_challenge_method: "S256",
-      state: "s",
-    }),
-    EMAIL,
-    PASSWORD,
-  );
-  const back = await form.post("/oauth/authorize", {
-    ...FormBrowser.formFields(consent.html),
-    decision: "approve",
-  });
-  const code = new URL(back.location!).searchParams.get("code")!;
-  const exchanged = await oauthPost(svc.url, "/v1/oauth/token", {
-    grant_type: "authorization_code",
-    code,
-    redirect_uri: redirectUri,
-    client_id: CLI_CLIENT_ID,
-    code_verifier: verifier,
-  });
-  return exchanged.body as unknown as TokenResponse;
 }
 
 function requestLines(path: string, status: number): number {
@@ -257,7 +219,7 @@ describe("device sign-in", () => {
 describe("refresh and revocation", () => {
   it("refreshes before expiry (60 s skew) and saves the rotated pair", async () => {
     const backend = await fileBackend();
-    const tokens = await tokensOverHttp();
+    const tokens = await tokensThroughPages(svc.url, EMAIL, PASSWORD);
     await backend.update((current) => ({ ...current, keep: "me", oauth: storedTokens(tokens) }));
     const session = new OAuthSession(backend, svc.url);
     // A 2 s token is always inside the 60 s skew: it is refreshed before use.
@@ -272,7 +234,7 @@ describe("refresh and revocation", () => {
 
   it("answers a 401 with exactly one refresh and one replay", async () => {
     const backend = await fileBackend();
-    const tokens = await tokensOverHttp();
+    const tokens = await tokensThroughPages(svc.url, EMAIL, PASSWORD);
     await backend.update(() => ({ oauth: storedTokens(tokens) }));
     const session = new OAuthSession(backend, svc.url);
     let hookCalls = 0;
@@ -316,7 +278,7 @@ describe("refresh and revocation", () => {
 
   it("stores nothing and revokes the tokens when /v3/users/me refuses them", async () => {
     const backend = await fileBackend();
-    const tokens = await tokensOverHttp();
+    const tokens = await tokensThroughPages(svc.url, EMAIL, PASSWORD);
     const expiresAt = Date.now() + tokens.expires_in * 1000;
     await waitFor("the access token to expire", async () =>
       Date.now() > expiresAt + 500 ? true : undefined,
@@ -333,7 +295,7 @@ describe("refresh and revocation", () => {
   });
 
   it("revokes on logout: the old access token then gets 401", async () => {
-    const tokens = await tokensOverHttp();
+    const tokens = await tokensThroughPages(svc.url, EMAIL, PASSWORD);
     const client = new ApiClient({
       baseUrl: svc.url,
       credential: tokens.access_token,
@@ -346,7 +308,7 @@ describe("refresh and revocation", () => {
 
   it("turns a revoked sign-in into authentication_failed when refreshing", async () => {
     const backend = await fileBackend();
-    const tokens = await tokensOverHttp();
+    const tokens = await tokensThroughPages(svc.url, EMAIL, PASSWORD);
     await backend.update(() => ({ oauth: storedTokens(tokens) }));
     await revokeToken(svc.url, tokens.refresh_token);
     await expect(new OAuthSession(backend, svc.url).forceRefresh()).rejects.toMatchObject({

@@ -7,7 +7,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IpcCallError, type AuthStatus, type DesktopApi } from "../shared/ipc";
+import type { AuthStatus, DesktopApi } from "../shared/ipc";
 import { CLI_CLIENT_ID } from "../shared/oauth";
 import { apiFromBridge, createWebBridge, type EventSocket } from "../renderer/transport";
 import {
@@ -19,7 +19,7 @@ import {
 import { FormBrowser, addUserWithPassword, oauthPost } from "../server/testing/sign-in";
 import { startDesktopApp, type DesktopApp } from "./desktop-app";
 import { createWebHost } from "./host";
-import { REPO } from "./testing/support";
+import { ipcFailure, REPO } from "./testing/support";
 import { startWebServer, type WebServer } from "./web-server";
 
 const EMAIL = "barbara@example.com";
@@ -79,16 +79,6 @@ afterAll(async () => {
   await app?.close();
   await svc?.kill();
 });
-
-async function failure(promise: Promise<unknown>): Promise<IpcCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof IpcCallError) return error;
-    throw error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 /** The next `auth` event after `count` events, e.g. the one a finished sign-in sends. */
 function authEventAfter(count: number): Promise<AuthStatus> {
@@ -214,13 +204,13 @@ describe("desktop sign-in over IPC", () => {
   });
 
   it("refuses unknown fields, and browser sign-in while the app uses the local service", async () => {
-    const invalid = await failure(
+    const invalid = await ipcFailure(
       api["auth.login"]({ method: "browser", apiKey: "svc_key_x" } as never),
     );
     expect(invalid.code).toBe("invalid_input");
     await api["settings.set"]({ service: "local" });
     try {
-      const local = await failure(api["auth.login"]({ method: "device" }));
+      const local = await ipcFailure(api["auth.login"]({ method: "device" }));
       expect(local.code).toBe("local_service_signed_in");
       expect(local.hint).toMatch(/Settings/);
     } finally {

@@ -9,7 +9,6 @@ import { WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   IPC_METHOD_NAMES,
-  IpcCallError,
   type DesktopApi,
   type IpcEventMessage,
   type JobNotification,
@@ -24,6 +23,7 @@ import { createWebHost } from "./host";
 import { connectIpcMain, type IpcInvokeEventLike, type IpcMainLike } from "./ipc-main";
 import type { IpcRouter } from "./ipc-router";
 import {
+  ipcFailure,
   REPO,
   TINY_RENDER,
   recordingOpener,
@@ -100,16 +100,6 @@ function webTransport(server: WebServer): Transport {
   };
 }
 
-async function failure(promise: Promise<unknown>): Promise<IpcCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof IpcCallError) return error;
-    throw error;
-  }
-  throw new Error("expected the call to fail");
-}
-
 const STAGE_ORDER: JobStage[] = ["waiting", "zip", "upload", "queued", "rendering", "download"];
 
 let base: string;
@@ -162,7 +152,7 @@ it("lists the same methods on both halves of the Electron bridge as the contract
 
 it("refuses IPC from a page that is not the app's own", async () => {
   const transport = electronTransport(app.router, "https://evil.example/");
-  expect((await failure(transport.api["app.info"]())).code).toBe("forbidden_sender");
+  expect((await ipcFailure(transport.api["app.info"]())).code).toBe("forbidden_sender");
   transport.close();
 });
 
@@ -198,15 +188,15 @@ describe.each([
   });
 
   it("keeps the core's error codes: a folder without index.html, an unknown job, bad input", async () => {
-    expect((await failure(api["project.scan"]({ dir: join(base, "outside") }))).code).toBe(
+    expect((await ipcFailure(api["project.scan"]({ dir: join(base, "outside") }))).code).toBe(
       "composition_not_found",
     );
-    const missing = await failure(api["jobs.cancel"]({ jobId: "job_nope" }));
+    const missing = await ipcFailure(api["jobs.cancel"]({ jobId: "job_nope" }));
     expect(missing).toMatchObject({ code: "job_not_found", hint: "Refresh the queue." });
-    const invalid = await failure(api["settings.set"]({ concurrency: 0 }));
+    const invalid = await ipcFailure(api["settings.set"]({ concurrency: 0 }));
     expect(invalid.code).toBe("invalid_input");
     expect(invalid.message).toMatch(/^concurrency:/);
-    expect((await failure(api["host.openExternal"]({ url: "file:///etc/passwd" }))).code).toBe(
+    expect((await ipcFailure(api["host.openExternal"]({ url: "file:///etc/passwd" }))).code).toBe(
       "invalid_input",
     );
   });
@@ -267,8 +257,11 @@ describe.each([
     expect(JSON.stringify(status)).not.toContain(service.apiKey);
     expect((await api["auth.logout"]()).signedIn).toBe(false);
     expect(
-      (await failure(api["auth.login"]({ method: "api-key", apiKey: "svc_key_wrongwrongwrong" })))
-        .code,
+      (
+        await ipcFailure(
+          api["auth.login"]({ method: "api-key", apiKey: "svc_key_wrongwrongwrong" }),
+        )
+      ).code,
     ).toBe("authentication_failed");
     const signedIn = await api["auth.login"]({ method: "api-key", apiKey: service.apiKey });
     expect(signedIn.signedIn).toBe(true);
@@ -282,7 +275,7 @@ describe.each([
     expect(top.parent).toBeUndefined();
     const inner = await api["host.listFolders"]({ path: join(home, "projects") });
     expect(inner.folders).toEqual([{ name: "hello", path: project }]);
-    expect((await failure(api["host.listFolders"]({ path: base }))).code).toBe(
+    expect((await ipcFailure(api["host.listFolders"]({ path: base }))).code).toBe(
       "folder_outside_root",
     );
     expect(await api["host.openExternal"]({ url: "https://example.com/docs" })).toEqual({
@@ -345,15 +338,15 @@ describe.each([
       status: "completed",
       renderId: job.renderId,
     });
-    expect((await failure(api["jobs.cancel"]({ jobId: job.id }))).code).toBe("job_finished");
-    expect((await failure(api["jobs.retry"]({ jobId: job.id }))).code).toBe("job_not_retryable");
+    expect((await ipcFailure(api["jobs.cancel"]({ jobId: job.id }))).code).toBe("job_finished");
+    expect((await ipcFailure(api["jobs.retry"]({ jobId: job.id }))).code).toBe("job_not_retryable");
   });
 
   it('shows "file missing" when the video was deleted, and downloads it again', async () => {
     await rm(job.outputPath!);
     const missing = (await api["jobs.list"]()).find((j) => j.id === job.id)!;
     expect(missing).toMatchObject({ status: "completed", fileMissing: true });
-    expect((await failure(api["host.revealFile"]({ jobId: job.id }))).code).toBe("file_missing");
+    expect((await ipcFailure(api["host.revealFile"]({ jobId: job.id }))).code).toBe("file_missing");
     await api["jobs.redownload"]({ jobId: job.id });
     const again = await waitFor("the re-download", async () => {
       const current = (await api["jobs.list"]()).find((j) => j.id === job.id)!;
@@ -369,7 +362,7 @@ describe.each([
     expect(await api["host.revealFile"]({ jobId: job.id })).toEqual({ shown: true });
     expect(opener.opened).toContain(dirname(job.outputPath!));
     // Only files of the app's own jobs can be shown.
-    expect((await failure(api["host.revealFile"]({ jobId: "job_unknown" }))).code).toBe(
+    expect((await ipcFailure(api["host.revealFile"]({ jobId: "job_unknown" }))).code).toBe(
       "job_not_found",
     );
   });
@@ -384,7 +377,7 @@ describe.each([
     expect(declared.variables).toMatchObject([{ id: "title", type: "string", maxLength: 20 }]);
     expect(declared.schemaErrors).toEqual([]);
     const unknown = { ...record, asset_id: "asset_unknown" };
-    expect((await failure(api["renders.variables"]({ render: unknown }))).code).toBe(
+    expect((await ipcFailure(api["renders.variables"]({ render: unknown }))).code).toBe(
       "svc_asset_not_found",
     );
 
@@ -402,7 +395,7 @@ describe.each([
     expect(await api["renders.delete"]({ renderId: job.renderId! })).toEqual({
       renderId: job.renderId,
     });
-    expect((await failure(api["renders.get"]({ renderId: job.renderId! }))).code).toBe(
+    expect((await ipcFailure(api["renders.get"]({ renderId: job.renderId! }))).code).toBe(
       "svc_render_not_found",
     );
   });

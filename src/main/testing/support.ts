@@ -8,6 +8,7 @@ import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { IpcCallError } from "../../shared/ipc";
 
 export const REPO = resolve(import.meta.dirname, "../../..");
 const SVC_BIN = join(REPO, "bin", "svc.js");
@@ -29,6 +30,17 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The IpcCallError `promise` fails with; anything else (or success) fails the test. */
+export async function ipcFailure(promise: Promise<unknown>): Promise<IpcCallError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof IpcCallError) return error;
+    throw error;
+  }
+  throw new Error("expected the call to fail");
 }
 
 /** Environment for child processes: PATH and the browser override, plus `extra`. */

@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
+import { CLI_CLIENT_ID, type TokenResponse } from "../../shared/oauth";
 
 const REPO = resolve(import.meta.dirname, "../../..");
 
@@ -149,4 +150,43 @@ export function authorizePath(params: Record<string, string | undefined>): strin
     if (value !== undefined) query.set(name, value);
   }
   return `/oauth/authorize?${query.toString()}`;
+}
+
+/**
+ * A fresh `svc-cli` sign-in through the service's real pages and token endpoint, without a
+ * browser: sign in, approve, exchange the code with its PKCE verifier.
+ */
+export async function tokensThroughPages(
+  baseUrl: string,
+  email: string,
+  password: string,
+): Promise<TokenResponse> {
+  const { verifier, challenge } = pkcePair();
+  const redirectUri = "http://127.0.0.1:40000/oauth/callback";
+  const form = new FormBrowser(baseUrl);
+  const consent = await form.signInThrough(
+    authorizePath({
+      response_type: "code",
+      client_id: CLI_CLIENT_ID,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "s",
+    }),
+    email,
+    password,
+  );
+  const back = await form.post("/oauth/authorize", {
+    ...FormBrowser.formFields(consent.html),
+    decision: "approve",
+  });
+  const code = new URL(back.location!).searchParams.get("code")!;
+  const exchanged = await oauthPost(baseUrl, "/v1/oauth/token", {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: redirectUri,
+    client_id: CLI_CLIENT_ID,
+    code_verifier: verifier,
+  });
+  return exchanged.body as unknown as TokenResponse;
 }
