@@ -5,7 +5,7 @@
 // printed.
 import type { Command } from "commander";
 import { ApiClient } from "../core/api-client";
-import type { ResolvedCredential } from "../core/credentials";
+import { withApiKey, type ResolvedCredential } from "../core/credentials";
 import { openCredentialBackend } from "../core/keychain";
 import { ClientError, registerSecret } from "../core/errors";
 import type { UserRecord } from "../shared/api";
@@ -96,11 +96,7 @@ async function loginWithApiKey(json: boolean): Promise<void> {
       }
       // The chosen store: SVC_CREDENTIAL_STORE=keychain puts the key in the OS keychain.
       const backend = openCredentialBackend(config);
-      await backend.update((current) => ({
-        ...current,
-        api_key: key,
-        user: { email: user.email, username: user.username },
-      }));
+      await backend.update(withApiKey(key, { email: user.email, username: user.username }));
       return { user, file: backend.location };
     },
     { requireCredential: false },

@@ -24,6 +24,14 @@ export interface StoredCredentials {
   [unknown: string]: unknown;
 }
 
+/** The change that stores an API key (and whose it is) in a credentials object; other keys stay. */
+export function withApiKey(
+  apiKey: string,
+  user?: StoredCredentials["user"],
+): (current: StoredCredentials) => StoredCredentials {
+  return (current) => ({ ...current, api_key: apiKey, ...(user ? { user } : {}) });
+}
+
 export type CredentialSource =
   "env:SVC_API_KEY" | "env:SVC_ALIAS_API_KEY" | "credentials-file" | "keychain" | "local-service";
 
@@ -95,7 +103,7 @@ export class CredentialStore {
   }
 
   async saveApiKey(apiKey: string, user?: StoredCredentials["user"]): Promise<void> {
-    await this.update((current) => ({ ...current, api_key: apiKey, ...(user ? { user } : {}) }));
+    await this.update(withApiKey(apiKey, user));
   }
 
   /** Removes what this client signs in with (api_key, oauth, user); other keys stay. */

@@ -54,7 +54,7 @@ export class DesktopSignIn {
    * that (service unreachable, refused) rejects; later ones are kept in `view().signInError`.
    */
   async start(method: PendingSignIn["method"]): Promise<void> {
-    this.stopCurrent();
+    this.cancel();
     this.lastError = undefined;
     const attempt: Attempt = { controller: new AbortController(), pending: undefined };
     this.current = attempt;
@@ -74,10 +74,6 @@ export class DesktopSignIn {
 
   /** Stops the waiting sign-in, if any; true when there was one. */
   cancel(): boolean {
-    return this.stopCurrent();
-  }
-
-  private stopCurrent(): boolean {
     const attempt = this.current;
     if (!attempt) return false;
     this.current = undefined;

@@ -77,6 +77,11 @@ export interface SubmitAssetJobInput {
   outputDir?: string | undefined;
 }
 
+/** The app's own idempotency keys, told apart from the CLI's in the service's records. */
+function desktopIdempotencyKey(): string {
+  return newIdempotencyKey().replace(/^svc-cli:/, "svc-desktop:");
+}
+
 /** Progress-only changes reach listeners at most this often; stage changes go at once. */
 const PROGRESS_EVENT_INTERVAL_MS = 200;
 
@@ -210,7 +215,7 @@ export class JobManager {
       sizeBytes: undefined,
       error: undefined,
       outputDir: resolve(outputDir ?? this.options.downloadsDir()),
-      idempotencyKey: newIdempotencyKey().replace(/^svc-cli:/, "svc-desktop:"),
+      idempotencyKey: desktopIdempotencyKey(),
       renderFailed: false,
     };
   }
@@ -279,7 +284,7 @@ export class JobManager {
       ...(reattach
         ? {}
         : {
-            idempotencyKey: newIdempotencyKey().replace(/^svc-cli:/, "svc-desktop:"),
+            idempotencyKey: desktopIdempotencyKey(),
             assetId: job.source.type === "dir" ? undefined : job.assetId,
             renderId: job.source.type === "render" ? job.renderId : undefined,
             outputPath: undefined,

@@ -2,9 +2,10 @@
 // value is a path the render resolves from the project root (and only the project is uploaded).
 // Paths are resolved with symlinks before they are checked, so a link pointing out of the project
 // is refused like `../`; the value handed back is project-relative with `/` separators.
-import { readdir, realpath, stat } from "node:fs/promises";
-import { dirname, extname, join, relative, resolve, sep } from "node:path";
+import { realpath, stat } from "node:fs/promises";
+import { extname, join, relative, resolve, sep } from "node:path";
 import type { ImageListing } from "../shared/ipc";
+import { isInside, openFolderInside } from "./folder-browser";
 import { appError } from "./ipc-errors";
 
 /** File extensions offered for image variables (lower case, without the dot). */
@@ -12,10 +13,6 @@ export const IMAGE_EXTENSIONS = ["png", "jpg", "jpeg", "gif", "webp", "avif", "s
 
 export function isImageFile(name: string): boolean {
   return (IMAGE_EXTENSIONS as readonly string[]).includes(extname(name).slice(1).toLowerCase());
-}
-
-function inside(root: string, target: string): boolean {
-  return target === root || target.startsWith(root + sep);
 }
 
 function outsideError(path: string, root: string) {
@@ -38,7 +35,7 @@ export async function projectImageValue(dir: string, chosen: string): Promise<st
   const root = await projectRoot(dir);
   const target = await realpath(resolve(root, chosen)).catch(() => undefined);
   if (!target) throw appError("file_missing", `${chosen} does not exist.`);
-  if (!inside(root, target) || target === root) throw outsideError(chosen, root);
+  if (!isInside(root, target) || target === root) throw outsideError(chosen, root);
   if (!isImageFile(target) || !(await stat(target)).isFile()) {
     throw appError(
       "not_an_image",
@@ -55,29 +52,23 @@ export async function listProjectImages(
   path: string | undefined,
 ): Promise<ImageListing> {
   const root = await projectRoot(dir);
-  const target = await realpath(resolve(root, path ?? root)).catch(() => undefined);
-  if (!target || !inside(root, target)) throw outsideError(path ?? root, root);
-  const entries = await readdir(target, { withFileTypes: true }).catch(() => {
-    throw appError("folder_unreadable", `Cannot read the folder ${target}.`);
-  });
-  const visible = entries.filter(
-    (entry) => !entry.name.startsWith(".") && entry.name !== "node_modules",
+  const view = await openFolderInside(
+    root,
+    path,
+    () => outsideError(path ?? root, root),
+    (name) => name === "node_modules",
   );
-  const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
   return {
     root,
-    path: target,
-    parent: target === root ? undefined : dirname(target),
-    folders: visible
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => ({ name: entry.name, path: join(target, entry.name) }))
-      .sort(byName),
-    images: visible
+    path: view.path,
+    parent: view.parent,
+    folders: view.folders,
+    images: view.entries
       .filter((entry) => entry.isFile() && isImageFile(entry.name))
       .map((entry) => ({
         name: entry.name,
-        path: relative(root, join(target, entry.name)).split(sep).join("/"),
+        path: relative(root, join(view.path, entry.name)).split(sep).join("/"),
       }))
-      .sort(byName),
+      .sort((a, b) => a.name.localeCompare(b.name)),
   };
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { AuthStatus, ServiceState } from "../shared/ipc";
 import { ApiClient } from "../core/api-client";
 import type { ClientConfig } from "../core/config";
-import { resolveCredential, type ResolvedCredential } from "../core/credentials";
+import { resolveCredential, withApiKey, type ResolvedCredential } from "../core/credentials";
 import { ClientError, registerSecret } from "../core/errors";
 import { openCredentialBackend } from "../core/keychain";
 import {
@@ -49,16 +49,22 @@ export class ServiceConnection {
   }
 
   get mode(): "local" | "remote" {
-    return this.options.settings.get().service === "local" ? "local" : "remote";
+    return this.remoteUrl() === undefined ? "local" : "remote";
+  }
+
+  /** The base URL of the service in the settings, or undefined for the embedded local one. */
+  private remoteUrl(): string | undefined {
+    const { service } = this.options.settings.get();
+    return service === "local" ? undefined : service.replace(/\/+$/, "");
   }
 
   state(): ServiceState {
-    const { service } = this.options.settings.get();
-    if (service === "local") return this.options.supervisor.state();
+    const url = this.remoteUrl();
+    if (url === undefined) return this.options.supervisor.state();
     return {
       mode: "remote",
       status: "remote",
-      url: service.replace(/\/+$/, ""),
+      url,
       restarts: 0,
       message: undefined,
     };
@@ -132,19 +138,14 @@ export class ServiceConnection {
       backoffMs: 500,
     });
     const me = await probe.me(signal);
-    await this.backend(url).update((current) => ({
-      ...current,
-      api_key: apiKey,
-      user: { email: me.email, username: me.username },
-    }));
+    await this.backend(url).update(withApiKey(apiKey, { email: me.email, username: me.username }));
     return this.authStatus(signal);
   }
 
   /** Revokes an OAuth sign-in on the service, then removes the stored credential. */
   async logout(signal?: AbortSignal): Promise<AuthStatus> {
-    const { service } = this.options.settings.get();
-    if (service !== "local") {
-      const url = service.replace(/\/+$/, "");
+    const url = this.remoteUrl();
+    if (url !== undefined) {
       await signOut(this.backend(url), {
         keepApiKey: false,
         revoke: (refreshToken) => revokeToken(url, refreshToken),
@@ -155,15 +156,14 @@ export class ServiceConnection {
 
   /** Where a browser/device sign-in goes: the service URL of the settings and its store. */
   async signInTarget(): Promise<SignInTarget> {
-    const { service } = this.options.settings.get();
-    if (service === "local") {
+    const url = this.remoteUrl();
+    if (url === undefined) {
       throw new ClientError(
         "local_service_signed_in",
         "The local service signs the app in with its own key; there is nothing to sign in to.",
         "To use another service, enter its URL in Settings, then sign in here.",
       );
     }
-    const url = service.replace(/\/+$/, "");
     return { baseUrl: url, backend: this.backend(url) };
   }
 
@@ -185,8 +185,8 @@ export class ServiceConnection {
   }
 
   private async resolve(signal?: AbortSignal): Promise<Resolved> {
-    const { service } = this.options.settings.get();
-    if (service === "local") {
+    const remote = this.remoteUrl();
+    if (remote === undefined) {
       const url = await this.options.supervisor.ensureStarted(signal);
       const file = join(this.options.localDataDir, "credentials");
       const key = await readLocalKey(file);
@@ -198,10 +198,9 @@ export class ServiceConnection {
           : undefined,
       };
     }
-    const url = service.replace(/\/+$/, "");
-    const backend = this.backend(url);
-    const credential = await resolveCredential(this.clientConfig(url), this.env, backend);
-    return { url, credential, backend };
+    const backend = this.backend(remote);
+    const credential = await resolveCredential(this.clientConfig(remote), this.env, backend);
+    return { url: remote, credential, backend };
   }
 }
 

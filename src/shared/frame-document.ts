@@ -59,19 +59,12 @@ export function buildFrameDocument(source: string, options: FrameDocumentOptions
   const base =
     options.baseUrl === undefined ? "" : `<base href="${options.baseUrl.replace(/"/g, "&quot;")}">`;
   const injected = `${base}<script>${script}</script>`;
-  const head = /<head\b[^>]*>/i.exec(html);
-  if (head)
-    return (
-      html.slice(0, head.index + head[0].length) +
-      injected +
-      html.slice(head.index + head[0].length)
-    );
-  const root = /<html\b[^>]*>/i.exec(html);
-  if (root)
-    return (
-      html.slice(0, root.index + root[0].length) +
-      injected +
-      html.slice(root.index + root[0].length)
-    );
+  // Right after <head>, else after <html>, else first.
+  for (const tag of [/<head\b[^>]*>/i, /<html\b[^>]*>/i]) {
+    const match = tag.exec(html);
+    if (!match) continue;
+    const at = match.index + match[0].length;
+    return html.slice(0, at) + injected + html.slice(at);
+  }
   return injected + html;
 }

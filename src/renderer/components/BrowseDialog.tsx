@@ -1,5 +1,6 @@
 // The frame of the in-app browsers (project folder, image file): a modal dialog with a title, the
-// current folder and "Up one folder"; the listing and the actions are the caller's.
+// current folder and "Up one folder", and the folder entries of a listing; the rest of the listing
+// and the actions are the caller's.
 import { useEffect, useId, useRef, type ReactNode } from "react";
 
 export function BrowseDialog({
@@ -38,4 +39,22 @@ export function BrowseDialog({
       {children}
     </dialog>
   );
+}
+
+/** The sub-folders of the shown folder, as list items that open them. */
+export function FolderItems({
+  folders,
+  onOpen,
+}: {
+  folders: Array<{ name: string; path: string }> | undefined;
+  onOpen: (path: string) => void;
+}) {
+  return folders?.map((folder) => (
+    <li key={folder.path}>
+      <button type="button" className="folder" onClick={() => onOpen(folder.path)}>
+        <span className="entry-icon folder-icon" aria-hidden="true" />
+        {folder.name}
+      </button>
+    </li>
+  ));
 }

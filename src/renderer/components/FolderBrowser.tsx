@@ -1,7 +1,7 @@
 // Web mode's folder picker: a dialog listing the folders under the configured root.
 import { useFolderBrowser } from "../hooks/folders";
 import { useUiStore } from "../store";
-import { BrowseDialog } from "./BrowseDialog";
+import { BrowseDialog, FolderItems } from "./BrowseDialog";
 import { ListState } from "./ListState";
 
 export function FolderBrowser() {
@@ -26,14 +26,7 @@ export function FolderBrowser() {
         onRetry={() => void listing.refetch()}
       >
         <ul className="folder-list" aria-label="Folders">
-          {data?.folders.map((folder) => (
-            <li key={folder.path}>
-              <button type="button" className="folder" onClick={() => open(folder.path)}>
-                <span className="entry-icon folder-icon" aria-hidden="true" />
-                {folder.name}
-              </button>
-            </li>
-          ))}
+          <FolderItems folders={data?.folders} onOpen={open} />
         </ul>
       </ListState>
       <div className="dialog-actions">

@@ -1,7 +1,7 @@
 // Web mode's file picker for an image variable: a dialog over the project folder listing its
 // sub-folders and image files (the main process lists nothing outside the project).
 import { useImageListing } from "../hooks/project";
-import { BrowseDialog } from "./BrowseDialog";
+import { BrowseDialog, FolderItems } from "./BrowseDialog";
 import { ListState } from "./ListState";
 
 export function ImageBrowser({
@@ -33,14 +33,7 @@ export function ImageBrowser({
         onRetry={() => void listing.refetch()}
       >
         <ul className="folder-list" aria-label="Folders and images">
-          {data?.folders.map((folder) => (
-            <li key={folder.path}>
-              <button type="button" className="folder" onClick={() => open(folder.path)}>
-                <span className="entry-icon folder-icon" aria-hidden="true" />
-                {folder.name}
-              </button>
-            </li>
-          ))}
+          <FolderItems folders={data?.folders} onOpen={open} />
           {data?.images.map((image) => (
             <li key={image.path}>
               <button

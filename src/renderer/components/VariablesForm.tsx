@@ -7,18 +7,16 @@ import { ErrorNote } from "./ErrorNote";
 import { ImageBrowser } from "./ImageBrowser";
 import { useUiStore } from "../store";
 
-/** An image variable: a project-relative path, typed or (in a project) chosen with "Choose…". */
-function ImageControl({
-  definition,
-  value,
-  common,
-  onChange,
-}: {
+/** What a variable's control gets: its definition, value, shared attributes and change handler. */
+interface FieldControlProps {
   definition: VariableDefinition;
   value: unknown;
   common: { id: string; name: string; "aria-describedby": string };
   onChange: (id: string, value: unknown) => void;
-}) {
+}
+
+/** An image variable: a project-relative path, typed or (in a project) chosen with "Choose…". */
+function ImageControl({ definition, value, common, onChange }: FieldControlProps) {
   const choose = (path: string) => onChange(definition.id, path);
   const { pick, browsing, closeBrowser } = usePickImage(choose);
   return (
@@ -46,17 +44,7 @@ function ImageControl({
   );
 }
 
-function ImageTextInput({
-  definition,
-  value,
-  common,
-  onChange,
-}: {
-  definition: VariableDefinition;
-  value: unknown;
-  common: { id: string; name: string; "aria-describedby": string };
-  onChange: (id: string, value: unknown) => void;
-}) {
+function ImageTextInput({ definition, value, common, onChange }: FieldControlProps) {
   return (
     <input
       {...common}
