@@ -7,6 +7,8 @@ import {
   renderOptionsProblem,
   suggestedIgnoreLine,
 } from "./render-plan";
+import { renderCostMilli } from "../server/credits";
+import { RESOLUTIONS } from "../shared/render-options";
 import { DEFAULT_RENDER_CHOICES } from "./store";
 
 describe("render plan", () => {
@@ -26,7 +28,19 @@ describe("render plan", () => {
   it("estimates credits per second, 4k at one and a half times", () => {
     expect(estimatedCredits(4, "1080p")).toBe(4);
     expect(estimatedCredits(4, "4k")).toBe(6);
+    expect(estimatedCredits(1.2, "1080p")).toBe(2);
+    expect(estimatedCredits(0.01, "4k")).toBe(1.5);
     expect(estimatedCredits(undefined, "4k")).toBeUndefined();
+  });
+
+  it("estimates exactly what the service charges", () => {
+    for (const seconds of [0.01, 0.2, 1, 1.2, 2.0000001, 4, 59.5, 3600]) {
+      for (const resolution of RESOLUTIONS) {
+        expect(estimatedCredits(seconds, resolution)! * 1000).toBe(
+          renderCostMilli(seconds, resolution),
+        );
+      }
+    }
   });
 
   it("writes the equivalent CLI command, quoting what the shell would split", () => {

@@ -1,7 +1,7 @@
 // What the Project screen derives from the creator's choices, without React: which render options
 // are allowed (the shared schema decides, so "4k cannot be webm" is written once), the estimated
 // credits, and the equivalent `svc cloud render` command line.
-import { CREDITS_PER_SECOND, FOUR_K_MULTIPLIER } from "../shared/limits";
+import { creditsFor } from "../shared/credits";
 import {
   checkRenderOptions,
   FORMATS,
@@ -51,14 +51,12 @@ export function renderOptionsProblem(render: RenderChoices): string | undefined 
   return result.ok ? undefined : result.problem.message;
 }
 
-/** Credits the service will charge: per second of video, 4k billed at a multiple. */
+/** Credits the service will charge when the render completes (the service's own rule). */
 export function estimatedCredits(
   durationSeconds: number | undefined,
   resolution: Resolution,
 ): number | undefined {
-  if (durationSeconds === undefined) return undefined;
-  const multiplier = resolution === "4k" ? FOUR_K_MULTIPLIER : 1;
-  return Math.ceil(durationSeconds * CREDITS_PER_SECOND * multiplier * 100) / 100;
+  return durationSeconds === undefined ? undefined : creditsFor(durationSeconds, resolution);
 }
 
 function shellQuote(word: string): string {
