@@ -7,6 +7,7 @@ import tseslint from "typescript-eslint";
 
 const LAYERS = [
   "shared",
+  "node",
   "core",
   "engine",
   "player",
@@ -20,12 +21,13 @@ const LAYERS = [
 /** What each layer may import from the others (SPEC.md section 1, "Dependency direction"). */
 const ALLOWED = {
   shared: [],
-  core: ["shared"],
-  engine: ["shared"],
+  node: ["shared"],
+  core: ["shared", "node"],
+  engine: ["shared", "node"],
   player: ["shared", "engine/runtime"],
-  server: ["shared", "engine"],
-  cli: ["shared", "core", "engine", "server"],
-  main: ["shared", "core"],
+  server: ["shared", "node", "engine"],
+  cli: ["shared", "node", "core", "engine", "server"],
+  main: ["shared", "node", "core"],
   preload: ["shared"],
   renderer: ["shared", "player"],
 };
@@ -69,6 +71,7 @@ function boundaries(layer, { node, electron, label = `src/${layer}` }) {
 
 const layerBlocks = [
   { files: ["src/shared/**"], layer: "shared", node: false, electron: false },
+  { files: ["src/node/**"], layer: "node", node: true, electron: false },
   { files: ["src/core/**"], layer: "core", node: true, electron: false },
   { files: ["src/engine/**"], layer: "engine", node: true, electron: false },
   {

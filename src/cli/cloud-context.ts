@@ -9,7 +9,8 @@ import { ClientError } from "../core/errors";
 import { openCredentialBackend } from "../core/keychain";
 import { isServiceAnswering } from "../core/local-service";
 import { apiCredential, OAuthSession } from "../core/oauth";
-import { DEFAULT_PORT, loadConfig } from "../server/config";
+import { LOCAL_SERVICE_PORT } from "../shared/limits";
+import { loadConfig } from "../server/config";
 import { startServer } from "../server/server";
 import { VERSION } from "./version";
 
@@ -41,7 +42,7 @@ export async function ensureLocalService(
   const serverConfig = loadConfig(
     {
       host: "127.0.0.1",
-      port: Number(new URL(config.apiUrl).port) || DEFAULT_PORT,
+      port: Number(new URL(config.apiUrl).port) || LOCAL_SERVICE_PORT,
       dataDir: config.localDataDir,
     },
     {

@@ -4,7 +4,8 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { addCredits } from "../server/credits";
 import { createApiKey, createUser, findUserByEmail } from "../server/accounts";
-import { DEFAULT_PORT, defaultDataDir, loadConfig } from "../server/config";
+import { LOCAL_SERVICE_PORT } from "../shared/limits";
+import { defaultDataDir, loadConfig } from "../server/config";
 import { openDataDirDatabase, startServer } from "../server/server";
 import { checkPasswordStrength, setUserPassword } from "../server/passwords";
 
@@ -90,7 +91,7 @@ export function registerServerCommand(program: Command): void {
       "--port <port>",
       "port to listen on (0 picks a free one)",
       integer("--port", 0, 65535),
-      DEFAULT_PORT,
+      LOCAL_SERVICE_PORT,
     )
     .option("--data-dir <dir>", "database, uploads and videos", defaultDataDir())
     .option(

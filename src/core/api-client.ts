@@ -25,6 +25,7 @@ import {
   type UserRecord,
 } from "../shared/api";
 import { ClientError, interruptedError, registerSecret, scrubSecrets } from "./errors";
+import { backoffDelay } from "./backoff";
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -286,8 +287,7 @@ export class ApiClient {
 function retryDelay(retry: RetryObject, backoffMs: number): number {
   const { attemptCount, computedValue, error, retryOptions } = retry;
   if (attemptCount > retryOptions.limit) return 0;
-  const jitter = Math.random() * Math.min(100, backoffMs);
-  const step = Math.min(backoffMs * 2 ** (attemptCount - 1), 30_000) + jitter;
+  const step = backoffDelay(attemptCount, backoffMs);
   if (computedValue > 0) {
     // A 429 with Retry-After arrives here as that many milliseconds.
     return retry.retryAfter !== undefined ? computedValue : step;

@@ -1,24 +1,14 @@
-// Waiting between attempts: exponential backoff with a little jitter, and a sleep that ends early
-// (with an "interrupted" error) when the run's AbortSignal fires.
+// The client core's waits: the one sleep and backoff formula of src/node/wait.ts, with the core's
+// "interrupted" error and its defaults (1 s doubling up to 30 s, plus up to 100 ms of jitter so
+// many clients do not retry in step).
+import { abortableSleep, backoffDelay as delayFor, type Sleep } from "../node/wait";
 import { interruptedError } from "./errors";
 
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+export type { Sleep };
 
-export const sleep: Sleep = (ms, signal) =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(interruptedError());
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(interruptedError());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+export const sleep: Sleep = abortableSleep(() => interruptedError());
 
 /** Delay before retry number `attempt` (1-based): base, 2 x base, 4 x base ... capped. */
 export function backoffDelay(attempt: number, baseMs = 1000, capMs = 30_000): number {
-  return Math.min(baseMs * 2 ** (attempt - 1), capMs) + Math.random() * Math.min(100, baseMs);
+  return delayFor(attempt, { baseMs, capMs, jitterMs: Math.min(100, baseMs) });
 }

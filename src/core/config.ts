@@ -3,8 +3,9 @@
 // on 127.0.0.1:7733, which the CLI starts in-process when nothing answers there.
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { LOCAL_SERVICE_PORT } from "../shared/limits";
 
-export const DEFAULT_API_URL = "http://127.0.0.1:7733";
+export const DEFAULT_API_URL = `http://127.0.0.1:${LOCAL_SERVICE_PORT}`;
 
 export interface ClientConfig {
   /** Base URL of the render service, without a trailing slash. */

@@ -3,9 +3,9 @@
 // know are kept as they are. Writes are atomic (temp file + rename), the file is 0600 and its
 // folder 0700. Resolution order: SVC_API_KEY, SVC_ALIAS_API_KEY, the store, then (for the default
 // local service only) the local service's own key file.
-import { randomBytes } from "node:crypto";
-import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { writeJsonFileAtomic } from "../node/atomic-file";
 import { localServiceKeyFile, type ClientConfig } from "./config";
 import { ClientError, registerSecret } from "./errors";
 
@@ -86,15 +86,7 @@ export class CredentialStore {
   async write(credentials: StoredCredentials): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await chmod(this.dir, 0o700);
-    const temp = join(this.dir, `.credentials.${randomBytes(6).toString("hex")}.tmp`);
-    try {
-      await writeFile(temp, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
-      await chmod(temp, 0o600);
-      await rename(temp, this.file);
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
+    await writeJsonFileAtomic(this.file, credentials);
   }
 
   /** Reads, changes and writes back, keeping every key the change does not touch. */

@@ -25,10 +25,6 @@ export class ClientError extends Error {
   }
 }
 
-export function isClientError(error: unknown): error is ClientError {
-  return error instanceof ClientError;
-}
-
 export function usageError(message: string, hint?: string): ClientError {
   return new ClientError("usage_error", message, hint, { usage: true });
 }

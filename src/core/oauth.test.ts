@@ -16,6 +16,7 @@ import {
 } from "../server/testing/service-process";
 import { addUserWithPassword, oauthPost, tokensThroughPages } from "../server/testing/sign-in";
 import { ApiClient } from "./api-client";
+import { sleep } from "./backoff";
 import { CredentialStore } from "./credentials";
 import { ClientError } from "./errors";
 import { FileCredentialBackend } from "./keychain";
@@ -24,7 +25,6 @@ import {
   deviceLoginRefusal,
   loginWithBrowser,
   loginWithDevice,
-  realSleep,
   remoteTerminalReason,
   revokeToken,
   saveSignIn,
@@ -187,10 +187,10 @@ describe("device sign-in", () => {
               await page.getByRole("button", { name: "Allow" }).click();
               await page.getByText("Device connected").waitFor();
             })();
-            await Promise.all([approving, realSleep(ms, signal)]);
+            await Promise.all([approving, sleep(ms, signal)]);
             return;
           }
-          await realSleep(ms, signal);
+          await sleep(ms, signal);
         },
       });
       await approving;

@@ -7,8 +7,8 @@
 // accepted them, otherwise they are revoked; a refresh is done once per store however many
 // requests or processes need it (single flight + credential-lock.ts). Time, sleeping and opening
 // a browser are injected.
-import { spawn } from "node:child_process";
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { startDetached, systemOpenCommand } from "../node/open";
+import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import got from "got";
@@ -26,7 +26,9 @@ import {
   type TokenResponse,
 } from "../shared/oauth";
 import type { UserRecord } from "../shared/api";
+import { sameSecret } from "../node/secrets";
 import { ApiClient } from "./api-client";
+import { sleep as defaultSleep, type Sleep } from "./backoff";
 import { withCredentialLock } from "./credential-lock";
 import type { OAuthTokens, StoredCredentials } from "./credentials";
 import { ClientError, interruptedError, registerSecret } from "./errors";
@@ -196,12 +198,6 @@ const CALLBACK_PAGE = (title: string, message: string) => `<!doctype html>
 <style>body{font:16px/1.5 system-ui,sans-serif;background:#f4f5f7;margin:0}main{max-width:26rem;margin:15vh auto;background:#fff;border-radius:12px;padding:2rem;box-shadow:0 2px 12px rgba(0,0,0,.08)}</style>
 </head><body><main><h1>${title}</h1><p>${message}</p></main></body></html>`;
 
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
 export interface LoopbackListener {
   redirectUri: string;
   /** Resolves with the code once the browser comes back with the expected state. */
@@ -247,7 +243,7 @@ export async function startLoopbackListener(
       return;
     }
     const state = url.searchParams.get("state") ?? "";
-    if (!sameText(state, expectedState)) {
+    if (!sameSecret(expectedState, state)) {
       reply(
         response,
         400,
@@ -358,35 +354,13 @@ export function openSystemBrowser(
   url: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<boolean> {
-  let command: string;
-  let args: string[];
   if (env.BROWSER !== undefined) {
     if (env.BROWSER === "" || env.BROWSER === "none") return Promise.resolve(false);
-    command = env.BROWSER;
-    args = [url];
-  } else if (process.platform === "darwin") {
-    command = "open";
-    args = [url];
-  } else if (process.platform === "win32") {
-    command = "rundll32";
-    args = ["url.dll,FileProtocolHandler", url];
-  } else {
-    if (!env.DISPLAY && !env.WAYLAND_DISPLAY) return Promise.resolve(false);
-    command = "xdg-open";
-    args = [url];
+    return startDetached(env.BROWSER, [url]);
   }
-  return new Promise((resolve) => {
-    try {
-      const child = spawn(command, args, { detached: true, stdio: "ignore" });
-      child.once("error", () => resolve(false));
-      child.once("spawn", () => {
-        child.unref();
-        resolve(true);
-      });
-    } catch {
-      resolve(false);
-    }
-  });
+  const command = systemOpenCommand();
+  if (command === "xdg-open" && !env.DISPLAY && !env.WAYLAND_DISPLAY) return Promise.resolve(false);
+  return startDetached(command, [url]);
 }
 
 /** Why the browser flow would not work here (an SSH session, no terminal), or undefined. */
@@ -414,22 +388,6 @@ export function deviceLoginRefusal(
 }
 
 // ---------------------------------------------------------------- device sign-in
-
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
-
-export const realSleep: Sleep = (ms, signal) =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(interruptedError());
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(interruptedError());
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 
 export async function requestDeviceCode(
   baseUrl: string,
@@ -459,7 +417,7 @@ export interface DeviceLoginOptions {
 
 /** Polls the token endpoint honouring `interval` and `slow_down` until approved or refused. */
 export async function loginWithDevice(options: DeviceLoginOptions): Promise<TokenResponse> {
-  const sleep = options.sleep ?? realSleep;
+  const sleep = options.sleep ?? defaultSleep;
   const now = options.now ?? Date.now;
   const authorization = await requestDeviceCode(options.baseUrl, options.signal);
   options.onCode(authorization);

@@ -6,6 +6,7 @@ import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { DesktopSettings, ProjectScanView } from "../shared/ipc";
+import { LOCAL_SERVICE_PORT } from "../shared/limits";
 import { parseVariablesSchema, resolveVariables, validateVariables } from "../shared/variables";
 import { loadClientConfig } from "../core/config";
 import { scanProject } from "../core/project-scan";
@@ -24,7 +25,6 @@ import { defaultSettings, SettingsStore } from "./settings-store";
 
 export const APP_NAME = "svc Desktop";
 /** Port of the embedded service (SPEC.md section 0): the one the CLI uses too. */
-export const LOCAL_SERVICE_PORT = 7733;
 
 export interface DesktopAppOptions {
   /** The package root (holds bin/svc.js). */

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClientError } from "../core/errors";
 import { createSystemFileHost } from "./file-host";
-import { writeJsonFileAtomic } from "./json-file";
+import { writeJsonFileAtomic } from "../node/atomic-file";
 import { JobManager } from "./job-manager";
 import { listProjectImages, projectImageValue } from "./project-images";
 import { tempDir, TINY_RENDER, waitFor } from "./testing/support";

@@ -4,7 +4,7 @@
 // computer as the browser: the system opener (`open`, `explorer`, `xdg-open`, or the program
 // named by SVC_FILE_OPENER) is started detached, and images are chosen in the in-app browser.
 import type { PickImageResult } from "../shared/ipc";
-import { startDetached } from "./host";
+import { startDetached, systemOpenCommand } from "../node/open";
 import { appError } from "./ipc-errors";
 
 export interface FileHost {
@@ -21,10 +21,8 @@ export function fileOpenerCommand(
 ): { command: string; args: string[] } {
   const configured = env.SVC_FILE_OPENER?.trim();
   if (configured) return { command: configured, args: [] };
-  if (platform === "darwin") return { command: "open", args: [] };
-  // Explorer opens a file with its default app (no cmd.exe quoting rules in the way).
-  if (platform === "win32") return { command: "explorer", args: [] };
-  return { command: "xdg-open", args: [] };
+  // Explorer opens a file with its default app on Windows (no cmd.exe quoting rules in the way).
+  return { command: systemOpenCommand(platform), args: [] };
 }
 
 export function createSystemFileHost(env: NodeJS.ProcessEnv = process.env): FileHost {

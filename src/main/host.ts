@@ -2,7 +2,7 @@
 // the system browser, a notification. Electron implements these with its own APIs
 // (electron-host.ts); web mode has no native dialog (the renderer shows the in-app folder browser)
 // and opens folders and links with the system's opener.
-import { spawn } from "node:child_process";
+import { startDetached, systemOpenCommand } from "../node/open";
 import { stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { JobNotification, PickFolderResult } from "../shared/ipc";
@@ -22,26 +22,8 @@ export type Opener = (target: string) => Promise<boolean>;
 export function systemOpener(env: NodeJS.ProcessEnv = process.env): Opener {
   return async (target) => {
     if (env.SVC_NO_OPEN === "1") return false;
-    const command =
-      process.platform === "darwin"
-        ? "open"
-        : process.platform === "win32"
-          ? "explorer"
-          : "xdg-open";
-    return startDetached(command, [target]);
+    return startDetached(systemOpenCommand(), [target]);
   };
-}
-
-/** Starts a program that outlives the app; false when it cannot be started (not installed). */
-export function startDetached(command: string, args: string[]): Promise<boolean> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: "ignore", detached: true });
-    child.once("error", () => resolve(false));
-    child.once("spawn", () => {
-      child.unref();
-      resolve(true);
-    });
-  });
 }
 
 export function createWebHost(options: { folderRoot: () => string; open?: Opener }): DesktopHost {

@@ -9,7 +9,7 @@ import { ApiClient } from "../core/api-client";
 import { runRender } from "../core/pipeline";
 import { startDesktopApp, type DesktopApp } from "./desktop-app";
 import { createWebHost } from "./host";
-import { writeJsonFileAtomic } from "./json-file";
+import { writeJsonFileAtomic } from "../node/atomic-file";
 import { EtaMeter } from "./job-progress";
 import {
   REPO,

@@ -27,7 +27,7 @@ import { runRender, type RenderEvent } from "../core/pipeline";
 import { pollUntilTerminal, renderFailedError } from "../core/poll";
 import { newIdempotencyKey } from "../core/render-job";
 import { appError, toIpcError } from "./ipc-errors";
-import { JsonFileWriter, readJsonFile } from "./json-file";
+import { JsonFileWriter, readJsonFile } from "../node/atomic-file";
 import { EtaMeter } from "./job-progress";
 
 /** What is kept on disk for one job (the view minus what is computed when shown). */

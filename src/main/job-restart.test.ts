@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { DesktopApi, JobView } from "../shared/ipc";
 import { ApiClient } from "../core/api-client";
 import { apiFromBridge, createWebBridge, type EventSocket } from "../renderer/transport";
-import { writeJsonFileAtomic } from "./json-file";
+import { writeJsonFileAtomic } from "../node/atomic-file";
 import {
   REPO,
   childEnv,

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import type { ServiceState } from "../shared/ipc";
+import { backoffDelay } from "../node/wait";
 import { isServiceAnswering } from "../core/local-service";
 
 export interface SupervisorOptions {
@@ -240,7 +241,7 @@ export class ServiceSupervisor {
     this.restarts++;
     this.setState({ status: "restarting", url: undefined, message: `${reason}; restarting` });
     const base = this.options.restartDelayMs ?? 500;
-    const delay = Math.min(base * 2 ** Math.max(0, this.consecutiveFailures - 1), 10_000);
+    const delay = backoffDelay(this.consecutiveFailures, { baseMs: base, capMs: 10_000 });
     clearTimeout(this.restartTimer);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;

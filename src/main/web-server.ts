@@ -6,13 +6,14 @@
 // status is about the transport, the envelope about the method) and push events as JSON messages
 // on the WebSocket `/api/events`. Browsers cannot set headers on a WebSocket, so there the token
 // travels as the subprotocol `svc.token.<token>`.
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { join, resolve, sep } from "node:path";
 import { WebSocketServer } from "ws";
+import { sameSecret } from "../node/secrets";
 import { EVENTS_PROTOCOL, TOKEN_PROTOCOL_PREFIX } from "../shared/ipc";
 import type { IpcRouter } from "./ipc-router";
 import { contentTypeFor } from "../shared/content-types";
@@ -60,13 +61,6 @@ fetch("/api/hello", { headers: { authorization: "Bearer " + token } })
   .then((body) => { document.getElementById("status").textContent = "Connected to svc " + body.data.version; })
   .catch((e) => { document.getElementById("status").textContent = "Not connected: " + e.message; });
 </script></body></html>`;
-
-function tokensMatch(expected: string, given: string | undefined): boolean {
-  if (!given) return false;
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 function bearerToken(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;
@@ -160,7 +154,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         message: "Requests from other sites are refused.",
       };
     }
-    if (!tokensMatch(token, presentedToken(req))) {
+    if (!sameSecret(token, presentedToken(req))) {
       return {
         status: 401,
         code: "authentication_failed",

@@ -2,9 +2,8 @@
 // (no slow hash needed) and shown exactly once, when created. The first start in a new data dir
 // creates a local account and writes its key to `<data-dir>/credentials` (0600).
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { chmod, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { writeJsonFileAtomic } from "../node/atomic-file";
 import type { Database } from "./db/database";
 import type { UsersTable } from "./db/schema";
 import { newId, randomToken } from "./ids";
@@ -145,13 +144,6 @@ export async function ensureLocalAccount(
     email: user.email,
     webhook_secret: user.webhook_secret,
   };
-  const temp = `${credentialsFile}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
-  await chmod(temp, 0o600);
-  await rename(temp, credentialsFile);
+  await writeJsonFileAtomic(credentialsFile, body);
   return { credentialsFile, email: user.email };
-}
-
-export function credentialsFileExists(dataDir: string): boolean {
-  return existsSync(join(dataDir, "credentials"));
 }

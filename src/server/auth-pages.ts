@@ -3,8 +3,9 @@
 // Browser sessions are a random cookie stored hashed (12 h). Every form carries a CSRF token
 // that must equal the `svc_csrf` cookie (double submit; the cookie is SameSite=Strict and
 // HttpOnly). Pages are no-store, unframeable, script-free and send no Referer.
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { sameSecret } from "../node/secrets";
 import { OAUTH_PATHS } from "../shared/oauth";
 import type { User } from "./accounts";
 import {
@@ -73,12 +74,6 @@ export function parseCookies(header: string | undefined): Record<string, string>
     }
   }
   return cookies;
-}
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && left.length > 0 && timingSafeEqual(left, right);
 }
 
 /** Only pages of this service may be the target after signing in. */
@@ -154,7 +149,7 @@ export function registerAuthPages(
 
   function csrfValid(request: FastifyRequest, form: Form): boolean {
     const cookieToken = parseCookies(request.headers.cookie)[CSRF_COOKIE] ?? "";
-    return sameText(cookieToken, field(form, "csrf"));
+    return sameSecret(cookieToken, field(form, "csrf"));
   }
 
   function send(reply: FastifyReply, status: number, html: string): FastifyReply {

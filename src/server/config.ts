@@ -3,6 +3,7 @@
 // only, one worker, page network off, private webhook/url targets refused.
 import { availableParallelism, homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { LOCAL_SERVICE_PORT } from "../shared/limits";
 
 export interface ServerConfig {
   host: string;
@@ -54,8 +55,6 @@ export function defaultDataDir(): string {
   return join(homedir(), ".svc", "local");
 }
 
-export const DEFAULT_PORT = 7733;
-
 export function loadConfig(
   flags: ServerFlags = {},
   env: NodeJS.ProcessEnv = process.env,
@@ -71,7 +70,7 @@ export function loadConfig(
   const bool = (name: string): boolean => /^(1|true|yes|on)$/i.test(env[name] ?? "");
   return {
     host: flags.host ?? "127.0.0.1",
-    port: flags.port ?? DEFAULT_PORT,
+    port: flags.port ?? LOCAL_SERVICE_PORT,
     dataDir: resolve(flags.dataDir ?? defaultDataDir()),
     // A render keeps about two cores busy (browser + encoder): one worker on a 2-core machine.
     workers: flags.workers ?? Math.max(1, Math.floor(availableParallelism() / 2)),

@@ -4,7 +4,8 @@
 // whole family), the device authorization grant (RFC 8628) and revocation (RFC 7009). Every
 // code and token is random (240 bits) and stored as a SHA-256 hash. The HTTP shapes are in
 // oauth-routes.ts (JSON endpoints) and auth-pages.ts (the pages a person sees).
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash } from "node:crypto";
+import { sameSecret } from "../node/secrets";
 import {
   ACCESS_TOKEN_PREFIX,
   CLI_CLIENT_ID,
@@ -68,12 +69,6 @@ function newUserCode(): string {
     }
   }
   return code;
-}
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /** A validated authorization request: what the consent form carries and the code remembers. */
@@ -296,7 +291,7 @@ export class AuthorizationServer {
           ),
         );
       }
-      if (!VERIFIER_PATTERN.test(verifier) || !sameText(s256(verifier), row.code_challenge)) {
+      if (!VERIFIER_PATTERN.test(verifier) || !sameSecret(row.code_challenge, s256(verifier))) {
         return fail(
           new OAuthError("invalid_grant", "code_verifier does not match the code_challenge"),
         );

@@ -6,6 +6,7 @@
 import { createHmac } from "node:crypto";
 import type { Transaction } from "kysely";
 import { WEBHOOK_SIGNATURE_HEADER, type WebhookPayload } from "../shared/api";
+import { backoffDelay } from "../node/wait";
 import type { ServiceContext } from "./context";
 import type { DB, RendersTable } from "./db/schema";
 import { ApiError } from "./errors";
@@ -66,7 +67,7 @@ export function signWebhook(secret: string, timestamp: number, body: string): st
 }
 
 export function backoffMs(attempt: number, baseMs: number, capMs: number): number {
-  return Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1));
+  return backoffDelay(attempt, { baseMs, capMs });
 }
 
 export class WebhookDispatcher {

@@ -20,7 +20,7 @@ import { extractZip } from "./zip-inspect";
 
 export type RenderFunction = (options: RenderCompositionOptions) => Promise<RenderResult>;
 
-type AbortReason = "timeout" | "lease_lost" | "shutdown" | "deleted";
+type AbortReason = "timeout" | "lease_lost" | "shutdown";
 
 class RenderAbort extends Error {
   constructor(readonly reason: AbortReason) {
@@ -255,7 +255,7 @@ export class WorkerPool {
           .where("status", "=", "rendering")
           .execute();
         ctx.log.info({ renderId: render.id }, "render released for another worker (shutdown)");
-      } else if (reason === "lease_lost" || reason === "deleted") {
+      } else if (reason === "lease_lost") {
         ctx.log.warn({ renderId: render.id }, "render abandoned: lease lost or render deleted");
       } else {
         const failure =

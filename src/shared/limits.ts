@@ -1,5 +1,8 @@
 // Named limits shared by the CLI, the app, the engine and the service (SPEC.md sections 3-6).
 
+/** The embedded render service listens on 127.0.0.1 at this port (SPEC.md section 0). */
+export const LOCAL_SERVICE_PORT = 7733;
+
 export const FPS_MIN = 1;
 export const FPS_MAX = 240;
 export const DEFAULT_FPS = 30;

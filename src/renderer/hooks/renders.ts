@@ -107,7 +107,3 @@ export function parseVariableValues(
 }
 
 /** Call after something that adds a render (a finished job), so History shows it. */
-export function useRefreshRenders() {
-  const client = useQueryClient();
-  return () => client.invalidateQueries({ queryKey: RENDERS_KEY });
-}

@@ -1,10 +1,12 @@
-// The app's small state files (settings, the job queue) are JSON written atomically: a temp file
-// in the same folder, then rename, so a crash or SIGKILL mid-write leaves the previous version,
-// never half a file. Writes to one file are serialised so a slow write cannot land after a newer one.
+// Small state and secret files (settings, the job queue, credentials) are written atomically: a
+// temp file (0600) in the same folder, then rename, so a crash or SIGKILL mid-write leaves the
+// previous version, never half a file. Writes to one file through a JsonFileWriter are serialised
+// so a slow write cannot land after a newer one.
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
+/** The parsed JSON of `file`, or undefined when it is missing or not JSON. */
 export async function readJsonFile(file: string): Promise<unknown> {
   try {
     return JSON.parse(await readFile(file, "utf8")) as unknown;
@@ -16,19 +18,28 @@ export async function readJsonFile(file: string): Promise<unknown> {
 }
 
 export async function writeJsonFileAtomic(file: string, value: unknown): Promise<void> {
-  await writeTextAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+  await writeFileAtomic(file, jsonText(value));
 }
 
-async function writeTextAtomic(file: string, text: string): Promise<void> {
+/**
+ * Replaces `file` with `text`: the folder is created 0700 when missing, the file is 0600 (it may
+ * hold a secret; chmod after writing, since an umask could have widened a fresh file).
+ */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const temp = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     await writeFile(temp, text, { mode: 0o600 });
+    await chmod(temp, 0o600);
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
   }
+}
+
+function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
 }
 
 /** Serialises the writes of one file; `write` returns when this value (or a newer one) is on disk. */
@@ -39,8 +50,8 @@ export class JsonFileWriter {
 
   write(value: unknown): Promise<void> {
     // Snapshot now: the caller may change the object before the queued write runs.
-    const text = `${JSON.stringify(value, null, 2)}\n`;
-    const next = this.chain.then(() => writeTextAtomic(this.file, text));
+    const text = jsonText(value);
+    const next = this.chain.then(() => writeFileAtomic(this.file, text));
     this.chain = next.catch(() => undefined);
     return next;
   }
