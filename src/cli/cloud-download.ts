@@ -1,7 +1,7 @@
 // `svc cloud download ID [-o FILE]`: re-attach to a render — wait for it if it is still running,
 // then download the video (temp file + rename; a fresh signed URL each time).
 import type { Command } from "commander";
-import { formatBytes } from "../core/archive";
+import { formatBytes } from "../shared/archive-report";
 import { defaultOutputPath, downloadRender } from "../core/download";
 import { ClientError } from "../core/errors";
 import { pollUntilTerminal, renderFailedError } from "../core/poll";

@@ -1,7 +1,7 @@
 // Human progress of a cloud render on stderr: one line per stage, and while uploading,
 // rendering and downloading a progress line (bytes/s and ETA for transfers, percent for the
 // render), redrawn on a TTY and printed as plain lines otherwise.
-import { formatBytes } from "../core/archive";
+import { formatBytes } from "../shared/archive-report";
 import type { RenderEvent } from "../core/pipeline";
 import { createProgressLine, type ProgressLine } from "./progress";
 

@@ -3,7 +3,7 @@
 // builds and inspects the zip (no credential, no service). Thin: parse flags, call
 // core/pipeline, print.
 import { Option, type Command } from "commander";
-import { formatBytes, type ArchiveReport } from "../core/archive";
+import { formatBytes, type ArchiveReport } from "../shared/archive-report";
 import { ClientError } from "../core/errors";
 import { runRender, type RenderRunState } from "../core/pipeline";
 import { dryRunProject, prepareProject } from "../core/publish";

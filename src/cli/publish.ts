@@ -2,7 +2,7 @@
 // workflow (`svc cloud render --asset-id ID --variables ...` as often as needed, no re-upload).
 // `--dry-run` shows what would be uploaded, exactly like `svc cloud render --dry-run`.
 import type { Command } from "commander";
-import { formatBytes } from "../core/archive";
+import { formatBytes } from "../shared/archive-report";
 import { ClientError } from "../core/errors";
 import { dryRunProject, publishProject } from "../core/publish";
 import { checkIdempotencyKey, newIdempotencyKey } from "../core/render-job";

@@ -13,6 +13,7 @@ import { pipeline } from "node:stream/promises";
 import { createRequire } from "node:module";
 import type { Archiver, ZipOptions } from "archiver";
 import ignore, { type Ignore } from "ignore";
+import { formatBytes, type ArchiveReport } from "../shared/archive-report";
 import { UPLOAD_LIMIT_BYTES } from "../shared/limits";
 import { ClientError, interruptedError } from "./errors";
 
@@ -45,15 +46,6 @@ export interface ProjectFile {
   path: string;
   absolutePath: string;
   sizeBytes: number;
-}
-
-export interface ArchiveReport {
-  project: string;
-  file_count: number;
-  size_bytes: number;
-  upload_limit_bytes: number;
-  exceeds_upload_limit: boolean;
-  largest_files: Array<{ path: string; size_bytes: number }>;
 }
 
 export interface BuiltArchive {
@@ -112,18 +104,6 @@ export function largestFiles(files: ProjectFile[], count = 10): ArchiveReport["l
     .sort((a, b) => b.sizeBytes - a.sizeBytes || (a.path < b.path ? -1 : 1))
     .slice(0, count)
     .map((file) => ({ path: file.path, size_bytes: file.sizeBytes }));
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ["KiB", "MiB", "GiB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(value >= 100 ? 0 : 1)} ${units[unit]}`;
 }
 
 export interface BuildArchiveOptions {

@@ -6,7 +6,7 @@
 import type { RenderRecord } from "../shared/api";
 import type { AspectRatio } from "../shared/render-options";
 import type { ApiClient } from "./api-client";
-import type { ArchiveReport } from "./archive";
+import type { ArchiveReport } from "../shared/archive-report";
 import { downloadRender, defaultOutputPath } from "./download";
 import { interruptedError } from "./errors";
 import { pollUntilTerminal, renderFailedError } from "./poll";

@@ -4,7 +4,8 @@
 import type { AspectRatio } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
 import type { ApiClient } from "./api-client";
-import { buildArchive, checkUploadLimit, inspectArchive, type ArchiveReport } from "./archive";
+import type { ArchiveReport } from "../shared/archive-report";
+import { buildArchive, checkUploadLimit, inspectArchive } from "./archive";
 import { interruptedError } from "./errors";
 import { scanProject, type ProjectScan } from "./project-scan";
 import { checkVariables } from "./render-job";

@@ -6,6 +6,7 @@
 // every answer in `IpcResult`, so an error keeps its `{code, message, hint}` on either path.
 import { z } from "zod";
 import type { RenderList, RenderRecord } from "./api";
+import type { ArchiveReport } from "./archive-report";
 import { fpsSchema } from "./render-options";
 import { ASPECT_RATIOS, FORMATS, QUALITIES, RESOLUTIONS } from "./render-options";
 import type { AspectRatio, OutputFormat, Quality, Resolution } from "./render-options";
@@ -90,14 +91,8 @@ export interface ProjectScanView {
   compositions: string[];
 }
 
-export interface DryRunReport {
-  project: string;
-  file_count: number;
-  size_bytes: number;
-  upload_limit_bytes: number;
-  exceeds_upload_limit: boolean;
-  largest_files: Array<{ path: string; size_bytes: number }>;
-}
+/** The dry run answers the CLI's archive report. */
+export type DryRunReport = ArchiveReport;
 
 /** The stages the queue shows (SPEC.md section 7), then where the job ended. */
 export type JobStage = "waiting" | "zip" | "upload" | "queued" | "rendering" | "download";

@@ -1,7 +1,8 @@
 // What the upload would hold, before anything is uploaded: size against the limit, file count,
 // the largest files, and for a large file the `.svcignore` line that would leave it out.
 import type { DryRunReport as Report } from "../../shared/ipc";
-import { formatBytes, suggestedIgnoreLine } from "../render-plan";
+import { formatBytes } from "../../shared/archive-report";
+import { suggestedIgnoreLine } from "../render-plan";
 
 /** A file this large in an over-limit project gets a suggested ignore line. */
 const LARGE_FILE_SHARE = 0.1;

@@ -9,7 +9,8 @@ import {
   useRetryJob,
   useRevealFile,
 } from "../hooks/jobs";
-import { formatBytes, formatSeconds } from "../render-plan";
+import { formatBytes } from "../../shared/archive-report";
+import { formatSeconds } from "../render-plan";
 import { ErrorNote } from "./ErrorNote";
 
 const STAGES: Array<{ stage: JobStage; label: string }> = [
