@@ -14,6 +14,9 @@ import { loadConfig } from "../server/config";
 import { startServer } from "../server/server";
 import { VERSION } from "./version";
 
+/** Generated idempotency keys start with this, so the service's records show the CLI made them. */
+export const CLI_KEY_PREFIX = "svc-cli";
+
 export interface CloudContext {
   config: ClientConfig;
   client: ApiClient;

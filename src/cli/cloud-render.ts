@@ -7,7 +7,12 @@ import { formatBytes, type ArchiveReport } from "../shared/archive-report";
 import { ClientError } from "../core/errors";
 import { runRender, type RenderRunState } from "../core/pipeline";
 import { dryRunProject, prepareProject } from "../core/publish";
-import { checkIdempotencyKey, checkSettings, chooseProjectSource } from "../core/render-job";
+import {
+  checkIdempotencyKey,
+  checkSettings,
+  chooseProjectSource,
+  newIdempotencyKey,
+} from "../core/render-job";
 import { DEFAULT_MAX_WAIT_MINUTES, DEFAULT_POLL_INTERVAL_SECONDS } from "../shared/limits";
 import {
   ASPECT_RATIOS,
@@ -17,7 +22,7 @@ import {
   type Resolution,
 } from "../shared/render-options";
 import { createCloudProgress } from "./cloud-progress";
-import { interruptSignal, withCloudContext } from "./cloud-context";
+import { CLI_KEY_PREFIX, interruptSignal, withCloudContext } from "./cloud-context";
 import { reportError, UsageError } from "./errors";
 import { addOutputOptionFlags, parseStrictInteger, readVariablesOption } from "./options";
 
@@ -157,7 +162,7 @@ export function registerCloudRenderCommand(cloud: Command): void {
               output: flags.output,
               pollIntervalMs: flags.pollInterval * 1000,
               maxWaitMs: flags.maxWait * 60_000,
-              idempotencyKey: flags.idempotencyKey,
+              idempotencyKey: flags.idempotencyKey ?? newIdempotencyKey(CLI_KEY_PREFIX),
             },
             {
               signal: interrupt.signal,

@@ -8,7 +8,7 @@ import { dryRunProject, publishProject } from "../core/publish";
 import { checkIdempotencyKey, newIdempotencyKey } from "../core/render-job";
 import { printArchiveReport } from "./cloud-render";
 import { createCloudProgress } from "./cloud-progress";
-import { interruptSignal, withCloudContext } from "./cloud-context";
+import { CLI_KEY_PREFIX, interruptSignal, withCloudContext } from "./cloud-context";
 import { reportParseErrorsAsJson } from "./cloud";
 import { reportError } from "./errors";
 
@@ -35,7 +35,7 @@ export function registerPublishCommand(program: Command): void {
         const idempotencyKey =
           flags.idempotencyKey !== undefined
             ? checkIdempotencyKey(flags.idempotencyKey)
-            : newIdempotencyKey();
+            : newIdempotencyKey(CLI_KEY_PREFIX);
         if (flags.dryRun) {
           const report = await dryRunProject({ dir, composition: flags.composition });
           if (json) process.stdout.write(`${JSON.stringify({ archive: report }, null, 2)}\n`);

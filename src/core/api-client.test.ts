@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClientError } from "./errors";
 import { runRender, type RenderEvent } from "./pipeline";
+import { newIdempotencyKey } from "./render-job";
 
 let service: ServiceProcess;
 
@@ -110,6 +111,7 @@ describe("render pipeline with no render workers", () => {
         composition: "index.html",
         pollIntervalMs: 100,
         maxWaitMs: 500,
+        idempotencyKey: newIdempotencyKey("svc-test"),
       },
       { onEvent: (event) => events.push(event) },
     ).catch((caught: unknown) => caught);
@@ -120,7 +122,7 @@ describe("render pipeline with no render workers", () => {
     const last = states[states.length - 1]!;
     expect(last.assetId).toMatch(/^asst_/);
     expect(last.renderId).toMatch(/^rndr_/);
-    expect(last.idempotencyKey).toMatch(/^svc-cli:/);
+    expect(last.idempotencyKey).toMatch(/^svc-test:[0-9a-f-]{36}$/);
     expect((error as ClientError).hint).toContain(`svc cloud download ${last.renderId}`);
     const record = await client.getRender(last.renderId!);
     expect(record).toMatchObject({ status: "queued", aspect_ratio: "1:1" });

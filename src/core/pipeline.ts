@@ -15,7 +15,6 @@ import {
   buildRenderRequest,
   checkIdempotencyKey,
   checkSettings,
-  newIdempotencyKey,
   type ProjectSource,
   type RenderSettings,
 } from "./render-job";
@@ -49,7 +48,8 @@ export interface RenderRunOptions extends RenderSettings {
   cwd?: string;
   pollIntervalMs?: number;
   maxWaitMs?: number;
-  idempotencyKey?: string | undefined;
+  /** The caller's key (checked here), sent on the upload and the submit alike. */
+  idempotencyKey: string;
   /** Folder for the temp zip. */
   tempDir?: string;
   uploadLimitBytes?: number;
@@ -70,9 +70,7 @@ export async function runRender(
   const { signal } = hooks;
   const emit = (event: RenderEvent) => hooks.onEvent?.(event);
   checkSettings(options);
-  const idempotencyKey = options.idempotencyKey
-    ? checkIdempotencyKey(options.idempotencyKey)
-    : newIdempotencyKey();
+  const idempotencyKey = checkIdempotencyKey(options.idempotencyKey);
   const state: RenderRunState = { idempotencyKey };
   const report = (change: Partial<RenderRunState>) => {
     Object.assign(state, change);

@@ -126,9 +126,12 @@ export function checkIdempotencyKey(key: string): string {
   return key;
 }
 
-/** One key per run, sent on both POSTs: a retried step can never create a second asset or render. */
-export function newIdempotencyKey(): string {
-  return `svc-cli:${randomUUID()}`;
+/**
+ * One key per run, sent on both POSTs: a retried step can never create a second asset or render.
+ * `client` names who made it ("svc-cli", "svc-desktop"), so the service's records tell them apart.
+ */
+export function newIdempotencyKey(client: string): string {
+  return `${client}:${randomUUID()}`;
 }
 
 /**

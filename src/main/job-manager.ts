@@ -79,7 +79,7 @@ export interface SubmitAssetJobInput {
 
 /** The app's own idempotency keys, told apart from the CLI's in the service's records. */
 function desktopIdempotencyKey(): string {
-  return newIdempotencyKey().replace(/^svc-cli:/, "svc-desktop:");
+  return newIdempotencyKey("svc-desktop");
 }
 
 /** Progress-only changes reach listeners at most this often; stage changes go at once. */
