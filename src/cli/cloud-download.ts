@@ -2,9 +2,9 @@
 // then download the video (temp file + rename; a fresh signed URL each time).
 import type { Command } from "commander";
 import { formatBytes } from "../shared/archive-report";
-import { defaultOutputPath, downloadRender } from "../core/download";
+import { defaultOutputPath } from "../core/download";
 import { ClientError } from "../core/errors";
-import { pollUntilTerminal, renderFailedError } from "../core/poll";
+import { finishRender } from "../core/pipeline";
 import { DEFAULT_MAX_WAIT_MINUTES, DEFAULT_POLL_INTERVAL_SECONDS } from "../shared/limits";
 import { createCloudProgress } from "./cloud-progress";
 import { interruptSignal, withCloudContext } from "./cloud-context";
@@ -42,31 +42,20 @@ export function registerCloudDownloadCommand(cloud: Command): void {
       const interrupt = interruptSignal();
       const progress = createCloudProgress({ quiet: json });
       try {
-        const result = await withCloudContext(async ({ client }) => {
-          let record = await client.getRender(id, interrupt.signal);
-          if (record.status !== "completed" && record.status !== "failed") {
-            progress.onEvent({ type: "stage", stage: "render" });
-            record = await pollUntilTerminal(client, id, {
-              intervalMs: flags.pollInterval * 1000,
-              maxWaitMs: flags.maxWait * 60_000,
-              signal: interrupt.signal,
-              onUpdate: (update) => progress.onEvent({ type: "render-status", record: update }),
-            });
-          }
-          if (record.status === "failed") throw renderFailedError(record);
-          progress.onEvent({ type: "stage", stage: "download" });
-          const output = flags.output ?? defaultOutputPath(record);
-          return downloadRender(client, record, output, {
+        const result = await withCloudContext(({ client }) =>
+          finishRender(client, id, {
+            pollIntervalMs: flags.pollInterval * 1000,
+            maxWaitMs: flags.maxWait * 60_000,
             signal: interrupt.signal,
-            onProgress: (bytes, totalBytes) =>
-              progress.onEvent({ type: "download-progress", bytes, totalBytes }),
-          });
-        });
+            outputPath: (record) => flags.output ?? defaultOutputPath(record),
+            onEvent: (event) => progress.onEvent(event),
+          }),
+        );
         progress.done();
         process.stdout.write(
           json
-            ? `${JSON.stringify({ render_id: id, output: result.path, size_bytes: result.sizeBytes }, null, 2)}\n`
-            : `Downloaded ${id} -> ${result.path} (${formatBytes(result.sizeBytes)})\n`,
+            ? `${JSON.stringify({ render_id: id, output: result.outputPath, size_bytes: result.sizeBytes }, null, 2)}\n`
+            : `Downloaded ${id} -> ${result.outputPath} (${formatBytes(result.sizeBytes)})\n`,
         );
       } catch (error) {
         progress.done();

@@ -124,6 +124,42 @@ export async function runRender(
     };
   }
 
+  const finished = await finishRender(client, renderId, {
+    pollIntervalMs: options.pollIntervalMs,
+    maxWaitMs: options.maxWaitMs,
+    signal,
+    outputPath: (record) => {
+      const outputPath = options.output ?? defaultOutputPath(record, options.cwd);
+      report({ outputPath });
+      return outputPath;
+    },
+    onEvent: emit,
+  });
+  return { assetId: state.assetId, renderId, ...finished };
+}
+
+export interface FinishRenderOptions {
+  pollIntervalMs?: number | undefined;
+  maxWaitMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+  /** Where the video goes, decided once the finished record (format, id) is known. */
+  outputPath: (record: RenderRecord) => string;
+  /** `render` and `download` stages, every changed record, download progress. */
+  onEvent?: ((event: RenderEvent) => void) | undefined;
+}
+
+/**
+ * The tail every caller shares (a new run, `svc cloud download`, the app resuming a job): wait
+ * for the render to end, fail with its reason, or download the video (temp file + rename, a fresh
+ * signed URL on expiry).
+ */
+export async function finishRender(
+  client: ApiClient,
+  renderId: string,
+  options: FinishRenderOptions,
+): Promise<{ record: RenderRecord; outputPath: string; sizeBytes: number }> {
+  const { signal } = options;
+  const emit = (event: RenderEvent) => options.onEvent?.(event);
   emit({ type: "stage", stage: "render" });
   const record = await pollUntilTerminal(client, renderId, {
     intervalMs: options.pollIntervalMs,
@@ -132,21 +168,13 @@ export async function runRender(
     onUpdate: (update) => emit({ type: "render-status", record: update }),
   });
   if (record.status === "failed") throw renderFailedError(record);
-
-  const outputPath = options.output ?? defaultOutputPath(record, options.cwd);
-  report({ outputPath });
+  const outputPath = options.outputPath(record);
   emit({ type: "stage", stage: "download" });
   const downloaded = await downloadRender(client, record, outputPath, {
     signal,
     onProgress: (bytes, totalBytes) => emit({ type: "download-progress", bytes, totalBytes }),
   });
-  return {
-    assetId: state.assetId,
-    renderId,
-    record,
-    outputPath: downloaded.path,
-    sizeBytes: downloaded.sizeBytes,
-  };
+  return { record, outputPath: downloaded.path, sizeBytes: downloaded.sizeBytes };
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
