@@ -3,25 +3,14 @@
 // Uses the same scanner as the engine and the service, so all three agree on the answer.
 import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { detectAspectRatio, scanCompositionHtml } from "../shared/composition-scan";
+import {
+  detectAspectRatio,
+  scanCompositionHtml,
+  type ProjectScan,
+} from "../shared/composition-scan";
 import type { AspectRatio } from "../shared/render-options";
-import { parseVariablesSchema, type VariableDefinition } from "../shared/variables";
+import { parseVariablesSchema } from "../shared/variables";
 import { ClientError, usageError } from "./errors";
-
-export interface ProjectScan {
-  /** Absolute path of the project folder. */
-  root: string;
-  /** Entry file relative to the root, with forward slashes (as it is named in the zip). */
-  composition: string;
-  width: number;
-  height: number;
-  aspectRatio: AspectRatio;
-  /** Seconds, when the root declares data-duration. */
-  duration: number | undefined;
-  variables: VariableDefinition[];
-  /** Problems in data-composition-variables (the render still uses the valid entries). */
-  schemaErrors: string[];
-}
 
 /** Normalises `-c PATH` to a forward-slash path inside the project, or refuses it. */
 export function normaliseCompositionPath(composition: string): string {

@@ -7,7 +7,8 @@ import type { ApiClient } from "./api-client";
 import type { ArchiveReport } from "../shared/archive-report";
 import { buildArchive, checkUploadLimit, inspectArchive } from "./archive";
 import { interruptedError } from "./errors";
-import { scanProject, type ProjectScan } from "./project-scan";
+import type { ProjectScan } from "../shared/composition-scan";
+import { scanProject } from "./project-scan";
 import { checkVariables } from "./render-job";
 import { uploadArchive } from "./upload";
 

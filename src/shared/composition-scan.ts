@@ -2,6 +2,7 @@
 // size, duration and fps hint, and the variables schema. Used before a render starts (engine),
 // before an upload (client core) and by the desktop app, so all three agree on aspect ratio.
 import type { AspectRatio } from "./render-options";
+import type { VariableDefinition } from "./variables";
 
 export interface CompositionScan {
   compositionId: string;
@@ -12,6 +13,22 @@ export interface CompositionScan {
   fpsHint: number | undefined;
   /** Raw JSON of data-composition-variables on <html> or the root, if any. */
   variablesJson: string | null;
+}
+
+/** A project folder as the client sees it before a render: its entry file, size and variables. */
+export interface ProjectScan {
+  /** Absolute path of the project folder. */
+  root: string;
+  /** Entry file relative to the root, with forward slashes (as it is named in the zip). */
+  composition: string;
+  width: number;
+  height: number;
+  aspectRatio: AspectRatio;
+  /** Seconds, when the root declares data-duration. */
+  duration: number | undefined;
+  variables: VariableDefinition[];
+  /** Problems in data-composition-variables (the render still uses the valid entries). */
+  schemaErrors: string[];
 }
 
 export type ScanResult =

@@ -7,9 +7,10 @@
 import { z } from "zod";
 import type { RenderList, RenderRecord } from "./api";
 import type { ArchiveReport } from "./archive-report";
+import type { ProjectScan } from "./composition-scan";
 import { fpsSchema } from "./render-options";
 import { ASPECT_RATIOS, FORMATS, QUALITIES, RESOLUTIONS } from "./render-options";
-import type { AspectRatio, OutputFormat, Quality, Resolution } from "./render-options";
+import type { OutputFormat, Quality, Resolution } from "./render-options";
 import type { VariableDefinition, VariableIssue, VariableValues } from "./variables";
 import type { IpcEventName, IpcMethodName } from "./ipc-channels";
 
@@ -78,15 +79,7 @@ export interface AppInfo {
   version: string;
 }
 
-export interface ProjectScanView {
-  root: string;
-  composition: string;
-  width: number;
-  height: number;
-  aspectRatio: AspectRatio;
-  duration: number | undefined;
-  variables: VariableDefinition[];
-  schemaErrors: string[];
+export interface ProjectScanView extends ProjectScan {
   /** HTML files in the project folder, for the composition picker. */
   compositions: string[];
 }
