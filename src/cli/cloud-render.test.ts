@@ -155,7 +155,7 @@ describe("svc cloud render flag rules (refused before any upload)", () => {
     [
       "a conflicting aspect ratio",
       ["--aspect-ratio", "9:16"],
-      /--aspect-ratio 9:16 conflicts with the composition, which is 1920x1080 \(16:9\)/,
+      /aspect ratio 9:16 conflicts with the composition, which is 1920x1080 \(16:9\)[\s\S]*hint: Leave out --aspect-ratio/,
     ],
   ];
   for (const [name, flags, message] of refusals) {

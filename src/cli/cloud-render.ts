@@ -7,12 +7,8 @@ import { formatBytes, type ArchiveReport } from "../shared/archive-report";
 import { ClientError } from "../core/errors";
 import { runRender, type RenderRunState } from "../core/pipeline";
 import { dryRunProject, prepareProject } from "../core/publish";
-import {
-  checkIdempotencyKey,
-  checkSettings,
-  chooseProjectSource,
-  newIdempotencyKey,
-} from "../core/render-job";
+import { newIdempotencyKey } from "../core/render-job";
+import { checkCloudFlags, projectSourceFromFlags } from "./cloud-flags";
 import { DEFAULT_MAX_WAIT_MINUTES, DEFAULT_POLL_INTERVAL_SECONDS } from "../shared/limits";
 import {
   ASPECT_RATIOS,
@@ -118,7 +114,7 @@ export function registerCloudRenderCommand(cloud: Command): void {
       let state: RenderRunState | undefined;
       try {
         const variables = readVariablesOption(flags);
-        const project = chooseProjectSource({ dir, assetId: flags.assetId, url: flags.url });
+        const project = projectSourceFromFlags({ dir, assetId: flags.assetId, url: flags.url });
         const settings = {
           fps: flags.fps,
           quality: flags.quality,
@@ -131,8 +127,7 @@ export function registerCloudRenderCommand(cloud: Command): void {
           callbackUrl: flags.callbackUrl,
           callbackId: flags.callbackId,
         };
-        checkSettings(settings);
-        if (flags.idempotencyKey !== undefined) checkIdempotencyKey(flags.idempotencyKey);
+        checkCloudFlags(settings, flags.idempotencyKey);
         if (flags.dryRun) {
           if (project.type !== "dir") {
             throw new UsageError(

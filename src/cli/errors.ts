@@ -1,8 +1,10 @@
 // How the CLI reports failures: one place maps errors to exit codes (0 ok, 1 failure, 2 usage
-// error) and prints them as one clear line plus a hint, or as JSON with --json. No stack traces
+// error) and prints them as one clear line plus a hint (in the CLI's words, src/cli/hints.ts), or
+// as JSON with --json. No stack traces
 // for user mistakes; unexpected errors still say what happened in one line.
 import { ClientError } from "../core/errors";
 import { EngineError } from "../engine/errors";
+import { cliHint } from "./hints";
 
 /** A mistake in how the command was called: exit code 2. */
 export class UsageError extends Error {
@@ -31,20 +33,13 @@ export function describeError(error: unknown): ReportedError {
       exitCode: 2,
     };
   }
-  if (error instanceof EngineError) {
+  if (error instanceof EngineError || error instanceof ClientError) {
+    const hint = cliHint(error) ?? error.hint;
     return {
       code: error.code,
       message: error.message,
-      ...(error.hint ? { hint: error.hint } : {}),
-      exitCode: 1,
-    };
-  }
-  if (error instanceof ClientError) {
-    return {
-      code: error.code,
-      message: error.message,
-      ...(error.hint ? { hint: error.hint } : {}),
-      exitCode: error.usage ? 2 : 1,
+      ...(hint ? { hint } : {}),
+      exitCode: error instanceof ClientError && error.usage ? 2 : 1,
     };
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -5,7 +5,8 @@ import type { Command } from "commander";
 import { formatBytes } from "../shared/archive-report";
 import { ClientError } from "../core/errors";
 import { dryRunProject, publishProject } from "../core/publish";
-import { checkIdempotencyKey, newIdempotencyKey } from "../core/render-job";
+import { newIdempotencyKey } from "../core/render-job";
+import { checkIdempotencyKeyFlag } from "./cloud-flags";
 import { printArchiveReport } from "./cloud-render";
 import { createCloudProgress } from "./cloud-progress";
 import { CLI_KEY_PREFIX, interruptSignal, withCloudContext } from "./cloud-context";
@@ -34,7 +35,7 @@ export function registerPublishCommand(program: Command): void {
       try {
         const idempotencyKey =
           flags.idempotencyKey !== undefined
-            ? checkIdempotencyKey(flags.idempotencyKey)
+            ? checkIdempotencyKeyFlag(flags.idempotencyKey)
             : newIdempotencyKey(CLI_KEY_PREFIX);
         if (flags.dryRun) {
           const report = await dryRunProject({ dir, composition: flags.composition });

@@ -60,23 +60,25 @@ const RETRY_ERROR_CODES = [
 ];
 const RETRY_STATUS_CODES = [408, 429, 500, 502, 503, 504];
 
+/** Neutral hints for the service's codes; the CLI and the app say more in their own words. */
 const HINTS: Record<string, string> = {
-  authentication_failed:
-    "Sign in again with `svc auth login --api-key` (or set SVC_API_KEY to a valid key).",
-  svc_insufficient_credits: "Add credits to the account, then run the command again.",
-  svc_render_not_found: "Check the render id with `svc cloud list`.",
-  svc_asset_not_found:
-    "Check the asset id; `svc publish` or `svc cloud render DIR` prints the id of an upload.",
-  svc_project_invalid: "Fix the project or the --variables values, then run the command again.",
+  authentication_failed: "Sign in again, or use a valid API key.",
+  svc_insufficient_credits: "Add credits to the account, then try again.",
+  svc_render_not_found: "Check the render id.",
+  svc_asset_not_found: "Check the asset id: it is given when a project is uploaded.",
+  svc_project_invalid: "Fix the project or the variable values, then try again.",
   svc_project_too_large:
     "Exclude what the composition does not need in .svcignore, or shrink large media.",
   svc_idempotency_conflict:
-    "This --idempotency-key was already used for a different request; use a new key.",
+    "This idempotency key was already used for a different request; use a new key.",
   rate_limited: "Too many requests; wait a moment and try again.",
-  invalid_parameter: "Check the flag named in the message (`svc cloud render --help`).",
+  invalid_parameter: "Check the option named in the message.",
   internal_error: "The service failed; try again, and report it if it keeps happening.",
   service_unavailable: "The service is starting or stopping; try again in a moment.",
 };
+
+const CHECK_SERVICE_VERSION =
+  "Check that the service URL points at an svc render service of a matching version.";
 
 export function isTransient(error: unknown): boolean {
   if (!(error instanceof ClientError)) return false;
@@ -169,7 +171,7 @@ export class ApiClient {
       throw new ClientError(
         "unexpected_response",
         `The service answered ${method} ${path} with a body svc does not understand: ${parsed.error.issues[0]?.message ?? "invalid"}.`,
-        "Check that SVC_API_URL points at an svc render service of a matching version.",
+        CHECK_SERVICE_VERSION,
       );
     }
     return {
@@ -264,7 +266,7 @@ export class ApiClient {
       throw new ClientError(
         "unexpected_response",
         "The service answered the render list with a body svc does not understand.",
-        "Check that SVC_API_URL points at an svc render service of a matching version.",
+        CHECK_SERVICE_VERSION,
       );
     }
     return parsed.data;
@@ -332,7 +334,7 @@ export function toClientError(error: unknown, baseUrl: string, signal?: AbortSig
       const { code, message, param } = parsed.data.error;
       return new ClientError(code, `${message} (${code}, HTTP ${status})`, HINTS[code], {
         status,
-        ...(param ? { param } : {}),
+        ...(param ? { param, params: { param } } : {}),
         cause: error,
       });
     }
@@ -341,7 +343,7 @@ export function toClientError(error: unknown, baseUrl: string, signal?: AbortSig
       `The service at ${baseUrl} answered HTTP ${status}.`,
       status === 401
         ? HINTS.authentication_failed
-        : "Check that SVC_API_URL points at an svc render service.",
+        : "Check that the service URL points at an svc render service.",
       { status, cause: error },
     );
   }
@@ -358,13 +360,13 @@ export function toClientError(error: unknown, baseUrl: string, signal?: AbortSig
     return new ClientError(
       "network_error",
       `Cannot reach the render service at ${baseUrl} (${error.code ?? error.message}).`,
-      "Check SVC_API_URL and your connection, or start a local service with `svc server`.",
+      "Check the service URL and your connection.",
       { cause: error },
     );
   }
   return new ClientError(
     "internal_error",
     scrubSecrets(error instanceof Error ? error.message : String(error)),
-    "This looks like a bug in svc; please report it with the command you ran.",
+    "This looks like a bug in svc; please report it.",
   );
 }

@@ -128,13 +128,13 @@ export async function buildArchive(
       () => false,
     );
     throw new ClientError(
-      "composition_excluded",
+      exists ? "composition_excluded" : "composition_missing",
       exists
         ? `The entry file ${options.composition} is excluded from the archive.`
         : `The entry file ${options.composition} is not in ${root}.`,
       exists
         ? `Remove the rule that matches it from ${IGNORE_FILE} (dotfiles and ${DEFAULT_EXCLUDES.slice(0, 2).join(", ")} are always excluded).`
-        : "Create it, or name the entry file with -c/--composition.",
+        : "Create it, or name another entry file.",
     );
   }
   const path = join(

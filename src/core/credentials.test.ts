@@ -57,7 +57,7 @@ describe("credential store", () => {
     await writeFile(join(dir, "credentials"), "not json");
     await expect(new CredentialStore(dir).read()).rejects.toMatchObject({
       code: "credentials_corrupt",
-      hint: expect.stringContaining("svc auth login"),
+      hint: "Remove the file and sign in again.",
     });
   });
 });

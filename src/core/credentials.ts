@@ -64,7 +64,7 @@ export class CredentialStore {
       throw new ClientError(
         "credentials_unreadable",
         `Cannot read ${this.file}: ${(error as Error).message}`,
-        "Check the file's permissions, or remove it and run `svc auth login` again.",
+        "Check the file's permissions, or remove it and sign in again.",
       );
     }
     try {
@@ -78,7 +78,7 @@ export class CredentialStore {
     throw new ClientError(
       "credentials_corrupt",
       `${this.file} is not a JSON object.`,
-      "Remove the file and run `svc auth login` again.",
+      "Remove the file and sign in again.",
     );
   }
 

@@ -45,7 +45,8 @@ export async function downloadRender(
       `Render ${record.render_id} is ${record.status}; there is no video to download.`,
       record.status === "failed"
         ? "The render failed; render again after fixing the composition."
-        : `Wait for it with \`svc cloud download ${record.render_id}\`.`,
+        : "Wait for the render to finish, then download it.",
+      { params: { renderId: record.render_id, status: record.status } },
     );
   }
   const target = resolve(output);
@@ -67,7 +68,8 @@ export async function downloadRender(
           throw new ClientError(
             "download_truncated",
             `The download of ${record.render_id} stopped at ${size} of ${total} bytes.`,
-            `Run \`svc cloud download ${record.render_id}\` to try again.`,
+            "Try the download again.",
+            { params: { renderId: record.render_id, topic: "download" } },
           );
         }
         break;
@@ -84,7 +86,8 @@ export async function downloadRender(
             : new ClientError(
                 "network_error",
                 `The download of ${record.render_id} was cut off (${(error as Error).message}).`,
-                `Run \`svc cloud download ${record.render_id}\` to try again.`,
+                "Try the download again.",
+                { params: { renderId: record.render_id, topic: "download" } },
               );
         const retryable =
           expired ||

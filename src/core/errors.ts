@@ -1,7 +1,13 @@
-// Errors of the client core: a stable `code`, a one-line `message`, a `hint` that says how to fix
-// it, and whether it was a mistake in how the command was called (`usage`, exit 2) or a failure
-// (exit 1). API answers keep the service's code and HTTP status. Every message goes through
-// `scrubSecrets` first, so an API key or a signed URL never reaches a terminal or a log.
+// Errors of the client core: a stable `code`, a one-line `message`, `params` (what the error is
+// about: a render id, the option at fault) and a neutral `hint`. The core is shared by the CLI and
+// the desktop app, so its words name no command, flag or button: each edge turns code + params
+// into a hint in its own words (src/cli/hints.ts, src/main/hints.ts) and falls back to `hint`.
+// `usage` marks a mistake in how the core was called (exit 2 in the CLI). API answers keep the
+// service's code and HTTP status. Every message goes through `scrubSecrets` first, so an API key
+// or a signed URL never reaches a terminal or a log.
+
+/** What an error is about, for the edges' hint tables: e.g. `{renderId}`, `{topic: "download"}`. */
+export type ErrorParams = Readonly<Record<string, string>>;
 
 export class ClientError extends Error {
   override readonly name = "ClientError";
@@ -9,7 +15,13 @@ export class ClientError extends Error {
     readonly code: string,
     message: string,
     readonly hint?: string,
-    readonly options: { usage?: boolean; status?: number; param?: string; cause?: unknown } = {},
+    readonly options: {
+      usage?: boolean;
+      status?: number;
+      param?: string;
+      cause?: unknown;
+      params?: ErrorParams;
+    } = {},
   ) {
     super(scrubSecrets(message));
   }
@@ -23,10 +35,19 @@ export class ClientError extends Error {
   get status(): number | undefined {
     return this.options.status;
   }
+
+  get params(): ErrorParams {
+    return this.options.params ?? {};
+  }
 }
 
-export function usageError(message: string, hint?: string): ClientError {
-  return new ClientError("usage_error", message, hint, { usage: true });
+export function usageError(
+  code: string,
+  message: string,
+  hint?: string,
+  params?: ErrorParams,
+): ClientError {
+  return new ClientError(code, message, hint, { usage: true, ...(params ? { params } : {}) });
 }
 
 /** The run was stopped by its AbortSignal (Ctrl+C). */

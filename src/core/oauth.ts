@@ -68,10 +68,11 @@ export function authorizeUrl(
   return `${baseUrl}${OAUTH_PATHS.authorize}?${query.toString()}`;
 }
 
+/** Neutral hints for OAuth errors; the CLI and the app name their own commands and buttons. */
 const HINTS: Record<string, string> = {
-  access_denied: "The sign-in was denied in the browser; run `svc auth login` again to retry.",
-  expired_token: "The code expired before it was approved; run `svc auth login --device` again.",
-  invalid_grant: "The sign-in is no longer valid; run `svc auth login` again.",
+  access_denied: "The sign-in was denied in the browser; start the sign-in again to retry.",
+  expired_token: "The code expired before it was approved; start the device sign-in again.",
+  invalid_grant: "The sign-in is no longer valid; sign in again.",
 };
 
 /** One POST to an OAuth endpoint: form body, no retries, RFC errors as ClientErrors. */
@@ -115,7 +116,7 @@ async function oauthPost<T extends z.ZodType>(
   throw new ClientError(
     "unexpected_response",
     `The service answered ${path} with HTTP ${response.statusCode} and a body svc does not understand.`,
-    "Check that SVC_API_URL points at an svc render service of a matching version.",
+    "Check that the service URL points at an svc render service of a matching version.",
     { status: response.statusCode },
   );
 }
@@ -248,13 +249,13 @@ export async function startLoopbackListener(
         response,
         400,
         "Sign-in failed",
-        "This answer does not belong to the sign-in that is waiting. Run <code>svc auth login</code> again.",
+        "This answer does not belong to the sign-in that is waiting. Start the sign-in again from svc.",
       );
       finish({
         error: new ClientError(
           "oauth_state_mismatch",
           "The browser came back with a different state; the sign-in was refused.",
-          "Run `svc auth login` again, and use the link it prints.",
+          "Start the sign-in again, and use the link it shows.",
         ),
       });
       return;
@@ -265,7 +266,7 @@ export async function startLoopbackListener(
         response,
         400,
         "Sign-in failed",
-        "The sign-in was not completed. You can close this tab and check the terminal.",
+        "The sign-in was not completed. You can close this tab and return to svc.",
       );
       const description = url.searchParams.get("error_description") ?? error;
       finish({ error: new ClientError(error, `${description} (${error})`, HINTS[error]) });
@@ -284,7 +285,7 @@ export async function startLoopbackListener(
       response,
       200,
       "Signed in to svc",
-      "You are signed in. You can close this tab and return to the terminal.",
+      "You are signed in. You can close this tab and return to svc.",
     );
     finish({ code: received });
   });
@@ -295,7 +296,7 @@ export async function startLoopbackListener(
         error: new ClientError(
           "login_timeout",
           `No answer from the browser within ${Math.round((options.timeoutMs ?? LOGIN_TIMEOUT_MS) / 1000)} s.`,
-          "Run `svc auth login` again; on a remote machine use `svc auth login --device`.",
+          "Start the sign-in again; on a remote machine sign in with a device code.",
         ),
       }),
     options.timeoutMs ?? LOGIN_TIMEOUT_MS,
@@ -583,8 +584,8 @@ export class OAuthSession {
         throw new ClientError(
           "authentication_failed",
           "The sign-in has expired or was revoked.",
-          "Sign in again (`svc auth login`).",
-          { status: 401, cause: error },
+          "Sign in again.",
+          { status: 401, cause: error, params: { credential: "oauth" } },
         );
       }
       throw error;

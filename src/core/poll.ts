@@ -52,7 +52,8 @@ export async function pollUntilTerminal(
       throw new ClientError(
         "max_wait_exceeded",
         `Render ${renderId} did not finish within ${formatWait(maxWaitMs)}; it keeps running on the service.`,
-        `Fetch it later with \`svc cloud download ${renderId}\`, or wait longer with --max-wait.`,
+        "It keeps running on the service: download it later, or wait longer.",
+        { params: { renderId } },
       );
     }
     await wait(Math.min(delay, remaining), options.signal);
@@ -68,6 +69,7 @@ export function renderFailedError(record: RenderRecord): ClientError {
   return new ClientError(
     record.failure_code ?? "render_failed",
     `Render ${record.render_id} failed: ${record.failure_message ?? "no reason given"}${record.failure_code ? ` (${record.failure_code})` : ""}.`,
-    "Fix the composition (try `svc render` locally to see the problem), then render again.",
+    "Fix the composition, then render again.",
+    { params: { renderId: record.render_id, topic: "render_failed" } },
   );
 }

@@ -12,7 +12,7 @@ import type { AspectRatio } from "../shared/render-options";
 import { parseVariablesSchema } from "../shared/variables";
 import { ClientError, usageError } from "./errors";
 
-/** Normalises `-c PATH` to a forward-slash path inside the project, or refuses it. */
+/** Normalises a composition path to forward slashes inside the project, or refuses it. */
 export function normaliseCompositionPath(composition: string): string {
   const cleaned = composition.replace(/\\/g, "/").replace(/^\.\//, "");
   if (
@@ -22,8 +22,10 @@ export function normaliseCompositionPath(composition: string): string {
     cleaned.split("/").includes("..")
   ) {
     throw usageError(
-      `--composition must be a path inside the project, not "${composition}".`,
-      "Give it relative to the project folder, e.g. -c scenes/intro.html.",
+      "composition_outside_project",
+      `The composition must be a path inside the project, not "${composition}".`,
+      "Give it relative to the project folder, e.g. scenes/intro.html.",
+      { composition },
     );
   }
   return cleaned;
@@ -37,15 +39,21 @@ export async function scanProject(
   const info = await stat(root).catch(() => undefined);
   if (!info?.isDirectory()) {
     throw usageError(
+      "project_not_found",
       `${dir} is not a folder.`,
-      "Give the project folder that holds index.html, or use --asset-id / --url.",
+      "Give the project folder that holds index.html.",
     );
   }
   const composition = normaliseCompositionPath(options.composition ?? "index.html");
   const entry = resolve(root, composition);
   const inside = relative(root, entry);
   if (inside.startsWith("..") || isAbsolute(inside) || inside.split(sep).includes("..")) {
-    throw usageError(`--composition ${composition} is outside the project folder.`);
+    throw usageError(
+      "composition_outside_project",
+      `The composition ${composition} is outside the project folder.`,
+      "Give it relative to the project folder, e.g. scenes/intro.html.",
+      { composition },
+    );
   }
   let html: string;
   try {
@@ -54,7 +62,8 @@ export async function scanProject(
     throw new ClientError(
       "composition_not_found",
       `No entry file ${composition} in ${root}.`,
-      "Create index.html in the project folder, or name the entry file with -c/--composition.",
+      "Create index.html in the project folder, or name another entry file.",
+      { params: { composition } },
     );
   }
   const scanned = scanCompositionHtml(html);
@@ -68,13 +77,16 @@ export async function scanProject(
   const detected = detectAspectRatio(width, height);
   if (options.aspectRatio && detected && options.aspectRatio !== detected) {
     throw usageError(
-      `--aspect-ratio ${options.aspectRatio} conflicts with the composition, which is ${width}x${height} (${detected}).`,
-      `Leave out --aspect-ratio (it is detected), or change data-width/data-height in ${composition}.`,
+      "aspect_mismatch",
+      `The aspect ratio ${options.aspectRatio} conflicts with the composition, which is ${width}x${height} (${detected}).`,
+      `Let the aspect ratio be detected, or change data-width/data-height in ${composition}.`,
+      { requested: options.aspectRatio, detected },
     );
   }
   if (options.aspectRatio && !detected) {
     throw usageError(
-      `--aspect-ratio ${options.aspectRatio} conflicts with the composition, which is ${width}x${height}.`,
+      "aspect_mismatch",
+      `The aspect ratio ${options.aspectRatio} conflicts with the composition, which is ${width}x${height}.`,
       `Change data-width/data-height in ${composition} to a 16:9, 9:16 or 1:1 size.`,
     );
   }

@@ -1,7 +1,8 @@
-// What one `svc cloud render` asks for, checked before anything touches the network: exactly one
-// project source, render options through the shared zod schema (so "4k cannot be webm/mov" is the
-// same rule everywhere), the idempotency key's alphabet, a usable callback URL, and variables
-// against the composition's schema (strict: fail fast; otherwise: warnings).
+// What one cloud render asks for, checked before anything touches the network: render options
+// through the shared zod schema (so "4k cannot be webm/mov" is the same rule everywhere), the
+// idempotency key's alphabet, a usable callback URL, and variables against the composition's
+// schema (strict: fail fast; otherwise: warnings). Refusals are `invalid_parameter` naming the
+// `param`, in words that fit the CLI and the app alike; the CLI's flag words are in src/cli.
 import { randomUUID } from "node:crypto";
 import type { RenderRequest } from "../shared/api";
 import { IDEMPOTENCY_KEY_PATTERN } from "../shared/limits";
@@ -18,7 +19,7 @@ import {
   type VariableDefinition,
   type VariableValues,
 } from "../shared/variables";
-import { ClientError, usageError } from "./errors";
+import { ClientError } from "./errors";
 
 export type ProjectSource =
   | { type: "dir"; dir: string }
@@ -40,45 +41,6 @@ export interface RenderSettings {
   callbackId?: string | undefined;
 }
 
-/** Picks the one project source among a folder, --asset-id and --url. */
-export function chooseProjectSource(input: {
-  dir?: string | undefined;
-  assetId?: string | undefined;
-  url?: string | undefined;
-}): ProjectSource {
-  const given = [
-    input.dir !== undefined ? "a project folder" : undefined,
-    input.assetId !== undefined ? "--asset-id" : undefined,
-    input.url !== undefined ? "--url" : undefined,
-  ].filter((value): value is string => value !== undefined);
-  if (given.length > 1) {
-    throw usageError(
-      `Give only one of a project folder, --asset-id or --url (got ${given.join(" and ")}).`,
-      "A folder is zipped and uploaded; --asset-id reuses an upload; --url renders a zip or HTML file from the web.",
-    );
-  }
-  if (input.assetId !== undefined) {
-    if (input.assetId.trim() === "") throw usageError("--asset-id must not be empty.");
-    return { type: "asset_id", assetId: input.assetId.trim() };
-  }
-  if (input.url !== undefined) {
-    let parsed: URL;
-    try {
-      parsed = new URL(input.url);
-    } catch {
-      throw usageError(
-        `--url must be a URL, not "${input.url}".`,
-        "Example: --url https://example.com/project.zip",
-      );
-    }
-    if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
-      throw usageError(`--url must be an http(s) URL, not "${input.url}".`);
-    }
-    return { type: "url", url: input.url };
-  }
-  return { type: "dir", dir: input.dir ?? "." };
-}
-
 export function checkSettings(settings: RenderSettings): void {
   const checked = checkRenderOptions({
     fps: settings.fps,
@@ -88,10 +50,7 @@ export function checkSettings(settings: RenderSettings): void {
     aspect_ratio: settings.aspectRatio,
   });
   if (!checked.ok) {
-    throw usageError(
-      checked.problem.message,
-      checked.problem.param === "format" ? "Use --format mp4 with --resolution 4k." : undefined,
-    );
+    throw invalidParameter(checked.problem.param, checked.problem.message);
   }
   if (settings.callbackUrl !== undefined) {
     let url: URL | undefined;
@@ -102,25 +61,32 @@ export function checkSettings(settings: RenderSettings): void {
     }
     const loopback = url && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
     if (!url || !(url.protocol === "https:" || (url.protocol === "http:" && loopback))) {
-      throw usageError(
-        `--callback-url must be an HTTPS URL, not "${settings.callbackUrl}".`,
-        "Example: --callback-url https://example.com/hooks/svc",
+      throw invalidParameter(
+        "callback_url",
+        `The callback URL must be an HTTPS URL, not "${settings.callbackUrl}".`,
+        settings.callbackUrl,
       );
     }
   }
   if (settings.callbackId !== undefined && settings.callbackUrl === undefined) {
-    throw usageError(
-      "--callback-id needs --callback-url.",
-      "The id is echoed in the webhook call.",
-    );
+    throw invalidParameter("callback_id", "A callback id needs a callback URL.");
   }
+}
+
+function invalidParameter(param: string, message: string, value?: string): ClientError {
+  return new ClientError("invalid_parameter", message, undefined, {
+    usage: true,
+    param,
+    params: { param, ...(value !== undefined ? { value } : {}) },
+  });
 }
 
 export function checkIdempotencyKey(key: string): string {
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw usageError(
-      `--idempotency-key must be 1 to 255 characters from A-Z a-z 0-9 _ : . - (got ${key.length} characters${key.length > 0 && key.length <= 255 ? " with others" : ""}).`,
-      "Example: --idempotency-key release-2024-06-01.v2",
+    throw invalidParameter(
+      "idempotency_key",
+      `An idempotency key must be 1 to 255 characters from A-Z a-z 0-9 _ : . - (got ${key.length} characters${key.length > 0 && key.length <= 255 ? " with others" : ""}).`,
+      key,
     );
   }
   return key;
@@ -151,7 +117,8 @@ export function checkVariables(
     throw new ClientError(
       "svc_project_invalid",
       `The variables do not match the composition: ${lines.join("; ")}.`,
-      "Fix the --variables values, or drop --strict-variables to render with warnings.",
+      "Fix the variable values, or turn strict variables off to render with warnings.",
+      { params: { strict: "yes" } },
     );
   }
   return lines.map((line) => `variable ${line}`);

@@ -179,7 +179,7 @@ export class SegmentEncoder {
           new EngineError(
             "ffmpeg_not_found",
             `FFmpeg could not start: ${error.message}`,
-            "Run `svc doctor`.",
+            "Check that FFmpeg is installed and runs.",
           ),
         );
       });
@@ -190,7 +190,7 @@ export class SegmentEncoder {
         this.failure = new EngineError(
           "encode_failed",
           `FFmpeg failed to encode: ${reason}`,
-          "Run `svc doctor` to check FFmpeg and its encoders.",
+          "Check FFmpeg and its encoders.",
         );
         reject(this.failure);
       });
@@ -371,7 +371,7 @@ export function runFfmpeg(ffmpegPath: string, args: string[], signal?: AbortSign
         new EngineError(
           "ffmpeg_not_found",
           `FFmpeg could not start: ${error.message}`,
-          "Run `svc doctor`.",
+          "Check that FFmpeg is installed and runs.",
         ),
       );
     });
@@ -384,7 +384,7 @@ export function runFfmpeg(ffmpegPath: string, args: string[], signal?: AbortSign
         new EngineError(
           "encode_failed",
           `FFmpeg failed: ${reason}`,
-          "Run `svc doctor` to check FFmpeg.",
+          "Check FFmpeg and its encoders.",
         ),
       );
     });

@@ -1,5 +1,7 @@
-// Typed engine errors: a stable code, a one-line message and a hint that says how to fix it.
-// The CLI maps them to exit codes and the service to failure_code/failure_message.
+// Typed engine errors: a stable code, a one-line message, `params` (the option at fault, what was
+// detected) and a neutral hint. The engine runs under the CLI (`svc render`), the service's
+// workers and the template, so its words name no flag or request field: each of those says the
+// hint in its own words from code + params, and the CLI maps codes to exit codes.
 
 export type EngineErrorCode =
   | "composition_not_found"
@@ -21,6 +23,7 @@ export class EngineError extends Error {
     message: string,
     readonly hint?: string,
     readonly details?: unknown,
+    readonly params: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }

@@ -66,7 +66,9 @@ export function resolveWorkers(workers: number | "auto" | undefined, segments: n
     throw new EngineError(
       "invalid_options",
       `workers must be a whole number of at least 1 or "auto", not ${String(workers)}.`,
-      "Use --workers 2 or --workers auto.",
+      'Use 2 workers, or "auto".',
+      undefined,
+      { option: "workers" },
     );
   }
   return Math.max(1, Math.min(wanted, segments));
@@ -99,8 +101,10 @@ async function resolveComposition(
       "composition_not_found",
       `The entry file ${composition} was not found in ${projectDir}.`,
       composition === "index.html"
-        ? "Add an index.html to the project folder, or name the entry file with --composition."
-        : "Check --composition: it is a path relative to the project folder, and must stay inside it.",
+        ? "Add an index.html to the project folder, or name another entry file."
+        : "The composition is a path relative to the project folder, and must stay inside it.",
+      undefined,
+      { composition },
     );
   }
   return { root: realRoot, entryPath, urlPath };
@@ -140,6 +144,8 @@ export async function renderComposition(
       "invalid_options",
       `Invalid ${checked.problem.param}: ${checked.problem.message}`,
       hintForOption(checked.problem.param),
+      undefined,
+      { option: checked.problem.param },
     );
   }
   const { fps, quality, format, resolution } = checked.options;
@@ -162,8 +168,13 @@ export async function renderComposition(
         ? `The composition is ${scan.width}x${scan.height}, which is not ${options.aspectRatio}.`
         : `The composition is ${scan.width}x${scan.height}, which matches none of 16:9, 9:16 or 1:1.`,
       options.aspectRatio
-        ? `Leave out --aspect-ratio to use the composition's own shape${detected ? ` (${detected})` : ""}, or change data-width/data-height.`
+        ? `Let the aspect ratio be detected from the composition${detected ? ` (${detected})` : ""}, or change data-width/data-height.`
         : "Set data-width/data-height to 1920x1080, 1080x1920 or 1080x1080.",
+      undefined,
+      {
+        ...(options.aspectRatio ? { requested: options.aspectRatio } : {}),
+        ...(detected ? { detected } : {}),
+      },
     );
   }
 
@@ -176,7 +187,7 @@ export async function renderComposition(
       throw new EngineError(
         "invalid_variables",
         `The variables do not match the composition's schema: ${issues.map(formatVariableIssue).join("; ")}`,
-        "Fix the values, or drop --strict-variables to render with warnings.",
+        "Fix the values, or turn strict variables off to render with warnings.",
         issues,
       );
     }
@@ -376,18 +387,13 @@ export async function renderComposition(
 }
 
 function cancelledError(): EngineError {
-  return new EngineError(
-    "cancelled",
-    "The render was cancelled.",
-    "Run the same command again to start over.",
-  );
+  return new EngineError("cancelled", "The render was cancelled.", "Start the render again.");
 }
 
 function hintForOption(param: string): string {
-  if (param === "fps")
-    return "Use a whole number of frames per second from 1 to 240, e.g. --fps 30.";
+  if (param === "fps") return "Use a whole number of frames per second from 1 to 240, e.g. 30.";
   if (param === "format") return "Render 4k as mp4, or use 1080p for webm/mov (alpha).";
-  return `Check the value of --${param.replace(/_/g, "-")}.`;
+  return `Check the value of ${param}.`;
 }
 
 function pageError(messages: string[]): EngineError {

@@ -1,17 +1,19 @@
 // How a failure in the main process crosses the IPC boundary: always `{code, message, hint}`.
-// Core and service errors keep their code; invalid input from the renderer becomes
+// Core and service errors keep their code and get the app's own hint (src/main/hints.ts); invalid input from the renderer becomes
 // `invalid_input` naming the field; anything unexpected becomes `internal_error`. Messages go
 // through the core's secret scrubber, so a key, token or signed URL never reaches the renderer.
 import { z } from "zod";
 import type { IpcError } from "../shared/ipc";
 import { ClientError, scrubSecrets } from "../core/errors";
+import { desktopHint } from "./hints";
 
 export function toIpcError(error: unknown): IpcError {
   if (error instanceof ClientError) {
+    const hint = desktopHint(error) ?? error.hint;
     return {
       code: error.code,
       message: scrubSecrets(error.message),
-      ...(error.hint ? { hint: scrubSecrets(error.hint) } : {}),
+      ...(hint ? { hint: scrubSecrets(hint) } : {}),
     };
   }
   if (error instanceof z.ZodError) {

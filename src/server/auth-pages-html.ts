@@ -114,7 +114,7 @@ export function deviceEntryPage(input: {
   return page(
     "Connect a device",
     `<h1>Connect a device</h1>
-<p>Enter the code shown in your terminal. You are signed in as <strong>${escapeHtml(input.email)}</strong>.</p>
+<p>Enter the code that svc shows (in your terminal or the app). You are signed in as <strong>${escapeHtml(input.email)}</strong>.</p>
 ${errorBox(input.error)}
 <form method="post" action="/device">
 ${hidden({ csrf: input.csrf })}

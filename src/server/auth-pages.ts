@@ -402,7 +402,7 @@ export function registerAuthPages(
         approve
           ? messagePage(
               "Device connected",
-              "You are signed in. Return to your terminal; you can close this page.",
+              "You are signed in. Return to svc (your terminal or the app); you can close this page.",
             )
           : messagePage("Request denied", "The device was not signed in. You can close this page."),
       );

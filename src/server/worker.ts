@@ -8,6 +8,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createReadStream } from "node:fs";
 import { isEngineError } from "../engine/errors";
+import { engineFailureMessage } from "./failure-hints";
 import type { RenderCompositionOptions, RenderResult } from "../engine/types";
 import type { AspectRatio, OutputFormat, Quality, Resolution } from "../shared/render-options";
 import type { ServiceContext } from "./context";
@@ -267,7 +268,7 @@ export class WorkerPool {
             : isEngineError(error)
               ? {
                   code: error.code,
-                  message: error.hint ? `${error.message} ${error.hint}` : error.message,
+                  message: engineFailureMessage(error),
                 }
               : { code: "svc_render_failed", message: "the render failed inside the service" };
         if (!isEngineError(error) && reason !== "timeout")
