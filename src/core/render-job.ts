@@ -8,10 +8,9 @@ import type { RenderRequest } from "../shared/api";
 import { IDEMPOTENCY_KEY_PATTERN } from "../shared/limits";
 import {
   checkRenderOptions,
+  toRenderOptions,
   type AspectRatio,
-  type OutputFormat,
-  type Quality,
-  type Resolution,
+  type RenderSettingFields,
 } from "../shared/render-options";
 import {
   formatVariableIssue,
@@ -26,13 +25,9 @@ export type ProjectSource =
   | { type: "asset_id"; assetId: string }
   | { type: "url"; url: string };
 
-export interface RenderSettings {
-  fps: number;
-  quality: Quality;
-  format: OutputFormat;
-  resolution: Resolution;
-  /** Undefined: detected for a local project; the service decides for asset/url (else 16:9). */
-  aspectRatio?: AspectRatio | undefined;
+/** Render setting fields (shared schema) plus what one cloud render adds. `aspectRatio` undefined:
+ * detected for a local project; the service decides for asset/url (else 16:9). */
+export interface RenderSettings extends RenderSettingFields {
   composition: string;
   variables?: VariableValues | undefined;
   strictVariables?: boolean | undefined;
@@ -42,13 +37,7 @@ export interface RenderSettings {
 }
 
 export function checkSettings(settings: RenderSettings): void {
-  const checked = checkRenderOptions({
-    fps: settings.fps,
-    quality: settings.quality,
-    format: settings.format,
-    resolution: settings.resolution,
-    aspect_ratio: settings.aspectRatio,
-  });
+  const checked = checkRenderOptions(settings);
   if (!checked.ok) {
     throw invalidParameter(checked.problem.param, checked.problem.message);
   }
@@ -131,11 +120,7 @@ export function buildRenderRequest(
 ): RenderRequest {
   return {
     project,
-    fps: settings.fps,
-    quality: settings.quality,
-    format: settings.format,
-    resolution: settings.resolution,
-    ...(aspectRatio ? { aspect_ratio: aspectRatio } : {}),
+    ...toRenderOptions({ ...settings, aspectRatio }),
     composition: settings.composition,
     variables: settings.variables ?? {},
     strict_variables: settings.strictVariables ?? false,

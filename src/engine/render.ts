@@ -132,13 +132,7 @@ export async function renderComposition(
 ): Promise<RenderResult> {
   const { signal } = options;
   throwIfAborted(signal);
-  const checked = checkRenderOptions({
-    fps: options.fps,
-    quality: options.quality,
-    format: options.format,
-    resolution: options.resolution,
-    aspect_ratio: options.aspectRatio,
-  });
+  const checked = checkRenderOptions(options);
   if (!checked.ok) {
     throw new EngineError(
       "invalid_options",

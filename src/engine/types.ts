@@ -1,5 +1,5 @@
 // The engine's public contract: what renderComposition takes and returns.
-import type { AspectRatio, OutputFormat, Quality, Resolution } from "../shared/render-options";
+import type { RenderSettingFields } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
 
 export interface RenderProgress {
@@ -13,19 +13,14 @@ export interface RenderProgress {
   stage: "preparing" | "capturing" | "finishing";
 }
 
-export interface RenderCompositionOptions {
+/** Render settings (shared schema; the aspect ratio defaults to data-width/data-height). */
+export interface RenderCompositionOptions extends Partial<RenderSettingFields> {
   /** Folder served to the page; no path may escape it. */
   projectDir: string;
   /** Entry HTML file, relative to projectDir. Default "index.html". */
   composition?: string;
   /** Where the video goes. Written through a temp file and renamed, so it is whole or absent. */
   output: string;
-  fps?: number;
-  quality?: Quality;
-  format?: OutputFormat;
-  resolution?: Resolution;
-  /** Default: detected from data-width/data-height of the root. */
-  aspectRatio?: AspectRatio;
   variables?: VariableValues;
   strictVariables?: boolean;
   /** Browser pages/processes capturing in parallel; "auto" picks from the CPU count. */

@@ -41,13 +41,7 @@ export function blockedResolutions(format: OutputFormat): Map<Resolution, string
 
 /** The first problem with the render options as a whole (e.g. fps out of range). */
 export function renderOptionsProblem(render: RenderChoices): string | undefined {
-  const result = checkRenderOptions({
-    fps: render.fps,
-    quality: render.quality,
-    format: render.format,
-    resolution: render.resolution,
-    ...(render.aspectRatio ? { aspect_ratio: render.aspectRatio } : {}),
-  });
+  const result = checkRenderOptions(render);
   return result.ok ? undefined : result.problem.message;
 }
 

@@ -5,27 +5,21 @@
 // schema's defaults.
 import { create } from "zustand";
 import { persist } from "zustand/middleware";
-import type { AspectRatio, OutputFormat, Quality, Resolution } from "../shared/render-options";
+import { DEFAULT_RENDER_SETTINGS } from "../shared/render-options";
+import type { AspectRatio, RenderSettingFields } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
 
 export const SCREENS = ["project", "queue", "history", "account", "settings"] as const;
 export type Screen = (typeof SCREENS)[number];
 export type ThemeChoice = "system" | "light" | "dark";
 
-export interface RenderChoices {
-  fps: number;
-  quality: Quality;
-  format: OutputFormat;
-  resolution: Resolution;
-  /** Undefined: the aspect ratio detected from the composition. */
+/** The shared render settings; an undefined aspect ratio is the one detected from the composition. */
+export type RenderChoices = Required<Omit<RenderSettingFields, "aspectRatio">> & {
   aspectRatio: AspectRatio | undefined;
-}
+};
 
 export const DEFAULT_RENDER_CHOICES: RenderChoices = {
-  fps: 30,
-  quality: "standard",
-  format: "mp4",
-  resolution: "1080p",
+  ...DEFAULT_RENDER_SETTINGS,
   aspectRatio: undefined,
 };
 

@@ -7,10 +7,10 @@ import {
   FORMATS,
   QUALITIES,
   RESOLUTIONS,
-  fpsSchema,
-  renderOptionsSchema,
+  renderOptionsShape,
+  renderSettingsRule,
 } from "./render-options";
-import { DEFAULT_FPS, IDEMPOTENCY_KEY_PATTERN } from "./limits";
+import { IDEMPOTENCY_KEY_PATTERN } from "./limits";
 
 /** Every error code the service returns, with its HTTP status. */
 export const API_ERRORS = {
@@ -143,12 +143,7 @@ export const variableValuesSchema = z.record(z.string(), z.unknown());
 export const renderRequestSchema = z
   .object({
     project: projectSchema,
-    fps: fpsSchema.default(DEFAULT_FPS),
-    quality: z.enum(QUALITIES).default("standard"),
-    format: z.enum(FORMATS).default("mp4"),
-    resolution: z.enum(RESOLUTIONS).default("1080p"),
-    /** Default: detected from the composition's data-width/data-height, else 16:9. */
-    aspect_ratio: z.enum(ASPECT_RATIOS).optional(),
+    ...renderOptionsShape,
     composition: z.string().min(1).max(1024).default("index.html"),
     variables: variableValuesSchema.default({}),
     strict_variables: z.boolean().default(false),
@@ -156,18 +151,7 @@ export const renderRequestSchema = z
     callback_url: z.url({ error: "callback_url must be a URL" }).nullable().optional(),
     callback_id: z.string().max(500).nullable().optional(),
   })
-  .superRefine((request, ctx) => {
-    // Cross-field rules (4k has no alpha path) live in the render options schema: ask it.
-    const options = renderOptionsSchema.safeParse({
-      fps: request.fps,
-      quality: request.quality,
-      format: request.format,
-      resolution: request.resolution,
-      aspect_ratio: request.aspect_ratio,
-    });
-    if (!options.success)
-      for (const issue of options.error.issues) ctx.addIssue({ ...issue, code: "custom" } as never);
-  });
+  .superRefine(renderSettingsRule);
 export type RenderRequest = z.input<typeof renderRequestSchema>;
 export type ParsedRenderRequest = z.output<typeof renderRequestSchema>;
 

@@ -8,8 +8,7 @@ import { z } from "zod";
 import type { RenderList, RenderRecord } from "./api";
 import type { ArchiveReport } from "./archive-report";
 import type { ProjectScan } from "./composition-scan";
-import { fpsSchema } from "./render-options";
-import { ASPECT_RATIOS, FORMATS, QUALITIES, RESOLUTIONS } from "./render-options";
+import { renderSettingsRule, renderSettingsShape } from "./render-options";
 import type { OutputFormat, Quality, Resolution } from "./render-options";
 import type { VariableDefinition, VariableIssue, VariableValues } from "./variables";
 import type { IpcEventName, IpcMethodName } from "./ipc-channels";
@@ -44,17 +43,15 @@ const jobId = z.string().min(1);
 const renderId = z.string().min(1).max(255);
 const empty = z.object({}).strict().optional();
 
-export const renderSettingsSchema = z.object({
-  fps: fpsSchema.default(30),
-  quality: z.enum(QUALITIES).default("standard"),
-  format: z.enum(FORMATS).default("mp4"),
-  resolution: z.enum(RESOLUTIONS).default("1080p"),
-  aspectRatio: z.enum(ASPECT_RATIOS).optional(),
-  variables: variables.optional(),
-  strictVariables: z.boolean().optional(),
-  title: z.string().max(500).optional(),
-});
-export type JobRenderSettings = z.output<typeof renderSettingsSchema>;
+export const jobSettingsSchema = z
+  .object({
+    ...renderSettingsShape,
+    variables: variables.optional(),
+    strictVariables: z.boolean().optional(),
+    title: z.string().max(500).optional(),
+  })
+  .superRefine(renderSettingsRule);
+export type JobRenderSettings = z.output<typeof jobSettingsSchema>;
 
 /** "local": the embedded service this app supervises; otherwise the base URL of a service. */
 export const serviceSettingSchema = z.union([
@@ -206,7 +203,7 @@ export const ipcInputSchemas = {
       .object({
         dir: projectDir,
         composition,
-        settings: renderSettingsSchema,
+        settings: jobSettingsSchema,
         /** Default: the downloads folder of the settings. */
         outputDir: z.string().min(1).optional(),
       })
@@ -215,7 +212,7 @@ export const ipcInputSchemas = {
       .object({
         assetId: z.string().regex(/^asst_[\w-]{1,200}$/, { error: "assetId must be an asst_ id" }),
         composition: z.string().min(1).max(1024).default("index.html"),
-        settings: renderSettingsSchema,
+        settings: jobSettingsSchema,
         outputDir: z.string().min(1).optional(),
       })
       .strict(),

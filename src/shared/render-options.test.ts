@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { checkRenderOptions, outputSize } from "./render-options";
+import { renderRequestSchema } from "./api";
+import { jobSettingsSchema } from "./ipc";
+import {
+  checkRenderOptions,
+  fromRenderOptions,
+  outputSize,
+  renderSettingsSchema,
+  toRenderOptions,
+} from "./render-options";
 
 describe("render options", () => {
   it("fills the documented defaults", () => {
@@ -36,5 +44,44 @@ describe("render options", () => {
     expect(outputSize("9:16", "1080p")).toEqual({ width: 1080, height: 1920 });
     expect(outputSize("1:1", "1080p")).toEqual({ width: 1080, height: 1080 });
     expect(outputSize("16:9", "4k")).toEqual({ width: 3840, height: 2160 });
+  });
+});
+
+describe("one render-settings schema", () => {
+  it("refuses 4k webm in the API request, the desktop job settings and the engine check alike", () => {
+    expect(
+      renderRequestSchema.safeParse({
+        project: { type: "asset_id", asset_id: "asst_x" },
+        resolution: "4k",
+        format: "webm",
+      }).success,
+    ).toBe(false);
+    expect(jobSettingsSchema.safeParse({ resolution: "4k", format: "webm" }).success).toBe(false);
+    expect(checkRenderOptions({ resolution: "4k", format: "webm" }).ok).toBe(false);
+  });
+
+  it("gives every side the same defaults", () => {
+    const defaults = { fps: 30, quality: "standard", format: "mp4", resolution: "1080p" };
+    expect(jobSettingsSchema.parse({})).toEqual(defaults);
+    expect(renderSettingsSchema.parse({})).toEqual(defaults);
+    expect(
+      renderRequestSchema.parse({ project: { type: "asset_id", asset_id: "asst_x" } }),
+    ).toMatchObject(defaults);
+  });
+
+  it("maps camelCase settings to the wire and back", () => {
+    const settings = {
+      fps: 24,
+      quality: "high",
+      format: "mov",
+      resolution: "1080p",
+      aspectRatio: "9:16",
+    } as const;
+    const wire = toRenderOptions(settings);
+    expect(wire).toEqual({ ...settings, aspectRatio: undefined, aspect_ratio: "9:16" });
+    expect(fromRenderOptions(wire)).toEqual(settings);
+    expect(toRenderOptions({ ...settings, aspectRatio: undefined })).not.toHaveProperty(
+      "aspect_ratio",
+    );
   });
 });

@@ -1,5 +1,7 @@
-// Render options: one zod schema used by the CLI, the desktop form, the engine and the service,
-// so a rule such as "4k cannot be webm or mov" is written exactly once.
+// Render settings (fps, quality, format, resolution, aspect ratio): one declaration of the fields,
+// their defaults and the cross-field rule ("4k cannot be webm or mov"), which the API's request
+// (snake_case), the desktop IPC and UI (camelCase), the CLI and the engine derive from, and the one
+// mapping between the two casings.
 import { z } from "zod";
 import { DEFAULT_FPS, FPS_MAX, FPS_MIN } from "./limits";
 
@@ -38,25 +40,89 @@ export const fpsSchema = z
   .min(FPS_MIN, { error: `fps must be at least ${FPS_MIN}` })
   .max(FPS_MAX, { error: `fps must be at most ${FPS_MAX}` });
 
-export const renderOptionsSchema = z
-  .object({
-    fps: fpsSchema.default(DEFAULT_FPS),
-    quality: z.enum(QUALITIES).default("standard"),
-    format: z.enum(FORMATS).default("mp4"),
-    resolution: z.enum(RESOLUTIONS).default("1080p"),
-    aspect_ratio: z.enum(ASPECT_RATIOS).optional(),
-  })
-  .superRefine((options, ctx) => {
-    if (options.resolution === "4k" && ALPHA_FORMATS.includes(options.format)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["format"],
-        message: `4k cannot be rendered as ${options.format}: the 4k path has no alpha channel. Use mp4 for 4k, or 1080p for ${options.format}.`,
-      });
-    }
-  });
+/** The settings a render starts from when nothing is chosen (the aspect ratio is detected). */
+export const DEFAULT_RENDER_SETTINGS = {
+  fps: DEFAULT_FPS,
+  quality: "standard",
+  format: "mp4",
+  resolution: "1080p",
+} as const satisfies {
+  fps: number;
+  quality: Quality;
+  format: OutputFormat;
+  resolution: Resolution;
+};
 
+/** The fields with their defaults, camelCase (IPC, UI, CLI, engine). Spread into larger objects. */
+export const renderSettingsShape = {
+  fps: fpsSchema.default(DEFAULT_RENDER_SETTINGS.fps),
+  quality: z.enum(QUALITIES).default(DEFAULT_RENDER_SETTINGS.quality),
+  format: z.enum(FORMATS).default(DEFAULT_RENDER_SETTINGS.format),
+  resolution: z.enum(RESOLUTIONS).default(DEFAULT_RENDER_SETTINGS.resolution),
+  /** Default: detected from the composition's data-width/data-height. */
+  aspectRatio: z.enum(ASPECT_RATIOS).optional(),
+};
+
+/** The same fields on the wire (snake_case), for the /v3 API. */
+export const renderOptionsShape = {
+  fps: renderSettingsShape.fps,
+  quality: renderSettingsShape.quality,
+  format: renderSettingsShape.format,
+  resolution: renderSettingsShape.resolution,
+  /** Default: detected from the composition's data-width/data-height, else 16:9. */
+  aspect_ratio: renderSettingsShape.aspectRatio,
+};
+
+/**
+ * The cross-field rule, for any object that carries `format` and `resolution` (add it with
+ * `.superRefine(renderSettingsRule)` to a schema that spreads one of the shapes above).
+ */
+export function renderSettingsRule(
+  settings: { format: OutputFormat; resolution: Resolution },
+  ctx: z.RefinementCtx,
+): void {
+  if (settings.resolution === "4k" && ALPHA_FORMATS.includes(settings.format)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["format"],
+      message: `4k cannot be rendered as ${settings.format}: the 4k path has no alpha channel. Use mp4 for 4k, or 1080p for ${settings.format}.`,
+    });
+  }
+}
+
+export const renderSettingsSchema = z.object(renderSettingsShape).superRefine(renderSettingsRule);
+export type RenderSettingFields = z.output<typeof renderSettingsSchema>;
+
+export const renderOptionsSchema = z.object(renderOptionsShape).superRefine(renderSettingsRule);
 export type RenderOptions = z.infer<typeof renderOptionsSchema>;
+
+/** camelCase settings -> the wire's snake_case fields (aspect_ratio left out when undefined). */
+export function toRenderOptions(settings: {
+  fps: number;
+  quality: Quality;
+  format: OutputFormat;
+  resolution: Resolution;
+  aspectRatio?: AspectRatio | undefined;
+}): RenderOptions {
+  return {
+    fps: settings.fps,
+    quality: settings.quality,
+    format: settings.format,
+    resolution: settings.resolution,
+    ...(settings.aspectRatio ? { aspect_ratio: settings.aspectRatio } : {}),
+  };
+}
+
+/** The wire's snake_case fields -> camelCase settings. */
+export function fromRenderOptions(options: RenderOptions): RenderSettingFields {
+  return {
+    fps: options.fps,
+    quality: options.quality,
+    format: options.format,
+    resolution: options.resolution,
+    ...(options.aspect_ratio ? { aspectRatio: options.aspect_ratio } : {}),
+  };
+}
 
 export interface OptionProblem {
   /** The option at fault, e.g. "fps" or "format". */
@@ -64,15 +130,20 @@ export interface OptionProblem {
   message: string;
 }
 
-/** Validates render options and returns the first problem in a form every caller can print. */
+/**
+ * Validates the render settings of any camelCase object (extra fields are ignored, missing ones
+ * take the defaults) and returns the first problem with its wire name (`aspect_ratio`), in a form
+ * every caller can print.
+ */
 export function checkRenderOptions(
   input: unknown,
-): { ok: true; options: RenderOptions } | { ok: false; problem: OptionProblem } {
-  const result = renderOptionsSchema.safeParse(input);
+): { ok: true; options: RenderSettingFields } | { ok: false; problem: OptionProblem } {
+  const result = renderSettingsSchema.safeParse(input);
   if (result.success) return { ok: true, options: result.data };
   const issue = result.error.issues[0]!;
+  const param = issue.path.join(".") || "options";
   return {
     ok: false,
-    problem: { param: issue.path.join(".") || "options", message: issue.message },
+    problem: { param: param === "aspectRatio" ? "aspect_ratio" : param, message: issue.message },
   };
 }
