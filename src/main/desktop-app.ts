@@ -189,7 +189,7 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     },
     "renders.download": async ({ renderId, outputDir }) => {
       const record = await (await connection.client()).getRender(renderId);
-      return jobs.downloadRender(record, outputDir);
+      return jobs.downloadFromHistory(record, outputDir);
     },
     ...auth,
     "settings.get": async () => settings.get(),

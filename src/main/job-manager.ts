@@ -1,47 +1,23 @@
-// The render queue (SPEC.md section 7): a persistent list of render jobs built on the client core.
-// `jobs.json` in the app data dir is rewritten atomically on every stage change, and holds what a
-// job needs to pick up again after the app quits or is killed: the idempotency key (created with
-// the job, so a restarted upload replays the same asset and render instead of making new ones),
-// the asset id, the render id and the output path. A job with a render id is re-attached (poll,
-// then download); one without starts its upload again under the same key. At most `concurrency`
-// jobs run at once. A step that fails because the service went away (network error, 5xx — e.g.
-// the embedded service restarting) waits for the service and is tried again.
-import { existsSync } from "node:fs";
+// The render queue (SPEC.md section 7): what the app's screens ask of it (submit, cancel, retry,
+// download again, remove) and the scheduler that runs at most `concurrency` jobs at once. Its
+// state lives in a JobStore (job-store.ts: jobs.json, written on every stage change, holding the
+// idempotency key, asset id, render id and output path a job needs to pick up again after the app
+// quits or is killed); one job's steps are job-steps.ts. A job with a render id is re-attached
+// (poll, then download); one without starts its upload again under the same key. A step that
+// fails because the service went away (network error, 5xx — e.g. the embedded service
+// restarting) waits for the service and is tried again.
 import { randomUUID } from "node:crypto";
 import { realpath } from "node:fs/promises";
-import { basename, join, resolve, sep } from "node:path";
+import { basename, resolve, sep } from "node:path";
 import type { RenderRecord } from "../shared/api";
-import type {
-  IpcError,
-  JobNotification,
-  JobRenderSettings,
-  JobStage,
-  JobView,
-} from "../shared/ipc";
-import { FILE_EXTENSIONS } from "../shared/render-options";
+import type { IpcError, JobNotification, JobRenderSettings, JobView } from "../shared/ipc";
+import { fromRenderOptions } from "../shared/render-options";
 import { isTransient, type ApiClient } from "../core/api-client";
 import { backoffDelay, sleep } from "../core/backoff";
-import { downloadRender } from "../core/download";
-import { ClientError } from "../core/errors";
-import { runRender, type RenderEvent } from "../core/pipeline";
-import { pollUntilTerminal, renderFailedError } from "../core/poll";
 import { newIdempotencyKey } from "../core/render-job";
 import { appError, toIpcError } from "./ipc-errors";
-import { JsonFileWriter, readJsonFile } from "../node/atomic-file";
-import { EtaMeter } from "./job-progress";
-
-/** What is kept on disk for one job (the view minus what is computed when shown). */
-interface JobRecord extends Omit<JobView, "fileMissing"> {
-  outputDir: string;
-  idempotencyKey: string;
-  /** The render itself failed: a retry renders again instead of re-attaching. */
-  renderFailed: boolean;
-}
-
-interface JobFile {
-  version: 1;
-  jobs: JobRecord[];
-}
+import { runJobSteps } from "./job-steps";
+import { JobStore, viewOf, type JobRecord } from "./job-store";
 
 export interface JobServiceAccess {
   client(signal?: AbortSignal): Promise<ApiClient>;
@@ -82,37 +58,24 @@ function desktopIdempotencyKey(): string {
   return newIdempotencyKey("svc-desktop");
 }
 
-/** Progress-only changes reach listeners at most this often; stage changes go at once. */
-const PROGRESS_EVENT_INTERVAL_MS = 200;
-
 export class JobManager {
-  private readonly jobs = new Map<string, JobRecord>();
   private readonly running = new Map<
     string,
     { controller: AbortController; done: Promise<void> }
   >();
-  private readonly listeners = new Set<(job: JobView) => void>();
-  private readonly lastEmit = new Map<string, number>();
-  private readonly writer: JsonFileWriter;
-  private readonly now: () => number;
   private closing = false;
   private started = false;
 
-  private constructor(private readonly options: JobManagerOptions) {
-    this.writer = new JsonFileWriter(options.file);
-    this.now = options.now ?? Date.now;
-  }
+  private constructor(
+    private readonly options: JobManagerOptions,
+    private readonly store: JobStore,
+    private readonly now: () => number,
+  ) {}
 
   /** Loads the queue; jobs that were running when the app stopped wait to be resumed. */
   static async open(options: JobManagerOptions): Promise<JobManager> {
-    const manager = new JobManager(options);
-    const stored = (await readJsonFile(options.file)) as Partial<JobFile> | undefined;
-    for (const job of stored?.jobs ?? []) {
-      if (!job || typeof job.id !== "string") continue;
-      if (job.status === "running") job.status = "waiting";
-      manager.jobs.set(job.id, job);
-    }
-    return manager;
+    const now = options.now ?? Date.now;
+    return new JobManager(options, await JobStore.open(options.file, now), now);
   }
 
   /** Starts running waiting jobs (call after listeners are attached). */
@@ -122,16 +85,15 @@ export class JobManager {
   }
 
   onUpdate(listener: (job: JobView) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.store.onUpdate(listener);
   }
 
   list(): JobView[] {
-    return [...this.jobs.values()].sort((a, b) => a.createdAt - b.createdAt).map(viewOf);
+    return this.store.all().map(viewOf);
   }
 
   get(jobId: string): JobView {
-    return viewOf(this.require(jobId));
+    return viewOf(this.store.require(jobId));
   }
 
   async submit(input: SubmitJobInput): Promise<JobView> {
@@ -167,7 +129,7 @@ export class JobManager {
    * lie inside the folder the job downloads to, so a tampered queue file cannot open anything else.
    */
   async outputFile(jobId: string): Promise<string> {
-    const job = this.require(jobId);
+    const job = this.store.require(jobId);
     if (job.status !== "completed" || !job.outputPath) {
       throw appError("job_not_completed", "Only a finished render can be opened.");
     }
@@ -221,14 +183,8 @@ export class JobManager {
   }
 
   /** Downloads a render from the service's history as a job of its own (fresh signed URL). */
-  async downloadRender(record: RenderRecord, outputDir?: string): Promise<JobView> {
-    const settings = {
-      fps: record.fps,
-      quality: record.quality,
-      format: record.format,
-      resolution: record.resolution,
-      aspectRatio: record.aspect_ratio,
-    };
+  async downloadFromHistory(record: RenderRecord, outputDir?: string): Promise<JobView> {
+    const settings = fromRenderOptions(record);
     const job: JobRecord = {
       ...this.newJob({ type: "render", renderId: record.render_id }, settings, outputDir),
       title: record.title ?? record.render_id,
@@ -239,7 +195,7 @@ export class JobManager {
   }
 
   async cancel(jobId: string): Promise<JobView> {
-    const job = this.require(jobId);
+    const job = this.store.require(jobId);
     if (job.status === "completed") {
       throw appError(
         "job_finished",
@@ -252,7 +208,7 @@ export class JobManager {
       run.controller.abort();
       await run.done;
     } else if (job.status === "waiting") {
-      await this.change(job, {
+      await this.store.change(job, {
         status: "cancelled",
         etaSeconds: undefined,
         finishedAt: this.now(),
@@ -263,7 +219,7 @@ export class JobManager {
 
   /** Runs a failed or cancelled job again with the same settings. */
   async retry(jobId: string): Promise<JobView> {
-    const job = this.require(jobId);
+    const job = this.store.require(jobId);
     if (job.status !== "failed" && job.status !== "cancelled") {
       throw appError(
         "job_not_retryable",
@@ -273,7 +229,7 @@ export class JobManager {
     // A render that is still valid on the service is picked up again; one that failed is redone
     // under a new key (the old key would replay the failed render).
     const reattach = job.renderId !== undefined && !job.renderFailed;
-    await this.change(job, {
+    await this.store.change(job, {
       status: "waiting",
       stage: reattach || job.source.type === "asset" ? "queued" : "waiting",
       progress: 0,
@@ -297,11 +253,11 @@ export class JobManager {
 
   /** Downloads a completed job's video again (after the file was deleted or moved). */
   async redownload(jobId: string): Promise<JobView> {
-    const job = this.require(jobId);
+    const job = this.store.require(jobId);
     if (job.status !== "completed" || !job.renderId) {
       throw appError("job_not_completed", "Only a completed render can be downloaded again.");
     }
-    await this.change(job, {
+    await this.store.change(job, {
       status: "waiting",
       stage: "download",
       progress: 0,
@@ -314,14 +270,13 @@ export class JobManager {
   }
 
   async remove(jobId: string): Promise<void> {
-    const job = this.require(jobId);
+    const job = this.store.require(jobId);
     const run = this.running.get(jobId);
     if (run) {
       run.controller.abort();
       await run.done;
     }
-    this.jobs.delete(job.id);
-    await this.save();
+    await this.store.delete(job);
   }
 
   /** Stops running jobs without giving up on them: they resume on the next start. */
@@ -330,16 +285,13 @@ export class JobManager {
     const runs = [...this.running.values()];
     for (const run of runs) run.controller.abort();
     await Promise.all(runs.map((run) => run.done));
-    await this.save();
-    await this.writer.flush();
+    await this.store.flush();
   }
 
   // ------------------------------------------------------------ running
 
   private async add(job: JobRecord): Promise<JobView> {
-    this.jobs.set(job.id, job);
-    await this.save();
-    this.emit(job);
+    await this.store.add(job);
     const queued = viewOf(job);
     this.pump();
     return queued;
@@ -347,9 +299,9 @@ export class JobManager {
 
   private pump(): void {
     if (!this.started || this.closing) return;
-    const waiting = [...this.jobs.values()]
-      .filter((job) => job.status === "waiting" && !this.running.has(job.id))
-      .sort((a, b) => a.createdAt - b.createdAt);
+    const waiting = this.store
+      .all()
+      .filter((job) => job.status === "waiting" && !this.running.has(job.id));
     for (const job of waiting) {
       if (this.running.size >= Math.max(1, this.options.concurrency())) return;
       const controller = new AbortController();
@@ -362,13 +314,19 @@ export class JobManager {
   }
 
   private async run(job: JobRecord, signal: AbortSignal): Promise<void> {
-    await this.change(job, { status: "running", startedAt: job.startedAt ?? this.now() });
-    const eta = new EtaMeter(this.now);
+    await this.store.change(job, { status: "running", startedAt: job.startedAt ?? this.now() });
     const attempts = this.options.transientAttempts ?? 6;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.runSteps(job, signal, eta);
-        await this.change(job, {
+        await runJobSteps(job, {
+          client: await this.options.service.client(signal),
+          store: this.store,
+          signal,
+          now: this.now,
+          pollIntervalMs: this.options.pollIntervalMs ?? 2_000,
+          tempDir: this.options.tempDir,
+        });
+        await this.store.change(job, {
           status: "completed",
           progress: 1,
           etaSeconds: undefined,
@@ -395,9 +353,10 @@ export class JobManager {
           if (resumed) continue;
         }
         if (signal.aborted) {
-          if (this.closing) await this.change(job, { status: "waiting", etaSeconds: undefined });
+          if (this.closing)
+            await this.store.change(job, { status: "waiting", etaSeconds: undefined });
           else
-            await this.change(job, {
+            await this.store.change(job, {
               status: "cancelled",
               etaSeconds: undefined,
               finishedAt: this.now(),
@@ -410,129 +369,8 @@ export class JobManager {
     }
   }
 
-  private async runSteps(job: JobRecord, signal: AbortSignal, eta: EtaMeter): Promise<void> {
-    const client = await this.options.service.client(signal);
-    if (!job.renderId) {
-      if (job.source.type === "render")
-        throw appError("internal_error", "A download job lost its render id.");
-      const result = await runRender(
-        {
-          client,
-          project:
-            job.source.type === "dir"
-              ? { type: "dir", dir: job.source.dir }
-              : { type: "asset_id", assetId: job.source.assetId },
-          composition: job.source.composition,
-          fps: job.settings.fps,
-          quality: job.settings.quality,
-          format: job.settings.format,
-          resolution: job.settings.resolution,
-          aspectRatio: job.settings.aspectRatio,
-          variables: job.settings.variables,
-          strictVariables: job.settings.strictVariables,
-          title: job.settings.title ?? job.title,
-          idempotencyKey: job.idempotencyKey,
-          wait: false,
-          ...(this.options.tempDir ? { tempDir: this.options.tempDir } : {}),
-        },
-        { signal, onEvent: (event) => this.onPipelineEvent(job, event, eta) },
-      );
-      if (!job.renderId)
-        await this.change(job, { renderId: result.renderId, assetId: result.assetId });
-    }
-    const renderId = job.renderId!;
-    const downloadOnly = job.stage === "download";
-    if (!downloadOnly && job.stage !== "rendering") {
-      await this.change(job, {
-        stage: "queued",
-        progress: 0,
-        bytes: undefined,
-        etaSeconds: undefined,
-      });
-    }
-    const record = await pollUntilTerminal(client, renderId, {
-      intervalMs: this.options.pollIntervalMs ?? 2_000,
-      signal,
-      onUpdate: (update) => {
-        if (downloadOnly) return;
-        if (update.status === "rendering") {
-          void this.change(job, {
-            stage: "rendering",
-            progress: update.progress,
-            etaSeconds: eta.estimate("rendering", update.progress),
-          });
-        }
-      },
-    });
-    if (record.status === "failed") {
-      job.renderFailed = true;
-      throw renderFailedError(record);
-    }
-    const outputPath = job.outputPath ?? join(job.outputDir, outputFileName(job, record));
-    await this.change(job, {
-      outputPath,
-      stage: "download",
-      progress: 0,
-      bytes: undefined,
-      etaSeconds: undefined,
-    });
-    const downloaded = await downloadRender(client, record, outputPath, {
-      signal,
-      onProgress: (bytes, total) => {
-        const fraction = total ? bytes / total : 0;
-        void this.change(
-          job,
-          {
-            progress: fraction,
-            bytes: { done: bytes, total },
-            etaSeconds: eta.estimate("download", fraction),
-          },
-          { progressOnly: true },
-        );
-      },
-    });
-    job.sizeBytes = downloaded.sizeBytes;
-  }
-
-  private onPipelineEvent(job: JobRecord, event: RenderEvent, eta: EtaMeter): void {
-    switch (event.type) {
-      case "stage": {
-        const stage: JobStage =
-          event.stage === "scan" || event.stage === "archive"
-            ? "zip"
-            : event.stage === "upload"
-              ? "upload"
-              : "queued";
-        if (stage !== job.stage)
-          void this.change(job, { stage, progress: 0, bytes: undefined, etaSeconds: undefined });
-        return;
-      }
-      case "upload-progress": {
-        const fraction = event.totalBytes ? event.bytes / event.totalBytes : 0;
-        void this.change(
-          job,
-          {
-            progress: fraction,
-            bytes: { done: event.bytes, total: event.totalBytes },
-            etaSeconds: eta.estimate("upload", fraction),
-          },
-          { progressOnly: true },
-        );
-        return;
-      }
-      case "state":
-        // Written before the next step starts, so a kill after this point re-attaches.
-        if (event.state.assetId !== job.assetId || event.state.renderId !== job.renderId) {
-          void this.change(job, { assetId: event.state.assetId, renderId: event.state.renderId });
-        }
-        return;
-      default:
-        return;
-    }
-  }
-
   private async fail(job: JobRecord, error: IpcError): Promise<void> {
-    await this.change(job, {
+    await this.store.change(job, {
       status: "failed",
       error,
       etaSeconds: undefined,
@@ -545,61 +383,4 @@ export class JobManager {
       outcome: "failed",
     });
   }
-
-  // ------------------------------------------------------------ state
-
-  private require(jobId: string): JobRecord {
-    const job = this.jobs.get(jobId);
-    if (!job)
-      throw new ClientError("job_not_found", `No job ${jobId} in the queue.`, "Refresh the queue.");
-    return job;
-  }
-
-  /** Applies a change, tells listeners, and (unless progress only) writes the queue file. */
-  private async change(
-    job: JobRecord,
-    change: Partial<JobRecord>,
-    options: { progressOnly?: boolean } = {},
-  ): Promise<void> {
-    Object.assign(job, change);
-    job.revision++;
-    if (options.progressOnly) {
-      const last = this.lastEmit.get(job.id) ?? 0;
-      if (this.now() - last < PROGRESS_EVENT_INTERVAL_MS) return;
-    }
-    this.emit(job);
-    if (!options.progressOnly) await this.save();
-  }
-
-  private emit(job: JobRecord): void {
-    this.lastEmit.set(job.id, this.now());
-    const view = viewOf(job);
-    for (const listener of this.listeners) listener(view);
-  }
-
-  private save(): Promise<void> {
-    const file: JobFile = { version: 1, jobs: [...this.jobs.values()] };
-    // A failed write must not stop the job; the next change writes the whole queue again.
-    return this.writer.write(file).catch((error: unknown) => {
-      console.warn(`svc desktop: cannot save the render queue: ${(error as Error).message}`);
-    });
-  }
-}
-
-function viewOf(job: JobRecord): JobView {
-  const { outputDir: _dir, idempotencyKey: _key, renderFailed: _failed, ...view } = job;
-  return {
-    ...view,
-    fileMissing:
-      job.status === "completed" && job.outputPath !== undefined && !existsSync(job.outputPath),
-  };
-}
-
-function outputFileName(job: JobRecord, record: RenderRecord): string {
-  const slug = job.title
-    .normalize("NFKD")
-    .replace(/[^\w.-]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 60);
-  return `${slug ? `${slug}-` : ""}${record.render_id}.${FILE_EXTENSIONS[record.format]}`;
 }

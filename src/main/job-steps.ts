@@ -1,0 +1,159 @@
+// One job's way through the client core, told as the queue's stages (SPEC.md section 7: zip,
+// upload, queued, rendering, download): a job without a render id runs the core pipeline up to
+// the submit; then every job, new or re-attached after a restart, shares the core's finish
+// (poll -> download). Core events become stage and progress changes of the job record.
+import { join } from "node:path";
+import type { RenderRecord } from "../shared/api";
+import type { JobStage } from "../shared/ipc";
+import { FILE_EXTENSIONS } from "../shared/render-options";
+import type { ApiClient } from "../core/api-client";
+import { finishRender, runRender, type RenderEvent } from "../core/pipeline";
+import { appError } from "./ipc-errors";
+import { EtaMeter } from "./job-progress";
+import type { JobRecord, JobStore } from "./job-store";
+
+export interface JobStepOptions {
+  client: ApiClient;
+  store: JobStore;
+  signal: AbortSignal;
+  now: () => number;
+  pollIntervalMs: number;
+  tempDir?: string | undefined;
+}
+
+/** Takes `job` from wherever it stands to a downloaded video, recording every step. */
+export async function runJobSteps(job: JobRecord, options: JobStepOptions): Promise<void> {
+  const { client, store, signal } = options;
+  const eta = new EtaMeter(options.now);
+  if (!job.renderId) {
+    if (job.source.type === "render")
+      throw appError("internal_error", "A download job lost its render id.");
+    const result = await runRender(
+      {
+        client,
+        project:
+          job.source.type === "dir"
+            ? { type: "dir", dir: job.source.dir }
+            : { type: "asset_id", assetId: job.source.assetId },
+        composition: job.source.composition,
+        ...job.settings,
+        title: job.settings.title ?? job.title,
+        idempotencyKey: job.idempotencyKey,
+        wait: false,
+        ...(options.tempDir ? { tempDir: options.tempDir } : {}),
+      },
+      { signal, onEvent: (event) => onSubmitEvent(store, job, event, eta) },
+    );
+    if (!job.renderId)
+      await store.change(job, { renderId: result.renderId, assetId: result.assetId });
+  }
+  const downloadOnly = job.stage === "download";
+  if (!downloadOnly && job.stage !== "rendering") {
+    await store.change(job, {
+      stage: "queued",
+      progress: 0,
+      bytes: undefined,
+      etaSeconds: undefined,
+    });
+  }
+  const finished = await finishRender(client, job.renderId!, {
+    pollIntervalMs: options.pollIntervalMs,
+    signal,
+    outputPath: (record) => (job.outputPath ??= join(job.outputDir, outputFileName(job, record))),
+    onEvent: (event) => onFinishEvent(store, job, event, eta, downloadOnly),
+  });
+  job.sizeBytes = finished.sizeBytes;
+}
+
+function onSubmitEvent(store: JobStore, job: JobRecord, event: RenderEvent, eta: EtaMeter): void {
+  switch (event.type) {
+    case "stage": {
+      const stage: JobStage =
+        event.stage === "scan" || event.stage === "archive"
+          ? "zip"
+          : event.stage === "upload"
+            ? "upload"
+            : "queued";
+      if (stage !== job.stage)
+        void store.change(job, { stage, progress: 0, bytes: undefined, etaSeconds: undefined });
+      return;
+    }
+    case "upload-progress": {
+      const fraction = event.totalBytes ? event.bytes / event.totalBytes : 0;
+      void store.change(
+        job,
+        {
+          progress: fraction,
+          bytes: { done: event.bytes, total: event.totalBytes },
+          etaSeconds: eta.estimate("upload", fraction),
+        },
+        { progressOnly: true },
+      );
+      return;
+    }
+    case "state":
+      // Written before the next step starts, so a kill after this point re-attaches.
+      if (event.state.assetId !== job.assetId || event.state.renderId !== job.renderId) {
+        void store.change(job, { assetId: event.state.assetId, renderId: event.state.renderId });
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+function onFinishEvent(
+  store: JobStore,
+  job: JobRecord,
+  event: RenderEvent,
+  eta: EtaMeter,
+  downloadOnly: boolean,
+): void {
+  switch (event.type) {
+    case "render-status":
+      if (event.record.status === "failed") job.renderFailed = true;
+      if (!downloadOnly && event.record.status === "rendering") {
+        void store.change(job, {
+          stage: "rendering",
+          progress: event.record.progress,
+          etaSeconds: eta.estimate("rendering", event.record.progress),
+        });
+      }
+      return;
+    case "stage":
+      if (event.stage === "download") {
+        // The output path is on the record by now (finishRender asked for it before this event).
+        void store.change(job, {
+          stage: "download",
+          progress: 0,
+          bytes: undefined,
+          etaSeconds: undefined,
+        });
+      }
+      return;
+    case "download-progress": {
+      const fraction = event.totalBytes ? event.bytes / event.totalBytes : 0;
+      void store.change(
+        job,
+        {
+          progress: fraction,
+          bytes: { done: event.bytes, total: event.totalBytes },
+          etaSeconds: eta.estimate("download", fraction),
+        },
+        { progressOnly: true },
+      );
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+function outputFileName(job: JobRecord, record: RenderRecord): string {
+  const slug = job.title
+    .normalize("NFKD")
+    .replace(/[^\w.-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60);
+  return `${slug ? `${slug}-` : ""}${record.render_id}.${FILE_EXTENSIONS[record.format]}`;
+}
