@@ -1,7 +1,6 @@
 // The OAuth parts of `svc auth`: `login` through the browser (default) or `--device`,
 // `refresh`, and the revoking half of `logout`. Thin: check the terminal, call src/core/oauth,
 // print. Prompts and the sign-in URL go to stderr; results (and --json) to stdout.
-import { openCredentialBackend } from "../core/keychain";
 import {
   LOGIN_TIMEOUT_MS,
   OAuthSession,
@@ -19,33 +18,41 @@ import { ClientError } from "../core/errors";
 import { loadClientConfig } from "../core/config";
 import type { UserRecord } from "../shared/api";
 import { interruptSignal, withCloudContext } from "./cloud-context";
+import { cliCredentialBackend } from "./cloud-context";
 import { UsageError } from "./errors";
+import type { CliIo } from "./io";
 import { VERSION } from "./version";
 
 const USER_AGENT = `svc-cli/${VERSION}`;
 
-function terminal(): { stdin: boolean; stdout: boolean } {
-  return { stdin: Boolean(process.stdin.isTTY), stdout: Boolean(process.stdout.isTTY) };
+function terminal(io: CliIo): { stdin: boolean; stdout: boolean } {
+  return { stdin: Boolean(io.stdin.isTTY), stdout: Boolean(io.stdout.isTTY) };
 }
 
-function printSignedIn(json: boolean, user: UserRecord, location: string, method: string): void {
+function printSignedIn(
+  io: CliIo,
+  json: boolean,
+  user: UserRecord,
+  location: string,
+  method: string,
+): void {
   if (json) {
-    process.stdout.write(
+    io.stdout.write(
       `${JSON.stringify({ signed_in: true, method, email: user.email, file: location }, null, 2)}\n`,
     );
   } else {
-    process.stdout.write(`Signed in as ${user.email}; the credential is stored in ${location}.\n`);
+    io.stdout.write(`Signed in as ${user.email}; the credential is stored in ${location}.\n`);
   }
-  if (process.env.SVC_API_KEY?.trim() || process.env.SVC_ALIAS_API_KEY?.trim()) {
-    process.stderr.write(
+  if (io.env.SVC_API_KEY?.trim() || io.env.SVC_ALIAS_API_KEY?.trim()) {
+    io.stderr.write(
       "note: SVC_API_KEY / SVC_ALIAS_API_KEY is set and takes precedence over the stored sign-in.\n",
     );
   }
 }
 
 /** `svc auth login`: PKCE through the system browser and a loopback listener (120 s). */
-export async function loginThroughBrowser(json: boolean): Promise<void> {
-  const remote = remoteTerminalReason(process.env, terminal());
+export async function loginThroughBrowser(io: CliIo, json: boolean): Promise<void> {
+  const remote = remoteTerminalReason(io.env, terminal(io));
   if (remote) {
     throw new UsageError(
       `Browser sign-in needs a browser on this computer, and ${remote}.`,
@@ -55,18 +62,19 @@ export async function loginThroughBrowser(json: boolean): Promise<void> {
   const interrupt = interruptSignal();
   try {
     const { user, location } = await withCloudContext(
+      io,
       async ({ config }) => {
-        const backend = openCredentialBackend(config);
+        const backend = cliCredentialBackend(io, config);
         const tokens = await loginWithBrowser({
           baseUrl: config.apiUrl,
-          openUrl: (url) => openSystemBrowser(url),
+          openUrl: (url) => openSystemBrowser(url, io.env),
           onAuthorizeUrl: (url, opened) => {
-            process.stderr.write(
+            io.stderr.write(
               opened
                 ? `Opened your browser to sign in. If it did not open, visit:\n\n  ${url}\n\n`
                 : `Open this URL in a browser on this computer to sign in:\n\n  ${url}\n\n`,
             );
-            process.stderr.write(
+            io.stderr.write(
               `Waiting up to ${LOGIN_TIMEOUT_MS / 1000} s for the browser... (Ctrl+C to stop)\n`,
             );
           },
@@ -77,15 +85,15 @@ export async function loginThroughBrowser(json: boolean): Promise<void> {
       },
       { requireCredential: false },
     );
-    printSignedIn(json, user, location, "browser");
+    printSignedIn(io, json, user, location, "browser");
   } finally {
     interrupt.dispose();
   }
 }
 
 /** `svc auth login --device`: RFC 8628 — show a code, poll until it is approved. */
-export async function loginThroughDevice(json: boolean): Promise<void> {
-  const refusal = deviceLoginRefusal(process.env, terminal());
+export async function loginThroughDevice(io: CliIo, json: boolean): Promise<void> {
+  const refusal = deviceLoginRefusal(io.env, terminal(io));
   if (refusal) {
     throw new UsageError(
       `Device sign-in needs a person at an interactive terminal, and ${refusal}.`,
@@ -95,12 +103,13 @@ export async function loginThroughDevice(json: boolean): Promise<void> {
   const interrupt = interruptSignal();
   try {
     const { user, location } = await withCloudContext(
+      io,
       async ({ config }) => {
-        const backend = openCredentialBackend(config);
+        const backend = cliCredentialBackend(io, config);
         const tokens = await loginWithDevice({
           baseUrl: config.apiUrl,
           onCode: (authorization) => {
-            process.stderr.write(
+            io.stderr.write(
               [
                 `To sign in, open ${authorization.verification_uri} in any browser and enter the code:`,
                 "",
@@ -121,17 +130,18 @@ export async function loginThroughDevice(json: boolean): Promise<void> {
       },
       { requireCredential: false },
     );
-    printSignedIn(json, user, location, "device");
+    printSignedIn(io, json, user, location, "device");
   } finally {
     interrupt.dispose();
   }
 }
 
 /** `svc auth refresh`: exchanges the stored refresh token for a new pair now. */
-export async function refreshSignIn(json: boolean): Promise<void> {
+export async function refreshSignIn(io: CliIo, json: boolean): Promise<void> {
   const result = await withCloudContext(
+    io,
     async ({ config }) => {
-      const backend = openCredentialBackend(config);
+      const backend = cliCredentialBackend(io, config);
       const stored = await backend.read();
       if (!stored.oauth?.refresh_token) {
         throw new ClientError(
@@ -149,11 +159,11 @@ export async function refreshSignIn(json: boolean): Promise<void> {
   );
   const when = new Date(result.expiresAt * 1000).toISOString();
   if (json) {
-    process.stdout.write(
+    io.stdout.write(
       `${JSON.stringify({ refreshed: true, expires_at: result.expiresAt, file: result.location }, null, 2)}\n`,
     );
   } else {
-    process.stdout.write(`Refreshed the sign-in; the new access token is valid until ${when}.\n`);
+    io.stdout.write(`Refreshed the sign-in; the new access token is valid until ${when}.\n`);
   }
 }
 
@@ -161,12 +171,15 @@ export async function refreshSignIn(json: boolean): Promise<void> {
  * `svc auth logout`: revokes the OAuth sign-in on the service (starting the local one when it is
  * the default and not running), then removes it from the store (src/core/oauth signOut).
  */
-export async function signOutHere(options: { keepApiKey: boolean }): Promise<SignOutResult> {
-  const backend = openCredentialBackend(loadClientConfig());
+export async function signOutHere(
+  io: CliIo,
+  options: { keepApiKey: boolean },
+): Promise<SignOutResult> {
+  const backend = cliCredentialBackend(io, loadClientConfig(io.env));
   return signOut(backend, {
     keepApiKey: options.keepApiKey,
     revoke: (refreshToken) =>
-      withCloudContext(async ({ config }) => revokeToken(config.apiUrl, refreshToken), {
+      withCloudContext(io, async ({ config }) => revokeToken(config.apiUrl, refreshToken), {
         requireCredential: false,
       }),
   });

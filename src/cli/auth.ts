@@ -6,14 +6,15 @@
 import type { Command } from "commander";
 import { ApiClient } from "../core/api-client";
 import { withApiKey, type ResolvedCredential } from "../core/credentials";
-import { openCredentialBackend } from "../core/keychain";
 import { ClientError, registerSecret } from "../core/errors";
 import type { UserRecord } from "../shared/api";
 import { notSignedInError, withCloudContext } from "./cloud-context";
+import { cliCredentialBackend } from "./cloud-context";
 import { reportParseErrorsAsJson } from "./cloud";
 import { reportError, UsageError } from "./errors";
 import { VERSION } from "./version";
 import { loginThroughBrowser, loginThroughDevice, refreshSignIn, signOutHere } from "./auth-oauth";
+import { promptHidden, readPipedInput, type CliIo } from "./io";
 
 const SOURCE_TEXT: Record<ResolvedCredential["source"], string> = {
   "env:SVC_API_KEY": "environment variable SVC_API_KEY",
@@ -23,43 +24,11 @@ const SOURCE_TEXT: Record<ResolvedCredential["source"], string> = {
   "local-service": "the local service's key file",
 };
 
-/** Reads a line from the terminal without echoing it. */
-function promptHidden(question: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const stdin = process.stdin;
-    process.stderr.write(question);
-    let value = "";
-    const finish = (error?: Error) => {
-      stdin.setRawMode(false);
-      stdin.pause();
-      stdin.off("data", onData);
-      process.stderr.write("\n");
-      if (error) reject(error);
-      else resolve(value);
-    };
-    const onData = (chunk: Buffer) => {
-      for (const char of chunk.toString("utf8")) {
-        if (char === "\r" || char === "\n") return finish();
-        if (char === "\u0003") return finish(new ClientError("interrupted", "Interrupted."));
-        if (char === "\u007f" || char === "\b") value = value.slice(0, -1);
-        else value += char;
-      }
-    };
-    stdin.setRawMode(true);
-    stdin.resume();
-    stdin.on("data", onData);
-  });
-}
-
-async function readPipedStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-async function readApiKey(): Promise<string> {
+async function readApiKey(io: CliIo): Promise<string> {
   const key = (
-    process.stdin.isTTY ? await promptHidden("API key: ") : await readPipedStdin()
+    io.stdin.isTTY
+      ? await promptHidden(io, "API key: ", () => new ClientError("interrupted", "Interrupted."))
+      : await readPipedInput(io)
   ).trim();
   if (!key) {
     throw new UsageError(
@@ -72,9 +41,10 @@ async function readApiKey(): Promise<string> {
   return key;
 }
 
-async function loginWithApiKey(json: boolean): Promise<void> {
-  const key = await readApiKey();
+async function loginWithApiKey(io: CliIo, json: boolean): Promise<void> {
+  const key = await readApiKey(io);
   const { user, file } = await withCloudContext(
+    io,
     async ({ config }) => {
       const client = new ApiClient({
         baseUrl: config.apiUrl,
@@ -95,28 +65,26 @@ async function loginWithApiKey(json: boolean): Promise<void> {
         throw error;
       }
       // The chosen store: SVC_CREDENTIAL_STORE=keychain puts the key in the OS keychain.
-      const backend = openCredentialBackend(config);
+      const backend = cliCredentialBackend(io, config);
       await backend.update(withApiKey(key, { email: user.email, username: user.username }));
       return { user, file: backend.location };
     },
     { requireCredential: false },
   );
   if (json) {
-    process.stdout.write(
-      `${JSON.stringify({ signed_in: true, email: user.email, file }, null, 2)}\n`,
-    );
+    io.stdout.write(`${JSON.stringify({ signed_in: true, email: user.email, file }, null, 2)}\n`);
   } else {
-    process.stdout.write(`Signed in as ${user.email}; the key is stored in ${file}.\n`);
+    io.stdout.write(`Signed in as ${user.email}; the key is stored in ${file}.\n`);
   }
-  if (process.env.SVC_API_KEY?.trim() || process.env.SVC_ALIAS_API_KEY?.trim()) {
-    process.stderr.write(
+  if (io.env.SVC_API_KEY?.trim() || io.env.SVC_ALIAS_API_KEY?.trim()) {
+    io.stderr.write(
       "note: SVC_API_KEY / SVC_ALIAS_API_KEY is set and takes precedence over the stored key.\n",
     );
   }
 }
 
-export function registerAuthCommand(program: Command): void {
-  const auth = reportParseErrorsAsJson(program.command("auth")).description(
+export function registerAuthCommand(program: Command, io: CliIo): void {
+  const auth = reportParseErrorsAsJson(program.command("auth"), io).description(
     "sign in to the render service",
   );
 
@@ -131,11 +99,11 @@ export function registerAuthCommand(program: Command): void {
         if (flags.apiKey && flags.device) {
           throw new UsageError("Choose one of --device and --api-key.");
         }
-        if (flags.device) await loginThroughDevice(Boolean(flags.json));
-        else if (flags.apiKey) await loginWithApiKey(Boolean(flags.json));
-        else await loginThroughBrowser(Boolean(flags.json));
+        if (flags.device) await loginThroughDevice(io, Boolean(flags.json));
+        else if (flags.apiKey) await loginWithApiKey(io, Boolean(flags.json));
+        else await loginThroughBrowser(io, Boolean(flags.json));
       } catch (error) {
-        reportError(error, Boolean(flags.json));
+        reportError(error, Boolean(flags.json), io);
       }
     });
 
@@ -146,6 +114,7 @@ export function registerAuthCommand(program: Command): void {
     .action(async (flags: { json?: boolean }) => {
       try {
         const status = await withCloudContext(
+          io,
           async ({ client, config, credential }) => {
             if (!credential) throw notSignedInError();
             const user = await client.me();
@@ -155,7 +124,7 @@ export function registerAuthCommand(program: Command): void {
         );
         const { credential, user, config } = status;
         if (flags.json) {
-          process.stdout.write(
+          io.stdout.write(
             `${JSON.stringify(
               {
                 api_url: config.apiUrl,
@@ -176,7 +145,7 @@ export function registerAuthCommand(program: Command): void {
           );
           return;
         }
-        process.stdout.write(
+        io.stdout.write(
           [
             `Signed in to ${config.apiUrl} as ${user.email}`,
             `  credential: ${credential.kind === "oauth" ? "OAuth token" : "API key"} from ${SOURCE_TEXT[credential.source]}${credential.file ? ` (${credential.file})` : ""}`,
@@ -184,7 +153,7 @@ export function registerAuthCommand(program: Command): void {
           ].join("\n") + "\n",
         );
       } catch (error) {
-        reportError(error, Boolean(flags.json));
+        reportError(error, Boolean(flags.json), io);
       }
     });
 
@@ -195,30 +164,30 @@ export function registerAuthCommand(program: Command): void {
     .option("--json", "print the result as JSON")
     .action(async (flags: { keepApiKey?: boolean; json?: boolean }) => {
       try {
-        const result = await signOutHere({ keepApiKey: Boolean(flags.keepApiKey) });
+        const result = await signOutHere(io, { keepApiKey: Boolean(flags.keepApiKey) });
         if (flags.json) {
-          process.stdout.write(
+          io.stdout.write(
             `${JSON.stringify({ signed_out: result.removed, revoked: result.revoked, file: result.location }, null, 2)}\n`,
           );
         } else {
-          process.stdout.write(
+          io.stdout.write(
             result.removed
               ? `Signed out${result.revoked ? " and revoked the sign-in on the service" : ""}; removed the credential from ${result.location}.\n`
               : "No stored credential; nothing to remove.\n",
           );
         }
         if (result.revokeError) {
-          process.stderr.write(
+          io.stderr.write(
             `warning: the service could not revoke the sign-in (${result.revokeError}); the local copy is removed.\n`,
           );
         }
-        if (process.env.SVC_API_KEY?.trim() || process.env.SVC_ALIAS_API_KEY?.trim()) {
-          process.stderr.write(
+        if (io.env.SVC_API_KEY?.trim() || io.env.SVC_ALIAS_API_KEY?.trim()) {
+          io.stderr.write(
             "note: SVC_API_KEY / SVC_ALIAS_API_KEY is still set in this environment.\n",
           );
         }
       } catch (error) {
-        reportError(error, Boolean(flags.json));
+        reportError(error, Boolean(flags.json), io);
       }
     });
 
@@ -228,9 +197,9 @@ export function registerAuthCommand(program: Command): void {
     .option("--json", "print the result as JSON")
     .action(async (flags: { json?: boolean }) => {
       try {
-        await refreshSignIn(Boolean(flags.json));
+        await refreshSignIn(io, Boolean(flags.json));
       } catch (error) {
-        reportError(error, Boolean(flags.json));
+        reportError(error, Boolean(flags.json), io);
       }
     });
 }

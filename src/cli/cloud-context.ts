@@ -12,6 +12,7 @@ import { apiCredential, OAuthSession } from "../core/oauth";
 import { LOCAL_SERVICE_PORT } from "../shared/limits";
 import { loadConfig } from "../server/config";
 import { startServer } from "../server/server";
+import type { CliIo } from "./io";
 import { VERSION } from "./version";
 
 /** Generated idempotency keys start with this, so the service's records show the CLI made them. */
@@ -37,6 +38,7 @@ export function notSignedInError(): ClientError {
 
 /** Starts the local service in-process when the default URL has nothing listening. */
 export async function ensureLocalService(
+  io: CliIo,
   config: ClientConfig,
 ): Promise<{ embedded: boolean; close: () => Promise<void> }> {
   if (!config.usesDefaultService || (await isServiceAnswering(config.apiUrl))) {
@@ -49,11 +51,11 @@ export async function ensureLocalService(
       dataDir: config.localDataDir,
     },
     {
-      ...process.env,
+      ...io.env,
       // The service's request log would drown the command's own output, and a Ctrl+C should
       // not wait for a render: its lease is released and the next start picks it up again.
-      SVC_SERVER_LOG_LEVEL: process.env.SVC_SERVER_LOG_LEVEL ?? "warn",
-      SVC_SERVER_SHUTDOWN_GRACE_SECONDS: process.env.SVC_SERVER_SHUTDOWN_GRACE_SECONDS ?? "1",
+      SVC_SERVER_LOG_LEVEL: io.env.SVC_SERVER_LOG_LEVEL ?? "warn",
+      SVC_SERVER_SHUTDOWN_GRACE_SECONDS: io.env.SVC_SERVER_SHUTDOWN_GRACE_SECONDS ?? "1",
     },
   );
   let running: Awaited<ReturnType<typeof startServer>>;
@@ -66,20 +68,21 @@ export async function ensureLocalService(
       "Start it with `svc server`, or point SVC_API_URL at a render service.",
     );
   }
-  process.stderr.write(
+  io.stderr.write(
     `svc: no service on ${config.apiUrl}; started the local service for this command (data in ${config.localDataDir})\n`,
   );
   return { embedded: true, close: () => running.close() };
 }
 
 export async function openCloudContext(
+  io: CliIo,
   options: { requireCredential?: boolean } = {},
 ): Promise<CloudContext> {
-  const config = loadClientConfig();
-  const { embedded, close } = await ensureLocalService(config);
+  const config = loadClientConfig(io.env);
+  const { embedded, close } = await ensureLocalService(io, config);
   try {
-    const backend = openCredentialBackend(config);
-    const credential = await resolveCredential(config, process.env, backend);
+    const backend = cliCredentialBackend(io, config);
+    const credential = await resolveCredential(config, io.env, backend);
     if (!credential && options.requireCredential !== false) throw notSignedInError();
     // An OAuth sign-in is refreshed 60 s before it expires, and on a 401 once (then replayed).
     const oauth =
@@ -96,12 +99,21 @@ export async function openCloudContext(
   }
 }
 
+/** The credential store with this command's environment; its one warning goes to stderr. */
+export function cliCredentialBackend(io: CliIo, config: ClientConfig) {
+  return openCredentialBackend(config, {
+    env: io.env,
+    warn: (message) => io.stderr.write(`${message}\n`),
+  });
+}
+
 /** Runs `action` with a context, always closing it (and an embedded service) afterwards. */
 export async function withCloudContext<T>(
+  io: CliIo,
   action: (context: CloudContext) => Promise<T>,
   options: { requireCredential?: boolean } = {},
 ): Promise<T> {
-  const context = await openCloudContext(options);
+  const context = await openCloudContext(io, options);
   try {
     return await action(context);
   } finally {

@@ -4,9 +4,13 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { interruptSignal, withCloudContext } from "./cloud-context";
 import { reportError, UsageError } from "./errors";
+import type { CliIo } from "./io";
 
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
+async function confirm(io: CliIo, question: string): Promise<boolean> {
+  const rl = createInterface({
+    input: io.stdin as unknown as NodeJS.ReadableStream,
+    output: io.stderr as unknown as NodeJS.WritableStream,
+  });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());
   } finally {
@@ -14,7 +18,7 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
-export function registerCloudDeleteCommand(cloud: Command): void {
+export function registerCloudDeleteCommand(cloud: Command, io: CliIo): void {
   cloud
     .command("delete")
     .description("delete a render and its video")
@@ -25,24 +29,24 @@ export function registerCloudDeleteCommand(cloud: Command): void {
       const interrupt = interruptSignal();
       try {
         if (!flags.yes) {
-          if (!process.stdin.isTTY || !process.stderr.isTTY) {
+          if (!io.stdin.isTTY || !io.stderr.isTTY) {
             throw new UsageError(
               `Refusing to delete ${id} without confirmation.`,
               "Pass --yes to delete without a prompt.",
             );
           }
-          if (!(await confirm(`Delete render ${id} and its video? [y/N] `))) {
+          if (!(await confirm(io, `Delete render ${id} and its video? [y/N] `))) {
             throw new UsageError("Not deleted.");
           }
         }
-        await withCloudContext((context) => context.client.deleteRender(id, interrupt.signal));
-        process.stdout.write(
+        await withCloudContext(io, (context) => context.client.deleteRender(id, interrupt.signal));
+        io.stdout.write(
           flags.json
             ? `${JSON.stringify({ render_id: id, deleted: true }, null, 2)}\n`
             : `Deleted ${id}\n`,
         );
       } catch (error) {
-        reportError(error, Boolean(flags.json));
+        reportError(error, Boolean(flags.json), io);
       } finally {
         interrupt.dispose();
       }

@@ -10,6 +10,7 @@ import { createCloudProgress } from "./cloud-progress";
 import { interruptSignal, withCloudContext } from "./cloud-context";
 import { reportError } from "./errors";
 import { parseStrictInteger } from "./options";
+import type { CliIo } from "./io";
 
 interface DownloadFlags {
   output?: string;
@@ -18,7 +19,7 @@ interface DownloadFlags {
   json?: boolean;
 }
 
-export function registerCloudDownloadCommand(cloud: Command): void {
+export function registerCloudDownloadCommand(cloud: Command, io: CliIo): void {
   cloud
     .command("download")
     .description("download a render's video, waiting for it first if it is still running")
@@ -40,9 +41,9 @@ export function registerCloudDownloadCommand(cloud: Command): void {
     .action(async (id: string, flags: DownloadFlags) => {
       const json = Boolean(flags.json);
       const interrupt = interruptSignal();
-      const progress = createCloudProgress({ quiet: json });
+      const progress = createCloudProgress({ quiet: json, stream: io.stderr });
       try {
-        const result = await withCloudContext(({ client }) =>
+        const result = await withCloudContext(io, ({ client }) =>
           finishRender(client, id, {
             pollIntervalMs: flags.pollInterval * 1000,
             maxWaitMs: flags.maxWait * 60_000,
@@ -52,7 +53,7 @@ export function registerCloudDownloadCommand(cloud: Command): void {
           }),
         );
         progress.done();
-        process.stdout.write(
+        io.stdout.write(
           json
             ? `${JSON.stringify({ render_id: id, output: result.outputPath, size_bytes: result.sizeBytes }, null, 2)}\n`
             : `Downloaded ${id} -> ${result.outputPath} (${formatBytes(result.sizeBytes)})\n`,
@@ -69,6 +70,7 @@ export function registerCloudDownloadCommand(cloud: Command): void {
               )
             : error,
           json,
+          io,
         );
       } finally {
         interrupt.dispose();

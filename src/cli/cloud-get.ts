@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import type { RenderRecord } from "../shared/api";
 import { interruptSignal, withCloudContext } from "./cloud-context";
 import { reportError } from "./errors";
+import type { CliIo } from "./io";
 
 export function formatRenderRecord(record: RenderRecord): string {
   const lines = [
@@ -18,7 +19,7 @@ export function formatRenderRecord(record: RenderRecord): string {
   return lines.join("\n");
 }
 
-export function registerCloudGetCommand(cloud: Command): void {
+export function registerCloudGetCommand(cloud: Command, io: CliIo): void {
   cloud
     .command("get")
     .description("show one render")
@@ -27,14 +28,14 @@ export function registerCloudGetCommand(cloud: Command): void {
     .action(async (id: string, flags: { json?: boolean }) => {
       const interrupt = interruptSignal();
       try {
-        const record = await withCloudContext((context) =>
+        const record = await withCloudContext(io, (context) =>
           context.client.getRender(id, interrupt.signal),
         );
-        process.stdout.write(
+        io.stdout.write(
           flags.json ? `${JSON.stringify(record, null, 2)}\n` : `${formatRenderRecord(record)}\n`,
         );
       } catch (error) {
-        reportError(error, Boolean(flags.json));
+        reportError(error, Boolean(flags.json), io);
       } finally {
         interrupt.dispose();
       }

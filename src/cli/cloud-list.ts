@@ -5,6 +5,7 @@ import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, type RenderRecord } from "../shared
 import { interruptSignal, withCloudContext } from "./cloud-context";
 import { reportError } from "./errors";
 import { parseStrictInteger } from "./options";
+import type { CliIo } from "./io";
 
 interface ListFlags {
   limit: number;
@@ -18,7 +19,7 @@ function formatRow(record: RenderRecord): string {
   return `${record.render_id}  ${record.status.padEnd(9)}  ${record.format.padEnd(4)}  ${when}${record.title ? `  ${record.title}` : ""}`;
 }
 
-export function registerCloudListCommand(cloud: Command): void {
+export function registerCloudListCommand(cloud: Command, io: CliIo): void {
   cloud
     .command("list")
     .description("list recent renders, newest first")
@@ -34,7 +35,7 @@ export function registerCloudListCommand(cloud: Command): void {
     .action(async (flags: ListFlags) => {
       const interrupt = interruptSignal();
       try {
-        const page = await withCloudContext(async (context) => {
+        const page = await withCloudContext(io, async (context) => {
           let token = flags.token;
           const data: RenderRecord[] = [];
           for (;;) {
@@ -50,16 +51,16 @@ export function registerCloudListCommand(cloud: Command): void {
           }
         });
         if (flags.json) {
-          process.stdout.write(`${JSON.stringify(page, null, 2)}\n`);
+          io.stdout.write(`${JSON.stringify(page, null, 2)}\n`);
           return;
         }
-        if (page.data.length === 0) process.stdout.write("No renders yet.\n");
-        for (const record of page.data) process.stdout.write(`${formatRow(record)}\n`);
+        if (page.data.length === 0) io.stdout.write("No renders yet.\n");
+        for (const record of page.data) io.stdout.write(`${formatRow(record)}\n`);
         if (page.has_more && page.next_token) {
-          process.stderr.write(`More: svc cloud list --token ${page.next_token} (or --all)\n`);
+          io.stderr.write(`More: svc cloud list --token ${page.next_token} (or --all)\n`);
         }
       } catch (error) {
-        reportError(error, Boolean(flags.json));
+        reportError(error, Boolean(flags.json), io);
       } finally {
         interrupt.dispose();
       }

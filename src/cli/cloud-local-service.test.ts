@@ -12,6 +12,7 @@ import { loadClientConfig } from "../core/config";
 import { resolveCredential } from "../core/credentials";
 import { isServiceAnswering } from "../core/local-service";
 import { ensureLocalService } from "./cloud-context";
+import { recordingIo } from "./io";
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -31,34 +32,21 @@ describe("the embedded local service", () => {
     expect(config.usesDefaultService).toBe(true);
     expect(await isServiceAnswering(config.apiUrl)).toBe(false);
 
-    let stderr = "";
-    const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => {
-      stderr += chunk;
-      return true;
-    }) as typeof process.stderr.write;
-    const savedTmp = process.env.TMPDIR;
-    let local: Awaited<ReturnType<typeof ensureLocalService>>;
-    try {
-      local = await ensureLocalService(config);
-    } finally {
-      process.stderr.write = write;
-    }
+    const io = recordingIo({ ...process.env, HOME: home });
+    const local = await ensureLocalService(io, config);
     try {
       expect(local.embedded).toBe(true);
-      expect(stderr).toContain(`no service on ${config.apiUrl}; started the local service`);
-      expect(stderr).toContain(join(home, ".svc", "local"));
+      expect(io.err()).toContain(`no service on ${config.apiUrl}; started the local service`);
+      expect(io.err()).toContain(join(home, ".svc", "local"));
       expect((await stat(join(home, ".svc", "local", "credentials"))).mode & 0o777).toBe(0o600);
       const credential = await resolveCredential(config, { HOME: home });
       expect(credential).toMatchObject({ source: "local-service" });
       const client = new ApiClient({ baseUrl: config.apiUrl, credential: credential!.secret });
       expect((await client.me()).email).toBe("local@localhost");
       // A second command finds it running and starts nothing.
-      expect((await ensureLocalService(config)).embedded).toBe(false);
+      expect((await ensureLocalService(io, config)).embedded).toBe(false);
     } finally {
       await local.close();
-      if (savedTmp === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = savedTmp;
     }
     expect(await isServiceAnswering(config.apiUrl)).toBe(false);
   });

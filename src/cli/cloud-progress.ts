@@ -4,6 +4,7 @@
 import { formatBytes } from "../shared/archive-report";
 import type { RenderEvent } from "../core/pipeline";
 import { createProgressLine, type ProgressLine } from "./progress";
+import type { OutputStream } from "./io";
 
 const STAGE_TEXT: Record<string, string> = {
   scan: "Reading the project",
@@ -31,10 +32,11 @@ export interface CloudProgress {
   done(): void;
 }
 
-export function createCloudProgress(
-  options: { quiet?: boolean; stream?: NodeJS.WriteStream } = {},
-): CloudProgress {
-  const stream = options.stream ?? process.stderr;
+export function createCloudProgress(options: {
+  quiet?: boolean;
+  stream: OutputStream;
+}): CloudProgress {
+  const stream = options.stream;
   let line: ProgressLine | undefined;
   let stageStarted = Date.now();
   const finishLine = () => {

@@ -21,6 +21,7 @@ import { createCloudProgress } from "./cloud-progress";
 import { CLI_KEY_PREFIX, interruptSignal, withCloudContext } from "./cloud-context";
 import { reportError, UsageError } from "./errors";
 import { addOutputOptionFlags, parseStrictInteger, readVariablesOption } from "./options";
+import type { CliIo } from "./io";
 
 interface CloudRenderFlags {
   fps: number;
@@ -45,7 +46,7 @@ interface CloudRenderFlags {
   json?: boolean;
 }
 
-export function printArchiveReport(report: ArchiveReport): void {
+export function printArchiveReport(io: CliIo, report: ArchiveReport): void {
   const lines = [
     `Project ${report.project}`,
     `  ${report.file_count} files, ${formatBytes(report.size_bytes)} zipped (limit ${formatBytes(report.upload_limit_bytes)})${report.exceeds_upload_limit ? " — OVER THE UPLOAD LIMIT" : ""}`,
@@ -54,7 +55,7 @@ export function printArchiveReport(report: ArchiveReport): void {
       (file) => `  ${formatBytes(file.size_bytes).padStart(10)}  ${file.path}`,
     ),
   ];
-  process.stdout.write(`${lines.join("\n")}\n`);
+  io.stdout.write(`${lines.join("\n")}\n`);
 }
 
 /** The hint after Ctrl+C: what was left running and how to pick it up. */
@@ -68,7 +69,7 @@ export function interruptedHint(state: RenderRunState | undefined, output?: stri
   return "Nothing was submitted; run the command again.";
 }
 
-export function registerCloudRenderCommand(cloud: Command): void {
+export function registerCloudRenderCommand(cloud: Command, io: CliIo): void {
   addOutputOptionFlags(
     cloud
       .command("render")
@@ -110,7 +111,7 @@ export function registerCloudRenderCommand(cloud: Command): void {
     .action(async (dir: string | undefined, flags: CloudRenderFlags) => {
       const json = Boolean(flags.json);
       const interrupt = interruptSignal();
-      const progress = createCloudProgress({ quiet: json });
+      const progress = createCloudProgress({ quiet: json, stream: io.stderr });
       let state: RenderRunState | undefined;
       try {
         const variables = readVariablesOption(flags);
@@ -138,15 +139,15 @@ export function registerCloudRenderCommand(cloud: Command): void {
             { ...settings, dir: project.dir },
             (event) => event.type === "warning" && progress.onEvent(event),
           );
-          if (json) process.stdout.write(`${JSON.stringify({ archive: report }, null, 2)}\n`);
-          else printArchiveReport(report);
-          if (report.exceeds_upload_limit) process.exitCode = 1;
+          if (json) io.stdout.write(`${JSON.stringify({ archive: report }, null, 2)}\n`);
+          else printArchiveReport(io, report);
+          if (report.exceeds_upload_limit) io.exitCode = 1;
           return;
         }
         // Everything that can fail locally fails before a service is started or contacted.
         if (project.type === "dir") await prepareProject({ ...settings, dir: project.dir });
         let embedded = false;
-        const result = await withCloudContext((context) => {
+        const result = await withCloudContext(io, (context) => {
           embedded = context.embedded;
           return runRender(
             {
@@ -171,16 +172,16 @@ export function registerCloudRenderCommand(cloud: Command): void {
         progress.done();
         if (!flags.wait) {
           if (json) {
-            process.stdout.write(
+            io.stdout.write(
               `${JSON.stringify({ render_id: result.renderId, asset_id: result.assetId ?? null, status: "queued" }, null, 2)}\n`,
             );
           } else {
-            process.stdout.write(`${result.renderId}\n`);
-            process.stderr.write(
+            io.stdout.write(`${result.renderId}\n`);
+            io.stderr.write(
               `Submitted; fetch the video with \`svc cloud download ${result.renderId}\`.\n`,
             );
             if (embedded) {
-              process.stderr.write(
+              io.stderr.write(
                 "note: the local service stopped with this command; the render continues when it runs again (`svc server`, or any `svc cloud` command).\n",
               );
             }
@@ -188,7 +189,7 @@ export function registerCloudRenderCommand(cloud: Command): void {
           return;
         }
         if (json) {
-          process.stdout.write(
+          io.stdout.write(
             `${JSON.stringify(
               {
                 render_id: result.renderId,
@@ -203,13 +204,11 @@ export function registerCloudRenderCommand(cloud: Command): void {
             )}\n`,
           );
         } else {
-          process.stdout.write(
+          io.stdout.write(
             `Rendered ${result.renderId} -> ${result.outputPath} (${formatBytes(result.sizeBytes ?? 0)}, ${result.record?.credits_charged ?? 0} credits)\n`,
           );
           if (result.assetId)
-            process.stderr.write(
-              `Asset ${result.assetId} can be rendered again with --asset-id.\n`,
-            );
+            io.stderr.write(`Asset ${result.assetId} can be rendered again with --asset-id.\n`);
         }
       } catch (error) {
         progress.done();
@@ -219,6 +218,7 @@ export function registerCloudRenderCommand(cloud: Command): void {
             ? new ClientError("interrupted", "Interrupted.", interruptedHint(state, flags.output))
             : error,
           json,
+          io,
         );
       } finally {
         interrupt.dispose();

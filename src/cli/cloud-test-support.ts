@@ -248,7 +248,8 @@ export async function startFaultProxy(): Promise<FaultProxy> {
 
 /**
  * Runs `svc ...args` inside the test process (the same program and error mapping as bin/svc.js,
- * without paying for a Node start per case), with `env` laid over process.env for the duration.
+ * without paying for a Node start per case) with its own streams and `env` laid over the test's
+ * environment: nothing global is patched.
  */
 export async function runInProcess(
   args: string[],
@@ -257,45 +258,20 @@ export async function runInProcess(
   const { CommanderError } = await import("commander");
   const { buildProgram } = await import("./program");
   const { reportError } = await import("./errors");
-  const saved = new Map<string, string | undefined>();
+  const { recordingIo } = await import("./io");
+  const merged: NodeJS.ProcessEnv = { ...process.env };
   for (const [name, value] of Object.entries(env)) {
-    saved.set(name, process.env[name]);
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
+    if (value === undefined) delete merged[name];
+    else merged[name] = value;
   }
-  let stdout = "";
-  let stderr = "";
-  const writeOut = process.stdout.write.bind(process.stdout);
-  const writeErr = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    stdout += chunk.toString();
-    return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    stderr += chunk.toString();
-    return true;
-  }) as typeof process.stderr.write;
-  process.exitCode = 0;
-  let code: number;
+  const io = recordingIo(merged);
   try {
-    await buildProgram().parseAsync(["node", "svc", ...args]);
-    code = Number(process.exitCode ?? 0);
+    await buildProgram(io).parseAsync(["node", "svc", ...args]);
   } catch (error) {
-    if (error instanceof CommanderError) code = 2;
-    else {
-      reportError(error, args.includes("--json"));
-      code = Number(process.exitCode ?? 1);
-    }
-  } finally {
-    process.stdout.write = writeOut;
-    process.stderr.write = writeErr;
-    process.exitCode = 0;
-    for (const [name, value] of saved) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    if (error instanceof CommanderError) io.exitCode = 2;
+    else reportError(error, args.includes("--json"), io);
   }
-  return { code, stdout, stderr };
+  return { code: io.exitCode, stdout: io.out(), stderr: io.err() };
 }
 
 /**

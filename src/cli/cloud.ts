@@ -8,40 +8,40 @@ import { registerCloudGetCommand } from "./cloud-get";
 import { registerCloudListCommand } from "./cloud-list";
 import { registerCloudRenderCommand } from "./cloud-render";
 import { registerPublishCommand } from "./publish";
+import type { CliIo } from "./io";
 
 /**
  * With --json, flag errors that commander itself reports (an unknown choice, a missing argument)
  * come out as `{error: {...}}` on stdout like every other error. Subcommands created afterwards
  * inherit this output configuration.
  */
-export function reportParseErrorsAsJson(command: Command): Command {
+export function reportParseErrorsAsJson(command: Command, io: CliIo): Command {
   return command.configureOutput({
     outputError: (text, write) => {
       if (!process.argv.includes("--json")) return write(text);
       const message = text.replace(/^error:\s*/, "").trim();
-      process.stdout.write(
-        `${JSON.stringify({ error: { code: "usage_error", message } }, null, 2)}\n`,
-      );
+      io.stdout.write(`${JSON.stringify({ error: { code: "usage_error", message } }, null, 2)}\n`);
     },
   });
 }
 
-export function registerCloudCommand(program: Command): void {
+export function registerCloudCommand(program: Command, io: CliIo): void {
   const cloud = reportParseErrorsAsJson(
     program
       .command("cloud")
       .description("render on the render service (SVC_API_URL, default: the local service)"),
+    io,
   );
-  registerCloudRenderCommand(cloud);
-  registerCloudGetCommand(cloud);
-  registerCloudListCommand(cloud);
-  registerCloudDeleteCommand(cloud);
-  registerCloudDownloadCommand(cloud);
+  registerCloudRenderCommand(cloud, io);
+  registerCloudGetCommand(cloud, io);
+  registerCloudListCommand(cloud, io);
+  registerCloudDeleteCommand(cloud, io);
+  registerCloudDownloadCommand(cloud, io);
 }
 
 /** `svc cloud ...`, `svc publish` and `svc auth ...`. */
-export function registerCloudCommands(program: Command): void {
-  registerCloudCommand(program);
-  registerPublishCommand(program);
-  registerAuthCommand(program);
+export function registerCloudCommands(program: Command, io: CliIo): void {
+  registerCloudCommand(program, io);
+  registerPublishCommand(program, io);
+  registerAuthCommand(program, io);
 }

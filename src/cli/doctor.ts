@@ -3,18 +3,19 @@
 import type { Command } from "commander";
 import { runDoctor } from "../engine/doctor";
 import type { DoctorReport } from "../engine/doctor";
+import type { CliIo } from "./io";
 
-export function registerDoctorCommand(program: Command): void {
+export function registerDoctorCommand(program: Command, io: CliIo): void {
   program
     .command("doctor")
     .description("check the browser and FFmpeg that renders need, and what to install if missing")
     .option("--json", "print the report as JSON on stdout")
     .action(async (options: { json?: boolean }) => {
       const report = await runDoctor();
-      process.stdout.write(
+      io.stdout.write(
         options.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctorReport(report),
       );
-      process.exitCode = report.ok ? 0 : 1;
+      io.exitCode = report.ok ? 0 : 1;
     });
 }
 

@@ -5,6 +5,7 @@
 import { ClientError } from "../core/errors";
 import { EngineError } from "../engine/errors";
 import { cliHint } from "./hints";
+import type { CliIo } from "./io";
 
 /** A mistake in how the command was called: exit code 2. */
 export class UsageError extends Error {
@@ -52,14 +53,14 @@ export function describeError(error: unknown): ReportedError {
 }
 
 /** Prints the error to stderr (or as JSON on stdout) and sets the exit code. */
-export function reportError(error: unknown, json: boolean): void {
+export function reportError(error: unknown, json: boolean, io: CliIo): void {
   const described = describeError(error);
   if (json) {
     const { exitCode: _exitCode, ...body } = described;
-    process.stdout.write(`${JSON.stringify({ error: body }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ error: body }, null, 2)}\n`);
   } else {
-    process.stderr.write(`error: ${described.message}\n`);
-    if (described.hint) process.stderr.write(`hint: ${described.hint}\n`);
+    io.stderr.write(`error: ${described.message}\n`);
+    if (described.hint) io.stderr.write(`hint: ${described.hint}\n`);
   }
-  process.exitCode = described.exitCode;
+  io.exitCode = described.exitCode;
 }

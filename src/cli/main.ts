@@ -2,20 +2,23 @@
 // (0 ok, 1 failure, 2 usage error) without stack traces for user mistakes.
 import { CommanderError } from "commander";
 import { reportError } from "./errors";
+import { processIo } from "./io";
 import { buildProgram } from "./program";
 
 async function main(): Promise<void> {
-  const program = buildProgram();
+  const io = processIo();
+  const program = buildProgram(io);
   try {
     await program.parseAsync(process.argv);
   } catch (error) {
     if (error instanceof CommanderError) {
-      process.exitCode =
+      io.exitCode =
         error.code === "commander.helpDisplayed" || error.code === "commander.version" ? 0 : 2;
-      return;
+    } else {
+      reportError(error, process.argv.includes("--json"), io);
     }
-    reportError(error, process.argv.includes("--json"));
   }
+  process.exitCode = io.exitCode;
 }
 
 await main();

@@ -1,11 +1,13 @@
 // Progress on stderr: a bar redrawn in place on a terminal, and plain lines (every 10%)
 // otherwise, so logs from CI stay readable.
+import type { OutputStream } from "./io";
+
 export interface ProgressLine {
   update(fraction: number, text: string): void;
   done(): void;
 }
 
-export function createProgressLine(stream: NodeJS.WriteStream = process.stderr): ProgressLine {
+export function createProgressLine(stream: OutputStream): ProgressLine {
   const tty = Boolean(stream.isTTY);
   let lastStep = -1;
   let drawn = false;

@@ -12,6 +12,7 @@ import { createCloudProgress } from "./cloud-progress";
 import { CLI_KEY_PREFIX, interruptSignal, withCloudContext } from "./cloud-context";
 import { reportParseErrorsAsJson } from "./cloud";
 import { reportError } from "./errors";
+import type { CliIo } from "./io";
 
 interface PublishFlags {
   composition: string;
@@ -20,8 +21,8 @@ interface PublishFlags {
   json?: boolean;
 }
 
-export function registerPublishCommand(program: Command): void {
-  reportParseErrorsAsJson(program.command("publish"))
+export function registerPublishCommand(program: Command, io: CliIo): void {
+  reportParseErrorsAsJson(program.command("publish"), io)
     .description("zip and upload a project; prints the asset id to render with --asset-id")
     .argument("[dir]", "project folder", ".")
     .option("-c, --composition <path>", "entry HTML file inside the project", "index.html")
@@ -31,7 +32,7 @@ export function registerPublishCommand(program: Command): void {
     .action(async (dir: string, flags: PublishFlags) => {
       const json = Boolean(flags.json);
       const interrupt = interruptSignal();
-      const progress = createCloudProgress({ quiet: json });
+      const progress = createCloudProgress({ quiet: json, stream: io.stderr });
       try {
         const idempotencyKey =
           flags.idempotencyKey !== undefined
@@ -39,12 +40,12 @@ export function registerPublishCommand(program: Command): void {
             : newIdempotencyKey(CLI_KEY_PREFIX);
         if (flags.dryRun) {
           const report = await dryRunProject({ dir, composition: flags.composition });
-          if (json) process.stdout.write(`${JSON.stringify({ archive: report }, null, 2)}\n`);
-          else printArchiveReport(report);
-          if (report.exceeds_upload_limit) process.exitCode = 1;
+          if (json) io.stdout.write(`${JSON.stringify({ archive: report }, null, 2)}\n`);
+          else printArchiveReport(io, report);
+          if (report.exceeds_upload_limit) io.exitCode = 1;
           return;
         }
-        const result = await withCloudContext(({ client }) =>
+        const result = await withCloudContext(io, ({ client }) =>
           publishProject(
             client,
             { dir, composition: flags.composition, idempotencyKey },
@@ -53,12 +54,12 @@ export function registerPublishCommand(program: Command): void {
         );
         progress.done();
         if (json) {
-          process.stdout.write(
+          io.stdout.write(
             `${JSON.stringify({ asset_id: result.assetId, archive: result.report }, null, 2)}\n`,
           );
         } else {
-          process.stdout.write(`${result.assetId}\n`);
-          process.stderr.write(
+          io.stdout.write(`${result.assetId}\n`);
+          io.stderr.write(
             `Published ${result.report.file_count} files (${formatBytes(result.report.size_bytes)}). Render it with \`svc cloud render --asset-id ${result.assetId}\`.\n`,
           );
         }
@@ -74,6 +75,7 @@ export function registerPublishCommand(program: Command): void {
               )
             : error,
           json,
+          io,
         );
       } finally {
         interrupt.dispose();

@@ -14,6 +14,7 @@ import {
 import { reportError } from "./errors";
 import { addOutputOptionFlags, parseStrictInteger, readVariablesOption } from "./options";
 import { createProgressLine } from "./progress";
+import type { CliIo } from "./io";
 
 interface RenderFlags {
   output?: string;
@@ -42,7 +43,7 @@ function describeProgress(progress: RenderProgress): string {
   return `${progress.framesDone}/${progress.framesTotal} frames · ${progress.fps.toFixed(1)} fps${eta}`;
 }
 
-export function registerRenderCommand(program: Command): void {
+export function registerRenderCommand(program: Command, io: CliIo): void {
   addOutputOptionFlags(
     program
       .command("render")
@@ -75,7 +76,7 @@ export function registerRenderCommand(program: Command): void {
       const controller = new AbortController();
       const onSigint = () => controller.abort();
       process.once("SIGINT", onSigint);
-      const progress = createProgressLine();
+      const progress = createProgressLine(io.stderr);
       const started = Date.now();
       try {
         const variables = readVariablesOption(flags);
@@ -104,17 +105,17 @@ export function registerRenderCommand(program: Command): void {
         progress.done();
         const elapsedSeconds = (Date.now() - started) / 1000;
         if (flags.json) {
-          process.stdout.write(`${JSON.stringify({ ...result, elapsedSeconds }, null, 2)}\n`);
+          io.stdout.write(`${JSON.stringify({ ...result, elapsedSeconds }, null, 2)}\n`);
         } else {
-          for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
-          process.stdout.write(
+          for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
+          io.stdout.write(
             `Rendered ${result.outputPath} (${result.width}x${result.height}, ${result.durationSeconds.toFixed(2)} s, ${result.frames} frames) in ${elapsedSeconds.toFixed(1)} s\n`,
           );
-          if (result.thumbnailPath) process.stdout.write(`Thumbnail ${result.thumbnailPath}\n`);
+          if (result.thumbnailPath) io.stdout.write(`Thumbnail ${result.thumbnailPath}\n`);
         }
       } catch (error) {
         progress.done();
-        reportError(error, Boolean(flags.json));
+        reportError(error, Boolean(flags.json), io);
       } finally {
         process.off("SIGINT", onSigint);
       }

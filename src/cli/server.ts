@@ -8,6 +8,7 @@ import { LOCAL_SERVICE_PORT } from "../shared/limits";
 import { defaultDataDir, loadConfig } from "../server/config";
 import { openDataDirDatabase, startServer } from "../server/server";
 import { checkPasswordStrength, setUserPassword } from "../server/passwords";
+import { promptHidden, readPipedInput, type CliIo } from "./io";
 
 function integer(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -46,43 +47,19 @@ async function withDatabase<T>(
 }
 
 /** A password from a hidden terminal prompt, or the first line of piped stdin. */
-async function readPassword(): Promise<string> {
-  if (!process.stdin.isTTY) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString("utf8").split(/\r?\n/)[0] ?? "";
-  }
-  return new Promise((resolve, reject) => {
-    const stdin = process.stdin;
-    process.stderr.write("Password: ");
-    let value = "";
-    const onData = (chunk: Buffer) => {
-      for (const char of chunk.toString("utf8")) {
-        if (char === "\r" || char === "\n" || char === "\u0003") {
-          stdin.setRawMode(false);
-          stdin.pause();
-          stdin.off("data", onData);
-          process.stderr.write("\n");
-          if (char === "\u0003") reject(new Error("interrupted"));
-          else resolve(value);
-          return;
-        }
-        if (char === "\u007f" || char === "\b") value = value.slice(0, -1);
-        else value += char;
-      }
-    };
-    stdin.setRawMode(true);
-    stdin.resume();
-    stdin.on("data", onData);
-  });
+async function readPassword(io: CliIo): Promise<string> {
+  if (!io.stdin.isTTY) return (await readPipedInput(io)).split(/\r?\n/)[0] ?? "";
+  return promptHidden(io, "Password: ", () => new Error("interrupted"));
 }
 
-function fail(message: string): void {
-  console.error(`svc server: ${message}`);
-  process.exitCode = 1;
+function fail(io: CliIo, message: string): void {
+  io.stderr.write(`svc server: ${message}\n`);
+  io.exitCode = 1;
 }
 
-export function registerServerCommand(program: Command): void {
+export function registerServerCommand(program: Command, io: CliIo): void {
+  const say = (line: string) => io.stdout.write(`${line}\n`);
+  const warn = (line: string) => io.stderr.write(`${line}\n`);
   const server = program
     .command("server")
     .description("Run the render service (the /v3 API) on this computer, and manage its accounts.")
@@ -110,28 +87,28 @@ export function registerServerCommand(program: Command): void {
       try {
         running = await startServer(config);
       } catch (error) {
-        return fail((error as Error).message);
+        return fail(io, (error as Error).message);
       }
       if (running.createdCredentialsFile) {
-        console.log(
+        say(
           `svc server created the local account; its API key is in ${running.createdCredentialsFile}`,
         );
       }
-      console.log(`svc server listening on ${running.url}`);
+      say(`svc server listening on ${running.url}`);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
-          console.log(
+          say(
             `svc server stopping (${signal}); running renders get ${config.shutdownGraceSeconds} s to finish`,
           );
           void running.close().then(resolve, (error: unknown) => {
-            console.error(`svc server: shutdown failed: ${(error as Error).message}`);
+            warn(`svc server: shutdown failed: ${(error as Error).message}`);
             resolve();
           });
         };
         process.once("SIGINT", () => stop("SIGINT"));
         process.once("SIGTERM", () => stop("SIGTERM"));
       });
-      process.exit(process.exitCode ?? 0);
+      process.exit(io.exitCode);
     });
 
   const dataDirOf = (command: Command): string =>
@@ -146,14 +123,14 @@ export function registerServerCommand(program: Command): void {
       "Set or replace an account's password for browser sign-in (hidden prompt, or one line on stdin)",
     )
     .action(async (email: string, _options: unknown, command: Command) => {
-      const password = await readPassword();
+      const password = await readPassword(io);
       const problem = checkPasswordStrength(password);
-      if (problem) return fail(problem);
+      if (problem) return fail(io, problem);
       await withDatabase(dataDirOf(command), async (db) => {
         const user = await findUserByEmail(db, email);
-        if (!user) return fail(`no user ${email}`);
+        if (!user) return fail(io, `no user ${email}`);
         await setUserPassword(db, user.id, password);
-        console.log(`set the password of ${user.email}`);
+        say(`set the password of ${user.email}`);
       });
     });
 
@@ -170,9 +147,9 @@ export function registerServerCommand(program: Command): void {
       async (email: string, options: { credits: number; password?: boolean }, command: Command) => {
         let password: string | undefined;
         if (options.password) {
-          password = await readPassword();
+          password = await readPassword(io);
           const problem = checkPasswordStrength(password);
-          if (problem) return fail(problem);
+          if (problem) return fail(io, problem);
         }
         await withDatabase(dataDirOf(command), async (db) => {
           try {
@@ -182,11 +159,11 @@ export function registerServerCommand(program: Command): void {
               plan: "standard",
             });
             if (password !== undefined) await setUserPassword(db, user.id, password);
-            console.log(
+            say(
               `created user ${user.email} with ${options.credits} credits${password !== undefined ? " and a password" : ""}`,
             );
           } catch (error) {
-            fail((error as Error).message);
+            fail(io, (error as Error).message);
           }
         });
       },
@@ -203,11 +180,12 @@ export function registerServerCommand(program: Command): void {
         const user = await findUserByEmail(db, options.user);
         if (!user)
           return fail(
+            io,
             `no user ${options.user}; create it with \`svc server users add ${options.user}\``,
           );
         const key = await createApiKey(db, user.id);
-        console.error(`API key for ${user.email} (shown only once; store it now):`);
-        console.log(key);
+        warn(`API key for ${user.email} (shown only once; store it now):`);
+        say(key);
       });
     });
 
@@ -221,9 +199,9 @@ export function registerServerCommand(program: Command): void {
     .action(async (email: string, amount: number, _options: unknown, command: Command) => {
       await withDatabase(dataDirOf(command), async (db) => {
         const user = await findUserByEmail(db, email);
-        if (!user) return fail(`no user ${email}`);
+        if (!user) return fail(io, `no user ${email}`);
         const balance = await addCredits(db, user.id, amount);
-        console.log(`${user.email} now has ${balance} credits`);
+        say(`${user.email} now has ${balance} credits`);
       });
     });
 }
