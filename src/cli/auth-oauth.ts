@@ -17,6 +17,7 @@ import {
 import { ClientError } from "../core/errors";
 import { loadClientConfig } from "../core/config";
 import type { UserRecord } from "../shared/api";
+import type { TokenResponse } from "../shared/oauth";
 import { interruptSignal, withCloudContext } from "./cloud-context";
 import { cliCredentialBackend } from "./cloud-context";
 import { UsageError } from "./errors";
@@ -50,6 +51,31 @@ function printSignedIn(
   }
 }
 
+/** Runs one sign-in flow against the service, stores its tokens and says who is signed in. */
+async function signInWith(
+  io: CliIo,
+  json: boolean,
+  method: "browser" | "device",
+  flow: (baseUrl: string, signal: AbortSignal) => Promise<TokenResponse>,
+): Promise<void> {
+  const interrupt = interruptSignal();
+  try {
+    const { user, location } = await withCloudContext(
+      io,
+      async ({ config }) => {
+        const backend = cliCredentialBackend(io, config);
+        const tokens = await flow(config.apiUrl, interrupt.signal);
+        const saved = await saveSignIn(backend, config.apiUrl, tokens, { userAgent: USER_AGENT });
+        return { user: saved, location: backend.location };
+      },
+      { requireCredential: false },
+    );
+    printSignedIn(io, json, user, location, method);
+  } finally {
+    interrupt.dispose();
+  }
+}
+
 /** `svc auth login`: PKCE through the system browser and a loopback listener (120 s). */
 export async function loginThroughBrowser(io: CliIo, json: boolean): Promise<void> {
   const remote = remoteTerminalReason(io.env, terminal(io));
@@ -59,36 +85,23 @@ export async function loginThroughBrowser(io: CliIo, json: boolean): Promise<voi
       "Use `svc auth login --device` (enter a code in any browser), or `svc auth login --api-key`.",
     );
   }
-  const interrupt = interruptSignal();
-  try {
-    const { user, location } = await withCloudContext(
-      io,
-      async ({ config }) => {
-        const backend = cliCredentialBackend(io, config);
-        const tokens = await loginWithBrowser({
-          baseUrl: config.apiUrl,
-          openUrl: (url) => openSystemBrowser(url, io.env),
-          onAuthorizeUrl: (url, opened) => {
-            io.stderr.write(
-              opened
-                ? `Opened your browser to sign in. If it did not open, visit:\n\n  ${url}\n\n`
-                : `Open this URL in a browser on this computer to sign in:\n\n  ${url}\n\n`,
-            );
-            io.stderr.write(
-              `Waiting up to ${LOGIN_TIMEOUT_MS / 1000} s for the browser... (Ctrl+C to stop)\n`,
-            );
-          },
-          signal: interrupt.signal,
-        });
-        const saved = await saveSignIn(backend, config.apiUrl, tokens, { userAgent: USER_AGENT });
-        return { user: saved, location: backend.location };
+  await signInWith(io, json, "browser", (baseUrl, signal) =>
+    loginWithBrowser({
+      baseUrl,
+      openUrl: (url) => openSystemBrowser(url, io.env),
+      onAuthorizeUrl: (url, opened) => {
+        io.stderr.write(
+          opened
+            ? `Opened your browser to sign in. If it did not open, visit:\n\n  ${url}\n\n`
+            : `Open this URL in a browser on this computer to sign in:\n\n  ${url}\n\n`,
+        );
+        io.stderr.write(
+          `Waiting up to ${LOGIN_TIMEOUT_MS / 1000} s for the browser... (Ctrl+C to stop)\n`,
+        );
       },
-      { requireCredential: false },
-    );
-    printSignedIn(io, json, user, location, "browser");
-  } finally {
-    interrupt.dispose();
-  }
+      signal,
+    }),
+  );
 }
 
 /** `svc auth login --device`: RFC 8628 — show a code, poll until it is approved. */
@@ -100,40 +113,27 @@ export async function loginThroughDevice(io: CliIo, json: boolean): Promise<void
       "In CI or scripts use an API key (SVC_API_KEY, or `svc auth login --api-key` with the key on stdin).",
     );
   }
-  const interrupt = interruptSignal();
-  try {
-    const { user, location } = await withCloudContext(
-      io,
-      async ({ config }) => {
-        const backend = cliCredentialBackend(io, config);
-        const tokens = await loginWithDevice({
-          baseUrl: config.apiUrl,
-          onCode: (authorization) => {
-            io.stderr.write(
-              [
-                `To sign in, open ${authorization.verification_uri} in any browser and enter the code:`,
-                "",
-                `    ${authorization.user_code}`,
-                "",
-                ...(authorization.verification_uri_complete
-                  ? [`(or open ${authorization.verification_uri_complete})`]
-                  : []),
-                `Waiting for approval; the code expires in ${Math.round(authorization.expires_in / 60)} min. (Ctrl+C to stop)`,
-                "",
-              ].join("\n"),
-            );
-          },
-          signal: interrupt.signal,
-        });
-        const saved = await saveSignIn(backend, config.apiUrl, tokens, { userAgent: USER_AGENT });
-        return { user: saved, location: backend.location };
+  await signInWith(io, json, "device", (baseUrl, signal) =>
+    loginWithDevice({
+      baseUrl,
+      onCode: (authorization) => {
+        io.stderr.write(
+          [
+            `To sign in, open ${authorization.verification_uri} in any browser and enter the code:`,
+            "",
+            `    ${authorization.user_code}`,
+            "",
+            ...(authorization.verification_uri_complete
+              ? [`(or open ${authorization.verification_uri_complete})`]
+              : []),
+            `Waiting for approval; the code expires in ${Math.round(authorization.expires_in / 60)} min. (Ctrl+C to stop)`,
+            "",
+          ].join("\n"),
+        );
       },
-      { requireCredential: false },
-    );
-    printSignedIn(io, json, user, location, "device");
-  } finally {
-    interrupt.dispose();
-  }
+      signal,
+    }),
+  );
 }
 
 /** `svc auth refresh`: exchanges the stored refresh token for a new pair now. */

@@ -3,13 +3,11 @@
 import type { Command } from "commander";
 import { formatBytes } from "../shared/archive-report";
 import { defaultOutputPath } from "../core/download";
-import { ClientError } from "../core/errors";
 import { finishRender } from "../core/pipeline";
-import { DEFAULT_MAX_WAIT_MINUTES, DEFAULT_POLL_INTERVAL_SECONDS } from "../shared/limits";
 import { createCloudProgress } from "./cloud-progress";
 import { interruptSignal, withCloudContext } from "./cloud-context";
 import { reportError } from "./errors";
-import { parseStrictInteger } from "./options";
+import { addWaitFlags, withInterruptHint } from "./options";
 import type { CliIo } from "./io";
 
 interface DownloadFlags {
@@ -20,23 +18,10 @@ interface DownloadFlags {
 }
 
 export function registerCloudDownloadCommand(cloud: Command, io: CliIo): void {
-  cloud
-    .command("download")
+  addWaitFlags(cloud.command("download"))
     .description("download a render's video, waiting for it first if it is still running")
     .argument("<id>", "render id (rndr_...)")
     .option("-o, --output <file>", "where to save the video (default: renders/<render_id>.<ext>)")
-    .option(
-      "--poll-interval <seconds>",
-      "seconds between status checks",
-      parseStrictInteger("--poll-interval", 1, 3600),
-      DEFAULT_POLL_INTERVAL_SECONDS,
-    )
-    .option(
-      "--max-wait <minutes>",
-      "minutes to wait for the render",
-      parseStrictInteger("--max-wait", 1, 10_080),
-      DEFAULT_MAX_WAIT_MINUTES,
-    )
     .option("--json", "print {render_id, output, size_bytes} as JSON")
     .action(async (id: string, flags: DownloadFlags) => {
       const json = Boolean(flags.json);
@@ -60,15 +45,8 @@ export function registerCloudDownloadCommand(cloud: Command, io: CliIo): void {
         );
       } catch (error) {
         progress.done();
-        const interrupted = error instanceof ClientError && error.code === "interrupted";
         reportError(
-          interrupted
-            ? new ClientError(
-                "interrupted",
-                "Interrupted.",
-                `Run \`svc cloud download ${id}\` again to finish.`,
-              )
-            : error,
+          withInterruptHint(error, `Run \`svc cloud download ${id}\` again to finish.`),
           json,
           io,
         );

@@ -4,12 +4,10 @@
 // core/pipeline, print.
 import { Option, type Command } from "commander";
 import { formatBytes, type ArchiveReport } from "../shared/archive-report";
-import { ClientError } from "../core/errors";
 import { runRender, type RenderRunState } from "../core/pipeline";
 import { dryRunProject, prepareProject } from "../core/publish";
 import { newIdempotencyKey } from "../core/render-job";
 import { checkCloudFlags, projectSourceFromFlags } from "./cloud-flags";
-import { DEFAULT_MAX_WAIT_MINUTES, DEFAULT_POLL_INTERVAL_SECONDS } from "../shared/limits";
 import {
   ASPECT_RATIOS,
   type AspectRatio,
@@ -20,7 +18,12 @@ import {
 import { createCloudProgress } from "./cloud-progress";
 import { CLI_KEY_PREFIX, interruptSignal, withCloudContext } from "./cloud-context";
 import { reportError, UsageError } from "./errors";
-import { addOutputOptionFlags, parseStrictInteger, readVariablesOption } from "./options";
+import {
+  addOutputOptionFlags,
+  addWaitFlags,
+  readVariablesOption,
+  withInterruptHint,
+} from "./options";
 import type { CliIo } from "./io";
 
 interface CloudRenderFlags {
@@ -70,12 +73,14 @@ export function interruptedHint(state: RenderRunState | undefined, output?: stri
 }
 
 export function registerCloudRenderCommand(cloud: Command, io: CliIo): void {
-  addOutputOptionFlags(
-    cloud
-      .command("render")
-      .description("render a composition on the render service and download the video")
-      .argument("[dir]", "project folder to zip and upload (default: .)"),
-    " (4k is billed x1.5)",
+  addWaitFlags(
+    addOutputOptionFlags(
+      cloud
+        .command("render")
+        .description("render a composition on the render service and download the video")
+        .argument("[dir]", "project folder to zip and upload (default: .)"),
+      " (4k is billed x1.5)",
+    ),
   )
     .addOption(
       new Option(
@@ -94,18 +99,6 @@ export function registerCloudRenderCommand(cloud: Command, io: CliIo): void {
     .option("--no-wait", "submit, print the render id and exit")
     .option("--callback-url <url>", "HTTPS webhook called when the render ends")
     .option("--callback-id <id>", "tracking id echoed in the webhook")
-    .option(
-      "--poll-interval <seconds>",
-      "seconds between status checks",
-      parseStrictInteger("--poll-interval", 1, 3600),
-      DEFAULT_POLL_INTERVAL_SECONDS,
-    )
-    .option(
-      "--max-wait <minutes>",
-      "minutes to wait for the render",
-      parseStrictInteger("--max-wait", 1, 10_080),
-      DEFAULT_MAX_WAIT_MINUTES,
-    )
     .option("--idempotency-key <key>", "makes retries safe (A-Z a-z 0-9 _ : . -, 1-255 chars)")
     .option("--json", "print the result as JSON on stdout")
     .action(async (dir: string | undefined, flags: CloudRenderFlags) => {
@@ -212,14 +205,7 @@ export function registerCloudRenderCommand(cloud: Command, io: CliIo): void {
         }
       } catch (error) {
         progress.done();
-        const interrupted = error instanceof ClientError && error.code === "interrupted";
-        reportError(
-          interrupted
-            ? new ClientError("interrupted", "Interrupted.", interruptedHint(state, flags.output))
-            : error,
-          json,
-          io,
-        );
+        reportError(withInterruptHint(error, interruptedHint(state, flags.output)), json, io);
       } finally {
         interrupt.dispose();
       }

@@ -1,9 +1,16 @@
-// Flag parsers shared by `svc render` and `svc cloud render`: strict integers and the
-// --variables / --variables-file pair. Bad values are usage errors (exit 2) that say the fix.
+// Flag parsers shared by the commands: output options, the wait flags, strict integers and the
+// --variables / --variables-file pair, and the hint a command gives after Ctrl+C. Bad values are usage errors (exit 2) that say the fix.
 import { readFileSync } from "node:fs";
 import { Option, type Command } from "commander";
-import { DEFAULT_FPS, FPS_MAX, FPS_MIN } from "../shared/limits";
+import {
+  DEFAULT_FPS,
+  DEFAULT_MAX_WAIT_MINUTES,
+  DEFAULT_POLL_INTERVAL_SECONDS,
+  FPS_MAX,
+  FPS_MIN,
+} from "../shared/limits";
 import { FORMATS, QUALITIES, RESOLUTIONS } from "../shared/render-options";
+import { ClientError } from "../core/errors";
 import { UsageError } from "./errors";
 
 /** --fps, --quality, --format and --resolution, with the same defaults and rules everywhere. */
@@ -27,6 +34,23 @@ export function addOutputOptionFlags(command: Command, resolutionNote = ""): Com
       new Option("--resolution <resolution>", `output resolution${resolutionNote}`)
         .choices(RESOLUTIONS)
         .default("1080p"),
+    );
+}
+
+/** --poll-interval and --max-wait, for the commands that wait for a render. */
+export function addWaitFlags(command: Command): Command {
+  return command
+    .option(
+      "--poll-interval <seconds>",
+      "seconds between status checks",
+      parseStrictInteger("--poll-interval", 1, 3600),
+      DEFAULT_POLL_INTERVAL_SECONDS,
+    )
+    .option(
+      "--max-wait <minutes>",
+      "minutes to wait for the render",
+      parseStrictInteger("--max-wait", 1, 10_080),
+      DEFAULT_MAX_WAIT_MINUTES,
     );
 }
 
@@ -80,4 +104,11 @@ export function readVariablesOption(options: {
     return parseVariablesJson(text, `--variables-file ${options.variablesFile}`);
   }
   return undefined;
+}
+
+/** Errors as they are, except Ctrl+C, which gets the command's own "what now" hint. */
+export function withInterruptHint(error: unknown, hint: string): unknown {
+  return error instanceof ClientError && error.code === "interrupted"
+    ? new ClientError("interrupted", "Interrupted.", hint)
+    : error;
 }

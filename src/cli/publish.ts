@@ -3,7 +3,6 @@
 // `--dry-run` shows what would be uploaded, exactly like `svc cloud render --dry-run`.
 import type { Command } from "commander";
 import { formatBytes } from "../shared/archive-report";
-import { ClientError } from "../core/errors";
 import { dryRunProject, publishProject } from "../core/publish";
 import { newIdempotencyKey } from "../core/render-job";
 import { checkIdempotencyKeyFlag } from "./cloud-flags";
@@ -12,6 +11,7 @@ import { createCloudProgress } from "./cloud-progress";
 import { CLI_KEY_PREFIX, interruptSignal, withCloudContext } from "./cloud-context";
 import { reportParseErrorsAsJson } from "./cloud";
 import { reportError } from "./errors";
+import { withInterruptHint } from "./options";
 import type { CliIo } from "./io";
 
 interface PublishFlags {
@@ -65,15 +65,8 @@ export function registerPublishCommand(program: Command, io: CliIo): void {
         }
       } catch (error) {
         progress.done();
-        const interrupted = error instanceof ClientError && error.code === "interrupted";
         reportError(
-          interrupted
-            ? new ClientError(
-                "interrupted",
-                "Interrupted.",
-                "Nothing was published; run the command again.",
-              )
-            : error,
+          withInterruptHint(error, "Nothing was published; run the command again."),
           json,
           io,
         );

@@ -78,19 +78,9 @@ function onSubmitEvent(store: JobStore, job: JobRecord, event: RenderEvent, eta:
         void store.change(job, { stage, progress: 0, bytes: undefined, etaSeconds: undefined });
       return;
     }
-    case "upload-progress": {
-      const fraction = event.totalBytes ? event.bytes / event.totalBytes : 0;
-      void store.change(
-        job,
-        {
-          progress: fraction,
-          bytes: { done: event.bytes, total: event.totalBytes },
-          etaSeconds: eta.estimate("upload", fraction),
-        },
-        { progressOnly: true },
-      );
+    case "upload-progress":
+      transferProgress(store, job, eta, "upload", event.bytes, event.totalBytes);
       return;
-    }
     case "state":
       // Written before the next step starts, so a kill after this point re-attaches.
       if (event.state.assetId !== job.assetId || event.state.renderId !== job.renderId) {
@@ -131,22 +121,33 @@ function onFinishEvent(
         });
       }
       return;
-    case "download-progress": {
-      const fraction = event.totalBytes ? event.bytes / event.totalBytes : 0;
-      void store.change(
-        job,
-        {
-          progress: fraction,
-          bytes: { done: event.bytes, total: event.totalBytes },
-          etaSeconds: eta.estimate("download", fraction),
-        },
-        { progressOnly: true },
-      );
+    case "download-progress":
+      transferProgress(store, job, eta, "download", event.bytes, event.totalBytes);
       return;
-    }
     default:
       return;
   }
+}
+
+/** Bytes moved in an upload or a download, as the job's progress, bytes and ETA. */
+function transferProgress(
+  store: JobStore,
+  job: JobRecord,
+  eta: EtaMeter,
+  stage: "upload" | "download",
+  bytes: number,
+  total: number | undefined,
+): void {
+  const fraction = total ? bytes / total : 0;
+  void store.change(
+    job,
+    {
+      progress: fraction,
+      bytes: { done: bytes, total },
+      etaSeconds: eta.estimate(stage, fraction),
+    },
+    { progressOnly: true },
+  );
 }
 
 function outputFileName(job: JobRecord, record: RenderRecord): string {
