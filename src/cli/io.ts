@@ -74,6 +74,9 @@ export function promptHidden(
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     const stdin = io.stdin;
+    // Raw mode (no echo) before the question shows, so a key typed the moment it appears is
+    // never echoed, however late this process is scheduled.
+    stdin.setRawMode?.(true);
     io.stderr.write(question);
     let value = "";
     const finish = (error?: Error) => {
@@ -92,7 +95,6 @@ export function promptHidden(
         else value += char;
       }
     };
-    stdin.setRawMode?.(true);
     stdin.resume();
     stdin.on("data", onData);
   });
