@@ -71,7 +71,7 @@ const HINTS: Record<string, string> = {
     "Exclude what the composition does not need in .svcignore, or shrink large media.",
   svc_idempotency_conflict:
     "This idempotency key was already used for a different request; use a new key.",
-  rate_limited: "Too many requests; wait a moment and try again.",
+  rate_limit_exceeded: "Too many requests; wait a moment and try again.",
   invalid_parameter: "Check the option named in the message.",
   internal_error: "The service failed; try again, and report it if it keeps happening.",
   service_unavailable: "The service is starting or stopping; try again in a moment.",

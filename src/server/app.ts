@@ -188,7 +188,7 @@ export function configureApp(
       if (!decision.allowed) {
         reply.header("retry-after", String(decision.retryAfterSeconds));
         throw new ApiError(
-          "rate_limited",
+          "rate_limit_exceeded",
           `too many requests; retry in ${decision.retryAfterSeconds} s`,
           undefined,
           {
@@ -225,12 +225,28 @@ export function configureApp(
 }
 
 export function createFastify(logLevel: string): FastifyInstance {
-  return Fastify({
+  const app = Fastify({
     logger: loggerOptions(logLevel),
     bodyLimit: 1024 * 1024,
     logController: new ServiceLogController(),
     forceCloseConnections: true,
     return503OnClosing: true,
+  });
+  acceptEmptyJsonBodies(app);
+  return app;
+}
+
+/**
+ * Many HTTP clients send `content-type: application/json` on every request, bodiless ones too
+ * (GET, DELETE, `POST .../complete`). An empty body with that header is no body, not a 400;
+ * anything else goes through fastify's own JSON parser (prototype-poisoning checks included).
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if (typeof body === "string" && body.trim() === "") return done(null, undefined);
+    parseJson(request, body.toString(), done);
   });
 }
 

@@ -116,7 +116,8 @@ export async function createAsset(
       user_id: principal.user.id,
       filename: input.filename,
       size_bytes: input.size_bytes,
-      checksum_sha256: input.checksum_sha256.toLowerCase(),
+      // "" until the upload completes when the client sent none (the digest is computed then).
+      checksum_sha256: input.checksum_sha256?.toLowerCase() ?? "",
       status: "pending_upload",
       upload_key: uploadKey,
       storage_key: null,
@@ -172,7 +173,7 @@ async function completeOnce(
   assetId: string,
 ): Promise<CompleteAssetResponse> {
   const asset = await findAsset(ctx, principal.user.id, assetId);
-  if (asset.status === "ready") return completedResponse(asset);
+  if (asset.status === "ready") return completedResponse(ctx, asset);
   const uploaded = await ctx.store.stat(asset.upload_key);
   if (!uploaded) {
     throw new ApiError(
@@ -196,7 +197,14 @@ async function completeOnce(
   const local = await ctx.store.toLocalFile(asset.upload_key);
   try {
     const checksum = await sha256File(local.path);
-    if (checksum !== asset.checksum_sha256) {
+    if (asset.checksum_sha256 === "") {
+      asset.checksum_sha256 = checksum;
+      await ctx.db
+        .updateTable("assets")
+        .set({ checksum_sha256: checksum })
+        .where("id", "=", asset.id)
+        .execute();
+    } else if (checksum !== asset.checksum_sha256) {
       await refuse(
         new ApiError(
           "svc_checksum_mismatch",
@@ -251,7 +259,7 @@ async function fileReadyAsset(
       })
       .where("id", "=", asset.id)
       .execute();
-    return completedResponse(updated);
+    return completedResponse(ctx, updated);
   }
   const storageKey = `assets/${asset.user_id}/${asset.checksum_sha256}.zip`;
   await ctx.store.move(asset.upload_key, storageKey);
@@ -260,7 +268,7 @@ async function fileReadyAsset(
     .set({ status: "ready", storage_key: storageKey, completed_ms: now })
     .where("id", "=", asset.id)
     .execute();
-  return completedResponse({ ...asset, status: "ready", storage_key: storageKey });
+  return completedResponse(ctx, { ...asset, status: "ready", storage_key: storageKey });
 }
 
 /**
@@ -310,12 +318,16 @@ export async function createAssetFromBytes(
   return findAsset(ctx, principal.user.id, id);
 }
 
-function completedResponse(asset: AssetsTable): CompleteAssetResponse {
+function completedResponse(ctx: ServiceContext, asset: AssetsTable): CompleteAssetResponse {
   return {
     asset_id: asset.duplicate_of ?? asset.id,
     size_bytes: asset.size_bytes,
     status: "ready",
     deduplicated: asset.duplicate_of !== null,
+    mime_type: "application/zip",
+    url: ctx.store.signGet(asset.storage_key!, {
+      expiresInSeconds: ctx.config.downloadUrlTtlSeconds,
+    }),
   };
 }
 

@@ -52,10 +52,10 @@ function authorizeParams(challenge: string, overrides: Record<string, string | u
 }
 
 /** Signs in and approves in a fresh "browser"; returns the redirect back to the client. */
-async function approve(challenge: string, decision = "approve"): Promise<URL> {
+async function approve(challenge: string, decision = "approve", scope = "api"): Promise<URL> {
   const browser = new FormBrowser(svc.url);
   const consent = await browser.signInThrough(
-    authorizePath(authorizeParams(challenge)),
+    authorizePath(authorizeParams(challenge, { scope })),
     EMAIL,
     PASSWORD,
   );
@@ -115,6 +115,21 @@ describe("authorization code + PKCE", () => {
     expect(user.body.data.email).toBe(EMAIL);
     // Also as x-api-key, like an API key.
     expect((await api(svc, "GET", "/v3/users/me", { key: accessToken })).status).toBe(200);
+  });
+
+  it("grants api to a client that asks for openid profile email, and says so (RFC 6749 3.3)", async () => {
+    const { verifier, challenge } = pkcePair();
+    const back = await approve(challenge, "approve", "openid profile email");
+    const exchanged = await oauthPost(svc.url, "/v1/oauth/token", {
+      grant_type: "authorization_code",
+      code: back.searchParams.get("code")!,
+      redirect_uri: REDIRECT,
+      client_id: CLI_CLIENT_ID,
+      code_verifier: verifier,
+    });
+    expect(exchanged.status).toBe(200);
+    expect(exchanged.body.scope).toBe("api");
+    expect((await me(exchanged.body.access_token as string)).status).toBe(200);
   });
 
   it("stores codes and tokens only as hashes, and never logs them", async () => {
@@ -348,10 +363,10 @@ describe("tokens", () => {
 });
 
 describe("device authorization grant", () => {
-  const startDevice = async () => {
+  const startDevice = async (scope = "api") => {
     const started = await oauthPost(svc.url, "/v1/oauth/device/code", {
       client_id: CLI_CLIENT_ID,
-      scope: "api",
+      scope,
     });
     expect(started.status).toBe(200);
     return started.body as {
@@ -415,6 +430,14 @@ describe("device authorization grant", () => {
       { intervalMs: 1_100 },
     );
     expect(again.body.error).toBe("invalid_grant");
+  });
+
+  it("narrows openid profile email to api on the device flow too", async () => {
+    const device = await startDevice("openid profile email");
+    expect(await decide(device.user_code, "approve")).toContain("Device connected");
+    const granted = await poll(device.device_code);
+    expect(granted.status).toBe(200);
+    expect(granted.body.scope).toBe("api");
   });
 
   it("answers access_denied after the person denies", async () => {

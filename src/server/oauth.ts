@@ -108,11 +108,12 @@ function checkClient(params: Params): string {
   return clientId;
 }
 
-function checkScope(requested: string | undefined): string {
-  const scopes = (requested ?? DEFAULT_SCOPE).split(" ").filter(Boolean);
-  if (scopes.length === 0 || scopes.some((scope) => scope !== DEFAULT_SCOPE)) {
-    throw new OAuthError("invalid_scope", `the only scope is "${DEFAULT_SCOPE}"`);
-  }
+/**
+ * The one scope this server grants, whatever was asked: clients of this API shape ask for
+ * `openid profile email`, and RFC 6749 section 3.3 lets a server grant less than it was asked
+ * for as long as the token response says what it granted (its `scope` is always "api").
+ */
+function checkScope(_requested: string | undefined): string {
   return DEFAULT_SCOPE;
 }
 

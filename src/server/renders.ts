@@ -113,8 +113,12 @@ export async function submitRender(
     );
   }
   const facts = await readComposition(ctx, asset.storage_key, composition);
-  const issues = validateVariables(facts.variables, input.variables);
-  if (input.strict_variables && issues.length > 0) {
+  // A value of the wrong type, outside its enum or its range is refused always (a render of the
+  // wrong thing would be charged); an undeclared key only with strict_variables (SPEC.md 4).
+  const issues = validateVariables(facts.variables, input.variables).filter(
+    (issue) => input.strict_variables || issue.code !== "undeclared",
+  );
+  if (issues.length > 0) {
     throw new ApiError(
       "svc_project_invalid",
       `variables do not match the composition's schema: ${issues.map(formatVariableIssue).join("; ")}`,

@@ -34,7 +34,7 @@ export const API_ERRORS = {
   svc_archive_too_many_entries: 422,
   svc_archive_bomb: 422,
   svc_project_fetch_failed: 422,
-  rate_limited: 429,
+  rate_limit_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;
@@ -73,9 +73,11 @@ export const createAssetRequestSchema = z.object({
   filename: z.string().min(1).max(255),
   content_type: z.literal("application/zip", { error: 'content_type must be "application/zip"' }),
   size_bytes: z.number().int().positive({ error: "size_bytes must be a positive integer" }),
+  /** Optional (null or absent): the service then computes the digest when the upload completes. */
   checksum_sha256: z
     .string()
-    .regex(/^[0-9a-f]{64}$/i, { error: "checksum_sha256 must be 64 hex characters" }),
+    .regex(/^[0-9a-f]{64}$/i, { error: "checksum_sha256 must be 64 hex characters" })
+    .nullish(),
 });
 export type CreateAssetRequest = z.infer<typeof createAssetRequestSchema>;
 
@@ -98,6 +100,9 @@ export const completeAssetResponseSchema = z.object({
   status: z.literal("ready"),
   /** True when an identical upload of the same account already existed and `asset_id` names it. */
   deduplicated: z.boolean(),
+  mime_type: z.literal("application/zip"),
+  /** A short-lived signed GET of the stored zip. */
+  url: z.string(),
 });
 export type CompleteAssetResponse = z.infer<typeof completeAssetResponseSchema>;
 

@@ -97,7 +97,7 @@ export async function startService(
 
 /** Parsed JSON of a response; the tests' expectations check its shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
+export type Json = any;
 
 export interface ApiResponse<T = Json> {
   status: number;
