@@ -212,7 +212,22 @@ describe("svc cloud render flag rules (refused before any upload)", () => {
     expect(requests).toBe(before);
   });
 
-  it("only warns about such variables without --strict-variables", async () => {
+  it("refuses a value that breaks its range before any upload, even without --strict-variables", async () => {
+    const before = requests;
+    const result = await svc([
+      "cloud",
+      "render",
+      project,
+      "--variables",
+      '{"title":"far too long a title"}',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("longer than maxLength 10 (out-of-range)");
+    expect(result.stderr).toContain("hint: Fix the project or the --variables values");
+    expect(requests).toBe(before);
+  });
+
+  it("only warns about undeclared variables without --strict-variables", async () => {
     const result = await svc([
       "cloud",
       "render",

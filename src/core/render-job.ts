@@ -13,6 +13,7 @@ import {
   type RenderSettingFields,
 } from "../shared/render-options";
 import {
+  blockingIssues,
   formatVariableIssue,
   validateVariables,
   type VariableDefinition,
@@ -100,17 +101,18 @@ export function checkVariables(
 ): string[] {
   if (!values) return [];
   const issues = validateVariables(schema, values);
-  if (issues.length === 0) return [];
-  const lines = issues.map(formatVariableIssue);
-  if (strict) {
+  const blocking = blockingIssues(issues, strict);
+  if (blocking.length > 0) {
     throw new ClientError(
       "svc_project_invalid",
-      `The variables do not match the composition: ${lines.join("; ")}.`,
-      "Fix the variable values, or turn strict variables off to render with warnings.",
-      { params: { strict: "yes" } },
+      `The variables do not match the composition: ${blocking.map(formatVariableIssue).join("; ")}.`,
+      strict
+        ? "Fix the variable values, or turn strict variables off to render with warnings."
+        : "Fix the variable values: a wrong type, choice or range is refused by the service.",
+      { params: strict ? { strict: "yes" } : {} },
     );
   }
-  return lines.map((line) => `variable ${line}`);
+  return issues.map((issue) => `variable ${formatVariableIssue(issue)}`);
 }
 
 export function buildRenderRequest(

@@ -9,7 +9,7 @@ import {
   type RenderList,
   type SubmitRenderResponse,
 } from "../shared/api";
-import { formatVariableIssue, validateVariables } from "../shared/variables";
+import { blockingIssues, formatVariableIssue, validateVariables } from "../shared/variables";
 import type { Principal } from "./accounts";
 import { createAssetFromBytes, findAsset, idempotencyKeyOf } from "./assets";
 import type { ServiceContext } from "./context";
@@ -115,8 +115,9 @@ export async function submitRender(
   const facts = await readComposition(ctx, asset.storage_key, composition);
   // A value of the wrong type, outside its enum or its range is refused always (a render of the
   // wrong thing would be charged); an undeclared key only with strict_variables (SPEC.md 4).
-  const issues = validateVariables(facts.variables, input.variables).filter(
-    (issue) => input.strict_variables || issue.code !== "undeclared",
+  const issues = blockingIssues(
+    validateVariables(facts.variables, input.variables),
+    input.strict_variables,
   );
   if (issues.length > 0) {
     throw new ApiError(

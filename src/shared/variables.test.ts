@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  blockingIssues,
   formatVariableIssue,
   parseVariablesSchema,
   resolveVariables,
@@ -220,5 +221,22 @@ describe("resolveVariables", () => {
     ).variables;
     expect(resolveVariables(variables, {})).toEqual({});
     expect(resolveVariables(variables, { name: "Ada" })).toEqual({ name: "Ada" });
+  });
+});
+
+describe("blockingIssues", () => {
+  const schema = parseVariablesSchema(
+    JSON.stringify([{ id: "size", type: "number", label: "Size", default: 1, min: 0, max: 5 }]),
+  ).variables;
+
+  it("stops a render on a wrong type or range always, on an undeclared key only when strict", () => {
+    const issues = validateVariables(schema, { size: 9, extra: 1 });
+    expect(blockingIssues(issues, false).map((issue) => issue.code)).toEqual(["out-of-range"]);
+    expect(
+      blockingIssues(issues, true)
+        .map((issue) => issue.code)
+        .sort(),
+    ).toEqual(["out-of-range", "undeclared"]);
+    expect(blockingIssues(validateVariables(schema, { extra: 1 }), false)).toEqual([]);
   });
 });

@@ -145,6 +145,14 @@ export function parseVariablesSchema(json: string | null | undefined): {
 }
 
 /** Check values against the schema. Issues are warnings unless the caller is strict. */
+/**
+ * The issues that stop a render on the service (SPEC.md section 4): a wrong type, enum value or
+ * range always; an undeclared key only with strict variables. The rest are warnings.
+ */
+export function blockingIssues(issues: VariableIssue[], strict: boolean): VariableIssue[] {
+  return issues.filter((issue) => strict || issue.code !== "undeclared");
+}
+
 export function validateVariables(
   schema: VariableDefinition[],
   values: VariableValues,

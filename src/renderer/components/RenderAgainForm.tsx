@@ -8,6 +8,7 @@ import { useId, useMemo, useState } from "react";
 import type { RenderRecord } from "../../shared/api";
 import {
   resolveVariables,
+  blockingIssues,
   validateVariables,
   type VariableDefinition,
   type VariableValues,
@@ -38,7 +39,7 @@ export function RenderAgainForm({
     () => (typed ? validateVariables(definitions, values) : []),
     [typed, definitions, values],
   );
-  const blocked = typed ? strict && issues.length > 0 : !parsed.ok;
+  const blocked = typed ? blockingIssues(issues, strict).length > 0 : !parsed.ok;
   const switchMode = () => {
     if (typed) setText(JSON.stringify(values, null, 2));
     else if (parsed.ok) setValues(parsed.values);

@@ -259,10 +259,12 @@ export function VariablesForm() {
         ))}
       </div>
       {state.issues.length > 0 ? (
-        <p className={state.strict ? "issue" : "warning"}>
+        <p className={state.blocksRender ? "issue" : "warning"}>
           {state.strict
             ? "Strict mode: fix the values above to render."
-            : "These values may not render as intended (strict mode is off)."}
+            : state.blocksRender
+              ? "Fix the values marked above to render: a wrong type, choice or range is refused."
+              : "These values may not render as intended (strict mode is off)."}
         </p>
       ) : null}
     </section>

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import {
   resolveVariables,
+  blockingIssues,
   validateVariables,
   type VariableIssue,
   type VariableValues,
@@ -50,7 +51,7 @@ export function useVariableState() {
       issues,
       issueFor: (id: string) => byId.get(id),
       resolved: resolveVariables(definitions, values),
-      blocksRender: strict && issues.length > 0,
+      blocksRender: blockingIssues(issues, strict).length > 0,
       strict,
     };
   }, [scan.data, values, strict]);

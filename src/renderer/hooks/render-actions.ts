@@ -25,7 +25,7 @@ export function useRenderActions() {
   const blockedBy = !project
     ? "Choose a project first."
     : variables.blocksRender
-      ? "Fix the variable values first (strict mode)."
+      ? "Fix the variable values marked above first."
       : optionsProblem;
   const command = project
     ? cliCommand({
