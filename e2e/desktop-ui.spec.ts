@@ -137,10 +137,12 @@ test("strict mode blocks Render on an invalid variable, values travel as JSON, a
   await size.fill("200");
   await expect(page.getByRole("alert").filter({ hasText: "Name size (px)" })).toBeVisible();
   await expect(render).toBeDisabled();
-  await expect(page.getByText("Fix the variable values first (strict mode).")).toBeVisible();
+  await expect(page.getByText("Fix the variable values marked above first.")).toBeVisible();
   await photograph(page, "project-invalid-variable");
+  // A value outside its range is refused by the service whatever strict says (SPEC.md 4).
   await page.getByRole("checkbox", { name: "Strict" }).uncheck();
-  await expect(render).toBeEnabled();
+  await expect(render).toBeDisabled();
+  await expect(page.getByText("a wrong type, choice or range is refused")).toBeVisible();
   await page.getByRole("checkbox", { name: "Strict" }).check();
   await expect(render).toBeDisabled();
   await page.getByRole("button", { name: "Reset to defaults" }).click();

@@ -92,10 +92,12 @@ export function RenderAgainForm({
         />
       )}
       {typed && issues.length > 0 ? (
-        <p className={strict ? "issue" : "warning"}>
+        <p className={blocked ? "issue" : "warning"}>
           {strict
             ? "Strict mode: fix the values above to render."
-            : "These values may not render as intended (strict mode is off)."}
+            : blocked
+              ? "Fix the values marked above to render: a wrong type, choice or range is refused."
+              : "These values may not render as intended (strict mode is off)."}
         </p>
       ) : null}
       <div className="actions">
