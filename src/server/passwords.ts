@@ -2,7 +2,8 @@
 // salt per password, stored as `scrypt$N$r$p$salt$hash` so the cost can be raised later without
 // breaking old hashes. Comparison is constant-time, and an unknown account is checked against a
 // dummy hash so the answer takes the same time either way.
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { randomBytes, scrypt, type ScryptOptions } from "node:crypto";
+import { sameSecret } from "../node/secrets";
 import { findUserByEmail, type User } from "./accounts";
 import type { Database } from "./db/database";
 
@@ -51,7 +52,7 @@ export async function verifyPassword(
   const salt = Buffer.from(parts[4]!, "base64");
   const expected = Buffer.from(parts[5]!, "base64");
   const actual = await derive(password, salt, { N, r, p });
-  const same = actual.length === expected.length && timingSafeEqual(actual, expected);
+  const same = sameSecret(expected, actual);
   return same && stored !== undefined;
 }
 

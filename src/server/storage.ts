@@ -2,13 +2,14 @@
 // data dir. Clients never touch storage with their API key: they get HMAC-signed URLs that name
 // the operation, the key, an expiry and (for uploads) the largest size allowed. The S3 store of
 // the scale-out setup implements the same interface with presigned URLs.
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Transform } from "node:stream";
+import { sameSecret } from "../node/secrets";
 import { randomToken } from "./ids";
 
 export interface ObjectStore {
@@ -174,9 +175,7 @@ export class LocalObjectStore implements ObjectStore {
     ) {
       return { check: "invalid", maxBytes };
     }
-    const expected = Buffer.from(signature(this.options.signingSecret, op, key, exp, maxBytes));
-    const given = Buffer.from(query.sig);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    if (!sameSecret(signature(this.options.signingSecret, op, key, exp, maxBytes), query.sig)) {
       return { check: "invalid", maxBytes };
     }
     if (Math.floor(this.now() / 1000) > exp) return { check: "expired", maxBytes };
