@@ -25,6 +25,7 @@ import type { RateLimiter } from "./rate-limit";
 import { registerRenderRoutes } from "./renders";
 import type { LocalObjectStore } from "./storage";
 import { registerStorageRoutes } from "./storage-routes";
+import { buildOpenApiDocument } from "./openapi";
 
 const SECRET_QUERY_PARAMS = /([?&](?:sig|signature|api_key|token|code|user_code|state)=)[^&]*/gi;
 
@@ -138,6 +139,11 @@ export function configureApp(
   );
 
   app.get("/healthz", async () => ({ data: { status: "ok" } }));
+  // The API's description, without a key (it holds no account data).
+  const openApi = JSON.stringify(buildOpenApiDocument());
+  app.get("/v3/openapi.json", async (_request, reply) =>
+    reply.type("application/json; charset=utf-8").send(openApi),
+  );
   app.get("/readyz", async (_request, reply) => {
     try {
       await sql`select 1`.execute(ctx.db);
