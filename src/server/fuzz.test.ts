@@ -25,6 +25,10 @@ const settings = {
 
 let svc: ServiceProcess;
 let scratch: string;
+/** Inputs tried per property, printed at the end (the campaign's figures). */
+const tried = new Map<string, number>();
+const count = (property: string) => tried.set(property, (tried.get(property) ?? 0) + 1);
+const started = Date.now();
 
 beforeAll(async () => {
   svc = await startService({ workers: 0, env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "0" } });
@@ -32,6 +36,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  const seconds = Math.round((Date.now() - started) / 1000);
+  console.warn(`fuzz: ${JSON.stringify(Object.fromEntries(tried))} inputs in ${seconds} s`);
   await svc?.kill();
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
@@ -98,8 +104,10 @@ describe("fuzzing the request surface", () => {
           assetBody.map((body) => ["/v3/assets", JSON.stringify(body)] as const),
           fc.string().map((text) => ["/v3/svc/renders", text] as const),
         ),
-        async ([path, body]) =>
-          expectHandled(await send("POST", path, body, "application/json"), body),
+        async ([path, body]) => {
+          count("bodies");
+          expectHandled(await send("POST", path, body, "application/json"), body);
+        },
       ),
       settings,
     );
@@ -116,6 +124,7 @@ describe("fuzzing the request surface", () => {
         fc.array(segment, { maxLength: 5 }),
         fc.webQueryParameters(),
         async (method, segments, query) => {
+          count("paths");
           const path = `/v3/${segments.join("/")}${query ? `?${query}` : ""}`;
           expectHandled(
             await send(method, path, undefined, "application/json"),
@@ -166,6 +175,7 @@ describe("fuzzing the archive inspector", () => {
     let n = 0;
     await fc.assert(
       fc.asyncProperty(archive, async (bytes) => {
+        count("archives");
         const case_ = join(scratch, `case-${n++}`);
         const file = `${case_}.zip`;
         const dest = join(case_, "out");
