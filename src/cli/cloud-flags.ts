@@ -5,6 +5,7 @@ import { ClientError } from "../core/errors";
 import { checkIdempotencyKey, checkSettings, type ProjectSource } from "../core/render-job";
 import type { RenderSettings } from "../core/render-job";
 import { UsageError } from "./errors";
+import { flagHint } from "./hints";
 
 /** Picks the one project source among a folder, --asset-id and --url. */
 export function projectSourceFromFlags(input: {
@@ -45,27 +46,18 @@ export function projectSourceFromFlags(input: {
   return { type: "dir", dir: input.dir ?? "." };
 }
 
-/** The core's refusal of one parameter, said with the flag that sets it. */
-const FLAG_WORDS: Record<string, (value: string | undefined) => [string, string?]> = {
-  callback_url: (value) => [
-    `--callback-url must be an HTTPS URL, not "${value}".`,
-    "Example: --callback-url https://example.com/hooks/svc",
-  ],
-  callback_id: () => [
-    "--callback-id needs --callback-url.",
-    "The id is echoed in the webhook call.",
-  ],
-  idempotency_key: (value = "") => [
+/** The core's refusal of one parameter, said with the flag that sets it (the hint: hints.ts). */
+const FLAG_MESSAGES: Record<string, (value: string) => string> = {
+  callback_url: (value) => `--callback-url must be an HTTPS URL, not "${value}".`,
+  callback_id: () => "--callback-id needs --callback-url.",
+  idempotency_key: (value) =>
     `--idempotency-key must be 1 to 255 characters from A-Z a-z 0-9 _ : . - (got ${value.length} characters${value.length > 0 && value.length <= 255 ? " with others" : ""}).`,
-    "Example: --idempotency-key release-2024-06-01.v2",
-  ],
-  format: () => ["", "Use --format mp4 with --resolution 4k."],
 };
 
 function asFlagError(error: unknown): unknown {
   if (!(error instanceof ClientError) || error.code !== "invalid_parameter") return error;
-  const words = FLAG_WORDS[error.params.param ?? ""]?.(error.params.value);
-  return new UsageError(words?.[0] || error.message, words?.[1]);
+  const message = FLAG_MESSAGES[error.params.param ?? ""]?.(error.params.value ?? "");
+  return new UsageError(message ?? error.message, flagHint(error.params.param));
 }
 
 /** The render options, callback and idempotency key of a `svc cloud render` command line. */

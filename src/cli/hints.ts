@@ -1,9 +1,19 @@
 // The CLI's words for errors that come from the client core and the engine: those carry a code
 // and params but name no command or flag (the desktop app shows the same errors in its own words,
 // src/main/hints.ts). A code not listed here keeps the error's own neutral hint.
-import type { ErrorParams } from "../core/errors";
+import { hintKey, type ErrorParams } from "../core/errors";
 
 type Hint = (params: ErrorParams) => string | undefined;
+
+const CHECK_FLAG = "Check the flag named in the message (`svc cloud render --help`).";
+
+/** How to set right the flag behind a refused parameter. */
+const FLAG_HINTS: Record<string, string> = {
+  format: "Use --format mp4 with --resolution 4k.",
+  callback_url: "Example: --callback-url https://example.com/hooks/svc",
+  callback_id: "The id is echoed in the webhook call.",
+  idempotency_key: "Example: --idempotency-key release-2024-06-01.v2",
+};
 
 const CLI_HINTS: Record<string, Hint> = {
   authentication_failed: (p) =>
@@ -19,10 +29,7 @@ const CLI_HINTS: Record<string, Hint> = {
       : "Fix the project or the --variables values, then run the command again.",
   svc_idempotency_conflict: () =>
     "This --idempotency-key was already used for a different request; use a new key.",
-  invalid_parameter: (p) =>
-    p.param === "format"
-      ? "Use --format mp4 with --resolution 4k."
-      : "Check the flag named in the message (`svc cloud render --help`).",
+  invalid_parameter: (p) => flagHint(p.param) ?? CHECK_FLAG,
   unexpected_response: () =>
     "Check that SVC_API_URL points at an svc render service of a matching version.",
   http_error: () => "Check that SVC_API_URL points at an svc render service.",
@@ -77,8 +84,13 @@ const CLI_HINTS: Record<string, Hint> = {
   encode_failed: () => "Run `svc doctor` to check FFmpeg and its encoders.",
 };
 
+/** How to set right the flag behind parameter `param`, when there is more to say than its name. */
+export function flagHint(param: string | undefined): string | undefined {
+  return param ? FLAG_HINTS[param] : undefined;
+}
+
 /** The CLI's hint for an error of the core or the engine, or undefined to keep its own. */
 export function cliHint(error: { code: string; params?: ErrorParams }): string | undefined {
   const params = error.params ?? {};
-  return CLI_HINTS[params.topic === "render_failed" ? "render_failed" : error.code]?.(params);
+  return CLI_HINTS[hintKey(error)]?.(params);
 }

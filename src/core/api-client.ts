@@ -334,7 +334,7 @@ export function toClientError(error: unknown, baseUrl: string, signal?: AbortSig
       const { code, message, param } = parsed.data.error;
       return new ClientError(code, `${message} (${code}, HTTP ${status})`, HINTS[code], {
         status,
-        ...(param ? { param, params: { param } } : {}),
+        ...(param ? { param } : {}),
         cause: error,
       });
     }

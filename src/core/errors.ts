@@ -36,9 +36,19 @@ export class ClientError extends Error {
     return this.options.status;
   }
 
+  /** What the error is about; the parameter at fault (`param`) is always among them. */
   get params(): ErrorParams {
-    return this.options.params ?? {};
+    const { param, params } = this.options;
+    return param ? { ...params, param } : (params ?? {});
   }
+}
+
+/**
+ * The key of an error in the edges' hint tables: a failed render is one situation whatever the
+ * engine's code, anything else is its code.
+ */
+export function hintKey(error: { code: string; params?: ErrorParams }): string {
+  return error.params?.topic === "render_failed" ? "render_failed" : error.code;
 }
 
 export function usageError(

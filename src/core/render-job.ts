@@ -67,7 +67,7 @@ function invalidParameter(param: string, message: string, value?: string): Clien
   return new ClientError("invalid_parameter", message, undefined, {
     usage: true,
     param,
-    params: { param, ...(value !== undefined ? { value } : {}) },
+    ...(value !== undefined ? { params: { value } } : {}),
   });
 }
 

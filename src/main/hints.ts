@@ -1,7 +1,7 @@
 // The desktop app's words for errors that come from the client core (and, through the service, the
 // engine): those carry a code and params but name no screen, button or setting; this table does,
 // and never a CLI flag. A code not listed here keeps the error's own neutral hint.
-import type { ErrorParams } from "../core/errors";
+import { hintKey, type ErrorParams } from "../core/errors";
 
 type Hint = (params: ErrorParams) => string | undefined;
 
@@ -57,5 +57,5 @@ const DESKTOP_HINTS: Record<string, Hint> = {
 /** The app's hint for an error of the core, or undefined to keep the error's own. */
 export function desktopHint(error: { code: string; params?: ErrorParams }): string | undefined {
   const params = error.params ?? {};
-  return DESKTOP_HINTS[params.topic === "render_failed" ? "render_failed" : error.code]?.(params);
+  return DESKTOP_HINTS[hintKey(error)]?.(params);
 }

@@ -140,10 +140,12 @@ export function configureApp(
 
   app.get("/healthz", async () => ({ data: { status: "ok" } }));
   // The API's description, without a key (it holds no account data).
-  const openApi = JSON.stringify(buildOpenApiDocument());
-  app.get("/v3/openapi.json", async (_request, reply) =>
-    reply.type("application/json; charset=utf-8").send(openApi),
-  );
+  // Built on the first request, not at every start (it converts every schema of the API).
+  let openApi: string | undefined;
+  app.get("/v3/openapi.json", async (_request, reply) => {
+    openApi ??= JSON.stringify(buildOpenApiDocument());
+    return reply.type("application/json; charset=utf-8").send(openApi);
+  });
   app.get("/readyz", async (_request, reply) => {
     try {
       await sql`select 1`.execute(ctx.db);

@@ -3,8 +3,7 @@
 // inspector and the extractor. Properties: no 5xx, no hang (every request has a deadline), every
 // refusal carries a code, and nothing is written outside the destination. Bounded so it fits in
 // `npm test`; `npm run fuzz` runs the same properties for longer (SVC_FUZZ_RUNS, SVC_FUZZ_SECONDS).
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import fc from "fast-check";

@@ -69,16 +69,20 @@ async function approve(challenge: string, decision = "approve", scope = "api"): 
   return new URL(answer.location!);
 }
 
-async function signIn(): Promise<Record<string, unknown>> {
-  const { verifier, challenge } = pkcePair();
-  const back = await approve(challenge);
-  const exchanged = await oauthPost(svc.url, "/v1/oauth/token", {
+/** Exchanges the code that came back to the client for tokens. */
+const exchangeCode = (back: URL, verifier: string) =>
+  oauthPost(svc.url, "/v1/oauth/token", {
     grant_type: "authorization_code",
     code: back.searchParams.get("code")!,
     redirect_uri: REDIRECT,
     client_id: CLI_CLIENT_ID,
     code_verifier: verifier,
   });
+
+async function signIn(): Promise<Record<string, unknown>> {
+  const { verifier, challenge } = pkcePair();
+  const back = await approve(challenge);
+  const exchanged = await exchangeCode(back, verifier);
   expect(exchanged.status).toBe(200);
   return exchanged.body;
 }
@@ -99,13 +103,7 @@ describe("authorization code + PKCE", () => {
     const back = await approve(challenge);
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
     expect(back.searchParams.get("state")).toBe("st-123");
-    const exchanged = await oauthPost(svc.url, "/v1/oauth/token", {
-      grant_type: "authorization_code",
-      code: back.searchParams.get("code")!,
-      redirect_uri: REDIRECT,
-      client_id: CLI_CLIENT_ID,
-      code_verifier: verifier,
-    });
+    const exchanged = await exchangeCode(back, verifier);
     expect(exchanged.status).toBe(200);
     expect(exchanged.headers.get("cache-control")).toBe("no-store");
     expect(exchanged.body).toMatchObject({ token_type: "Bearer", expires_in: 2, scope: "api" });
@@ -120,13 +118,7 @@ describe("authorization code + PKCE", () => {
   it("grants api to a client that asks for openid profile email, and says so (RFC 6749 3.3)", async () => {
     const { verifier, challenge } = pkcePair();
     const back = await approve(challenge, "approve", "openid profile email");
-    const exchanged = await oauthPost(svc.url, "/v1/oauth/token", {
-      grant_type: "authorization_code",
-      code: back.searchParams.get("code")!,
-      redirect_uri: REDIRECT,
-      client_id: CLI_CLIENT_ID,
-      code_verifier: verifier,
-    });
+    const exchanged = await exchangeCode(back, verifier);
     expect(exchanged.status).toBe(200);
     expect(exchanged.body.scope).toBe("api");
     expect((await me(exchanged.body.access_token as string)).status).toBe(200);
