@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import type { Page } from "@playwright/test";
-import { openSqliteDatabase } from "../src/server/db/database";
+import { openSqliteDatabase } from "../src/server/db/sqlite";
 import { newId } from "../src/server/ids";
 import { RENDER_ID_PREFIX } from "../src/shared/api";
 import { nav, openAppPage, openExample, photograph, SHOTS, signIn } from "./app-page";

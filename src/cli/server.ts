@@ -2,12 +2,12 @@
 // parse flags, call src/server, print. Nothing secret is printed except the key that
 // `keys create` exists to show once.
 import { InvalidArgumentError, type Command } from "commander";
-import { addCredits } from "../server/credits";
-import { createApiKey, createUser, findUserByEmail } from "../server/accounts";
+import { addCredits } from "../server/render/credits";
+import { createApiKey, createUser, findUserByEmail } from "../server/auth/accounts";
 import { LOCAL_SERVICE_PORT } from "../shared/limits";
 import { defaultDataDir, loadConfig } from "../server/config";
 import { openDataDirDatabase, startServer } from "../server/server";
-import { checkPasswordStrength, setUserPassword } from "../server/passwords";
+import { checkPasswordStrength, setUserPassword } from "../server/auth/passwords";
 import { promptHidden, readPipedInput, type CliIo } from "./io";
 
 function integer(name: string, min: number, max: number) {

@@ -7,7 +7,7 @@ import {
   renderOptionsProblem,
   suggestedIgnoreLine,
 } from "./render-plan";
-import { renderCostMilli } from "../server/credits";
+import { renderCostMilli } from "../server/render/credits";
 import { RESOLUTIONS } from "../shared/render-options";
 import { DEFAULT_RENDER_CHOICES } from "./store";
 

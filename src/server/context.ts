@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { ServerConfig } from "./config";
 import type { Database } from "./db/database";
-import type { ObjectStore } from "./storage";
+import type { ObjectStore } from "./storage/object-store";
 
 export interface ServiceContext {
   config: ServerConfig;

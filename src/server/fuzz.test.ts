@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ERRORS } from "../shared/api";
 import { startService, type ServiceProcess } from "./testing/service-process";
 import { buildZip } from "./testing/zip-builder";
-import { ArchiveError, extractZip, inspectZip } from "./zip-inspect";
+import { ArchiveError, extractZip, inspectZip } from "./assets/zip-inspect";
 
 const RUNS = Number(process.env.SVC_FUZZ_RUNS ?? 60);
 /** Each property stops after this long, whatever RUNS says. */

@@ -2,10 +2,10 @@
 // address classes the SSRF guard refuses.
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { renderCostMilli } from "./credits";
-import { isPrivateAddress } from "./outbound";
-import { RateLimiter } from "./rate-limit";
-import { backoffMs, signWebhook } from "./webhooks";
+import { renderCostMilli } from "./render/credits";
+import { isPrivateAddress } from "./webhooks/outbound";
+import { RateLimiter } from "./http/rate-limit";
+import { backoffMs, signWebhook } from "./webhooks/webhooks";
 
 describe("billing", () => {
   it("charges 1 credit per started second, and 1.5x for 4k", () => {

@@ -6,16 +6,17 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
-import { ensureLocalAccount } from "./accounts";
-import { configureApp, createFastify } from "./app";
+import { ensureLocalAccount } from "./auth/accounts";
+import { configureApp, createFastify } from "./http/app";
 import type { ServerConfig } from "./config";
 import type { ServiceContext } from "./context";
-import { openSqliteDatabase, type Database } from "./db/database";
-import { SqlJobQueue } from "./queue";
-import { RateLimiter } from "./rate-limit";
-import { LocalObjectStore, storageRoot } from "./storage";
-import { WebhookDispatcher } from "./webhooks";
-import { WorkerPool, type RenderFunction } from "./worker";
+import type { Database } from "./db/database";
+import { openSqliteDatabase } from "./db/sqlite";
+import { SqlJobQueue } from "./queue/sql-queue";
+import { RateLimiter } from "./http/rate-limit";
+import { LocalObjectStore, storageRoot } from "./storage/local-store";
+import { WebhookDispatcher } from "./webhooks/webhooks";
+import { WorkerPool, type RenderFunction } from "./render/worker";
 
 export interface RunningServer {
   url: string;

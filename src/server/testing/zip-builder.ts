@@ -1,5 +1,5 @@
 // Test support: hostile and friendly zip archives, and a tiny composition to render.
-export { buildZip, type ZipEntrySpec } from "../zip-writer";
+export { buildZip, type ZipEntrySpec } from "../assets/zip-writer";
 
 /** A 1920x1080 composition with a CSS animation, `seconds` long, declaring `variables`. */
 export function compositionHtml(options: { seconds?: number; variables?: unknown[] } = {}): string {

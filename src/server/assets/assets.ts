@@ -1,0 +1,356 @@
+// Assets: create -> signed PUT -> complete. Complete verifies the declared size and SHA-256, runs
+// the hostile-archive checks, and files the zip content-addressed per account
+// (`assets/<user>/<sha256>.zip`): an upload identical to an earlier asset of the same account
+// answers with that asset (`deduplicated: true`) and its bytes are dropped.
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import {
+  ASSET_ID_PREFIX,
+  createAssetRequestSchema,
+  type AssetComposition,
+  type AssetRecord,
+  type CompleteAssetResponse,
+  type CreateAssetResponse,
+} from "../../shared/api";
+import { UPLOAD_LIMIT_BYTES } from "../../shared/limits";
+import type { Principal } from "../auth/accounts";
+import type { ServiceContext } from "../context";
+import type { AssetsTable } from "../db/schema";
+import { ApiError } from "../errors";
+import { newId, randomToken } from "../ids";
+import { withIdempotency } from "../http/idempotency";
+import { parseBody, principalOf } from "../http/request";
+import { checkCompositionPath, scanStoredComposition } from "./project";
+import { ArchiveError, inspectZip } from "./zip-inspect";
+
+export const ASSET_ENDPOINT = "POST /v3/assets";
+
+export function registerAssetRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const create = async (request: FastifyRequest, reply: FastifyReply) => {
+    const principal = principalOf(request);
+    const result = await withIdempotency(
+      ctx.db,
+      {
+        userId: principal.user.id,
+        endpoint: ASSET_ENDPOINT,
+        key: idempotencyKeyOf(request.headers),
+        body: request.body,
+      },
+      async () => ({
+        status: 201,
+        body: { data: await createAsset(ctx, principal, request.body) },
+      }),
+    );
+    if (result.replayed) reply.header("Idempotent-Replayed", "true");
+    return reply.code(result.status).send(result.body);
+  };
+  app.post("/v3/assets", create);
+  app.post("/v3/assets/direct-uploads", create);
+
+  app.post<{ Params: { id: string } }>("/v3/assets/:id/complete", async (request) => {
+    return { data: await completeAsset(ctx, principalOf(request), request.params.id) };
+  });
+
+  app.get<{ Params: { id: string } }>("/v3/assets/:id", async (request) => {
+    const asset = await findAsset(ctx, principalOf(request).user.id, request.params.id);
+    return { data: toAssetRecord(asset) };
+  });
+
+  // svc extension: what a composition in the asset declares (for "render again" forms).
+  app.get<{ Params: { id: string }; Querystring: { composition?: string } }>(
+    "/v3/svc/assets/:id/composition",
+    async (request): Promise<{ data: AssetComposition }> => {
+      const asset = await findAsset(ctx, principalOf(request).user.id, request.params.id);
+      if (asset.status !== "ready" || !asset.storage_key) {
+        throw new ApiError(
+          "svc_upload_not_found",
+          `asset ${asset.id} is not complete yet; finish its upload first`,
+          "asset_id",
+        );
+      }
+      const composition = checkCompositionPath(request.query.composition ?? "index.html");
+      const scan = await scanStoredComposition(ctx, asset.storage_key, composition);
+      return {
+        data: {
+          asset_id: asset.id,
+          composition,
+          width: scan.width,
+          height: scan.height,
+          duration: scan.duration ?? null,
+          variables_json: scan.variablesJson,
+        },
+      };
+    },
+  );
+}
+
+export function idempotencyKeyOf(
+  headers: Record<string, string | string[] | undefined>,
+): string | undefined {
+  const value = headers["idempotency-key"];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export async function createAsset(
+  ctx: ServiceContext,
+  principal: Principal,
+  body: unknown,
+): Promise<CreateAssetResponse> {
+  const input = parseBody(createAssetRequestSchema, body);
+  if (input.size_bytes > UPLOAD_LIMIT_BYTES) {
+    throw new ApiError(
+      "svc_project_too_large",
+      `the archive is ${input.size_bytes} bytes; the limit is ${UPLOAD_LIMIT_BYTES} bytes (200 MiB)`,
+      "size_bytes",
+    );
+  }
+  const id = newId(ASSET_ID_PREFIX);
+  const uploadKey = `uploads/${id}.zip`;
+  await ctx.db
+    .insertInto("assets")
+    .values({
+      id,
+      user_id: principal.user.id,
+      filename: input.filename,
+      size_bytes: input.size_bytes,
+      // "" until the upload completes when the client sent none (the digest is computed then).
+      checksum_sha256: input.checksum_sha256?.toLowerCase() ?? "",
+      status: "pending_upload",
+      upload_key: uploadKey,
+      storage_key: null,
+      duplicate_of: null,
+      created_ms: ctx.now(),
+      completed_ms: null,
+    })
+    .execute();
+  const expiresInSeconds = ctx.config.uploadUrlTtlSeconds;
+  return {
+    asset_id: id,
+    upload_url: ctx.store.signPut(uploadKey, { maxBytes: input.size_bytes, expiresInSeconds }),
+    upload_headers: { "content-type": "application/zip" },
+    expires_in_seconds: expiresInSeconds,
+    max_bytes: input.size_bytes,
+    status: "pending_upload",
+  };
+}
+
+export async function findAsset(
+  ctx: ServiceContext,
+  userId: string,
+  assetId: string,
+): Promise<AssetsTable> {
+  const asset = await ctx.db
+    .selectFrom("assets")
+    .selectAll()
+    .where("id", "=", assetId)
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
+  if (!asset) throw new ApiError("svc_asset_not_found", `no asset ${assetId}`, "asset_id");
+  return asset;
+}
+
+const completing = new Map<string, Promise<CompleteAssetResponse>>();
+
+/** Idempotent: completing a ready asset answers the same; concurrent completes share one run. */
+export function completeAsset(
+  ctx: ServiceContext,
+  principal: Principal,
+  assetId: string,
+): Promise<CompleteAssetResponse> {
+  const running = completing.get(assetId);
+  if (running) return running;
+  const run = completeOnce(ctx, principal, assetId).finally(() => completing.delete(assetId));
+  completing.set(assetId, run);
+  return run;
+}
+
+async function completeOnce(
+  ctx: ServiceContext,
+  principal: Principal,
+  assetId: string,
+): Promise<CompleteAssetResponse> {
+  const asset = await findAsset(ctx, principal.user.id, assetId);
+  if (asset.status === "ready") return completedResponse(ctx, asset);
+  const uploaded = await ctx.store.stat(asset.upload_key);
+  if (!uploaded) {
+    throw new ApiError(
+      "svc_upload_not_found",
+      `no bytes were uploaded for ${assetId} yet; PUT the zip to upload_url first`,
+    );
+  }
+  const refuse = async (error: ApiError): Promise<never> => {
+    await ctx.store.delete(asset.upload_key);
+    throw error;
+  };
+  if (uploaded.size !== asset.size_bytes) {
+    await refuse(
+      new ApiError(
+        "svc_size_mismatch",
+        `uploaded ${uploaded.size} bytes but size_bytes was ${asset.size_bytes}`,
+        "size_bytes",
+      ),
+    );
+  }
+  const local = await ctx.store.toLocalFile(asset.upload_key);
+  try {
+    const checksum = await sha256File(local.path);
+    if (asset.checksum_sha256 === "") {
+      asset.checksum_sha256 = checksum;
+      await ctx.db
+        .updateTable("assets")
+        .set({ checksum_sha256: checksum })
+        .where("id", "=", asset.id)
+        .execute();
+    } else if (checksum !== asset.checksum_sha256) {
+      await refuse(
+        new ApiError(
+          "svc_checksum_mismatch",
+          `the uploaded bytes have SHA-256 ${checksum}, not ${asset.checksum_sha256}`,
+          "checksum_sha256",
+        ),
+      );
+    }
+    await inspectZip(local.path).catch((error: unknown) =>
+      error instanceof ArchiveError
+        ? refuse(new ApiError(error.code, error.message))
+        : Promise.reject(error),
+    );
+  } finally {
+    await local.release();
+  }
+  return fileReadyAsset(ctx, asset);
+}
+
+/** Files a verified upload under its content address, or points it at an identical asset. */
+async function fileReadyAsset(
+  ctx: ServiceContext,
+  asset: AssetsTable,
+): Promise<CompleteAssetResponse> {
+  const original = await ctx.db
+    .selectFrom("assets")
+    .selectAll()
+    .where("user_id", "=", asset.user_id)
+    .where("checksum_sha256", "=", asset.checksum_sha256)
+    .where("status", "=", "ready")
+    .where("duplicate_of", "is", null)
+    .where("id", "!=", asset.id)
+    .orderBy("created_ms")
+    .executeTakeFirst();
+  const now = ctx.now();
+  if (original?.storage_key && (await ctx.store.stat(original.storage_key))) {
+    await ctx.store.delete(asset.upload_key);
+    const updated = {
+      ...asset,
+      status: "ready" as const,
+      storage_key: original.storage_key,
+      duplicate_of: original.id,
+      completed_ms: now,
+    };
+    await ctx.db
+      .updateTable("assets")
+      .set({
+        status: "ready",
+        storage_key: original.storage_key,
+        duplicate_of: original.id,
+        completed_ms: now,
+      })
+      .where("id", "=", asset.id)
+      .execute();
+    return completedResponse(ctx, updated);
+  }
+  const storageKey = `assets/${asset.user_id}/${asset.checksum_sha256}.zip`;
+  await ctx.store.move(asset.upload_key, storageKey);
+  await ctx.db
+    .updateTable("assets")
+    .set({ status: "ready", storage_key: storageKey, completed_ms: now })
+    .where("id", "=", asset.id)
+    .execute();
+  return completedResponse(ctx, { ...asset, status: "ready", storage_key: storageKey });
+}
+
+/**
+ * Stores project bytes the service obtained itself (a `url` project) as a ready asset of the
+ * account, with the same checks as an upload. Returns the asset to render from.
+ */
+export async function createAssetFromBytes(
+  ctx: ServiceContext,
+  principal: Principal,
+  filename: string,
+  bytes: Buffer,
+): Promise<AssetsTable> {
+  const checksum = createHash("sha256").update(bytes).digest("hex");
+  const id = newId(ASSET_ID_PREFIX);
+  const uploadKey = `uploads/${id}.zip`;
+  const asset: AssetsTable = {
+    id,
+    user_id: principal.user.id,
+    filename,
+    size_bytes: bytes.length,
+    checksum_sha256: checksum,
+    status: "pending_upload",
+    upload_key: uploadKey,
+    storage_key: null,
+    duplicate_of: null,
+    created_ms: ctx.now(),
+    completed_ms: null,
+  };
+  const scratch = join(ctx.config.dataDir, "tmp");
+  await mkdir(scratch, { recursive: true });
+  const file = join(scratch, `${id}-${randomToken(6)}.zip`);
+  await writeFile(file, bytes);
+  try {
+    await inspectZip(file).catch((error: unknown) =>
+      Promise.reject(
+        error instanceof ArchiveError
+          ? new ApiError(error.code, error.message, "project.url")
+          : error,
+      ),
+    );
+  } finally {
+    await rm(file, { force: true });
+  }
+  await ctx.db.insertInto("assets").values(asset).execute();
+  await ctx.store.put(uploadKey, bytes);
+  await fileReadyAsset(ctx, asset);
+  return findAsset(ctx, principal.user.id, id);
+}
+
+function completedResponse(ctx: ServiceContext, asset: AssetsTable): CompleteAssetResponse {
+  return {
+    asset_id: asset.duplicate_of ?? asset.id,
+    size_bytes: asset.size_bytes,
+    status: "ready",
+    deduplicated: asset.duplicate_of !== null,
+    mime_type: "application/zip",
+    url: ctx.store.signGet(asset.storage_key!, {
+      expiresInSeconds: ctx.config.downloadUrlTtlSeconds,
+    }),
+  };
+}
+
+export function toAssetRecord(asset: AssetsTable): AssetRecord {
+  return {
+    asset_id: asset.id,
+    filename: asset.filename,
+    content_type: "application/zip",
+    size_bytes: asset.size_bytes,
+    checksum_sha256: asset.checksum_sha256,
+    status: asset.status,
+    duplicate_of: asset.duplicate_of,
+    created_at: Math.floor(asset.created_ms / 1000),
+    completed_at: asset.completed_ms === null ? null : Math.floor(asset.completed_ms / 1000),
+  };
+}
+
+function sha256File(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash("sha256");
+    createReadStream(path)
+      .on("data", (chunk) => hash.update(chunk))
+      .on("end", () => resolve(hash.digest("hex")))
+      .on("error", reject);
+  });
+}

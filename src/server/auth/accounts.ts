@@ -1,0 +1,149 @@
+// Accounts and API keys. Keys are 160+ bits of randomness, so they are stored as a SHA-256 hash
+// (no slow hash needed) and shown exactly once, when created. The first start in a new data dir
+// creates a local account and writes its key to `<data-dir>/credentials` (0600).
+import { createHash, randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { writeJsonFileAtomic } from "../../node/atomic-file";
+import type { Database } from "../db/database";
+import type { UsersTable } from "../db/schema";
+import { newId, randomToken } from "../ids";
+import { toMilli } from "../render/credits";
+
+export const API_KEY_PREFIX = "svc_key_";
+export const LOCAL_ACCOUNT_EMAIL = "local@localhost";
+
+export type User = UsersTable;
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+export async function createUser(
+  db: Database,
+  input: { email: string; credits?: number; plan?: string; firstName?: string; lastName?: string },
+  now = Date.now(),
+): Promise<User> {
+  const email = input.email.trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new Error(`"${input.email}" is not an email address`);
+  const existing = await findUserByEmail(db, email);
+  if (existing) throw new Error(`a user with email ${email} already exists`);
+  const user: User = {
+    id: newId("user_"),
+    email,
+    username: email.split("@")[0]!,
+    first_name: input.firstName ?? null,
+    last_name: input.lastName ?? null,
+    plan: input.plan ?? "local",
+    credits_remaining_milli: toMilli(input.credits ?? 0),
+    credits_used_milli: 0,
+    webhook_secret: `whsec_${randomBytes(24).toString("hex")}`,
+    created_ms: now,
+  };
+  await db.insertInto("users").values(user).execute();
+  return user;
+}
+
+export async function findUserByEmail(db: Database, email: string): Promise<User | undefined> {
+  return db
+    .selectFrom("users")
+    .selectAll()
+    .where("email", "=", email.trim().toLowerCase())
+    .executeTakeFirst();
+}
+
+/** Creates an API key for a user and returns the plaintext key: the only time it exists. */
+export async function createApiKey(
+  db: Database,
+  userId: string,
+  now = Date.now(),
+): Promise<string> {
+  const key = `${API_KEY_PREFIX}${randomToken(40)}`;
+  await db
+    .insertInto("api_keys")
+    .values({
+      id: newId("key_"),
+      user_id: userId,
+      key_hash: hashApiKey(key),
+      key_prefix: key.slice(0, API_KEY_PREFIX.length + 4),
+      created_ms: now,
+      revoked_ms: null,
+    })
+    .execute();
+  return key;
+}
+
+export interface Principal {
+  user: User;
+  /** Stable id of the credential, used to scope rate limits. */
+  credentialId: string;
+}
+
+export async function authenticateApiKey(
+  db: Database,
+  key: string,
+): Promise<Principal | undefined> {
+  const row = await db
+    .selectFrom("api_keys")
+    .innerJoin("users", "users.id", "api_keys.user_id")
+    .selectAll("users")
+    .select(["api_keys.id as credential_id", "api_keys.revoked_ms"])
+    .where("api_keys.key_hash", "=", hashApiKey(key))
+    .executeTakeFirst();
+  if (!row || row.revoked_ms !== null) return undefined;
+  const { credential_id, revoked_ms: _revoked, ...user } = row;
+  return { user, credentialId: credential_id };
+}
+
+/**
+ * Authenticates API keys with a short in-memory cache, so a client polling several times a
+ * second costs one key lookup per few seconds. Only the account id is taken from a cached
+ * principal (balances are always read fresh), so the cache can only delay a revocation by `ttlMs`.
+ */
+export class ApiKeyAuthenticator {
+  private readonly cache = new Map<string, { principal: Principal; expires: number }>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly ttlMs = 5_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async authenticate(key: string): Promise<Principal | undefined> {
+    const hash = hashApiKey(key);
+    const hit = this.cache.get(hash);
+    if (hit && hit.expires > this.now()) return hit.principal;
+    const principal = await authenticateApiKey(this.db, key);
+    if (this.cache.size > 10_000) this.cache.clear();
+    if (principal) this.cache.set(hash, { principal, expires: this.now() + this.ttlMs });
+    else this.cache.delete(hash);
+    return principal;
+  }
+}
+
+export interface LocalCredentials {
+  api_key: string;
+  email: string;
+  webhook_secret: string;
+}
+
+/**
+ * On first start in a data dir: create the local account with a key and plenty of credits, and
+ * write `<dataDir>/credentials` (0600). Returns undefined when the account already exists.
+ */
+export async function ensureLocalAccount(
+  db: Database,
+  dataDir: string,
+  credits: number,
+): Promise<{ credentialsFile: string; email: string } | undefined> {
+  const credentialsFile = join(dataDir, "credentials");
+  if (await findUserByEmail(db, LOCAL_ACCOUNT_EMAIL)) return undefined;
+  const user = await createUser(db, { email: LOCAL_ACCOUNT_EMAIL, credits, plan: "local" });
+  const apiKey = await createApiKey(db, user.id);
+  const body: LocalCredentials = {
+    api_key: apiKey,
+    email: user.email,
+    webhook_secret: user.webhook_secret,
+  };
+  await writeJsonFileAtomic(credentialsFile, body);
+  return { credentialsFile, email: user.email };
+}

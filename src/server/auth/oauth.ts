@@ -1,0 +1,608 @@
+// The OAuth 2.0 authorization server of SPEC.md section 5, for the one public client `svc-cli`:
+// authorization code + PKCE S256 with loopback redirect URIs (RFC 6749, 7636, 8252), refresh
+// tokens rotated on every use with reuse detection (a rotated token presented again revokes its
+// whole family), the device authorization grant (RFC 8628) and revocation (RFC 7009). Every
+// code and token is random (240 bits) and stored as a SHA-256 hash. The HTTP shapes are in
+// oauth-routes.ts (JSON endpoints) and auth-pages.ts (the pages a person sees).
+import { createHash } from "node:crypto";
+import { sameSecret } from "../../node/secrets";
+import {
+  ACCESS_TOKEN_PREFIX,
+  CLI_CLIENT_ID,
+  DEFAULT_SCOPE,
+  DEVICE_CODE_GRANT,
+  OAUTH_PATHS,
+  REFRESH_TOKEN_PREFIX,
+  isLoopbackRedirectUri,
+  type DeviceAuthorization,
+  type OAuthErrorCode,
+  type TokenResponse,
+} from "../../shared/oauth";
+import type { Principal } from "./accounts";
+import type { ServerConfig } from "../config";
+import type { Database } from "../db/database";
+import { newId, randomToken } from "../ids";
+
+/** An RFC error: `error` code, description and HTTP status (400, or 401 for invalid_client). */
+export class OAuthError extends Error {
+  override readonly name = "OAuthError";
+  constructor(
+    readonly code: OAuthErrorCode,
+    message: string,
+    readonly status = code === "invalid_client" ? 401 : 400,
+  ) {
+    super(message);
+  }
+}
+
+export function hashSecret(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex");
+}
+
+/** base64url(SHA-256(verifier)): the only PKCE transformation accepted (S256). */
+export function s256(verifier: string): string {
+  return createHash("sha256").update(verifier).digest("base64url");
+}
+
+/** RFC 7636 section 4.1: 43 to 128 unreserved characters. */
+const VERIFIER_PATTERN = /^[A-Za-z0-9\-._~]{43,128}$/;
+const CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** User codes: 8 consonants (no vowels, so no words; no look-alikes), shown as XXXX-XXXX. */
+const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
+
+export function normaliseUserCode(input: string): string {
+  return input.toUpperCase().replace(/[^A-Z]/g, "");
+}
+
+export function formatUserCode(code: string): string {
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
+}
+
+function newUserCode(): string {
+  let code = "";
+  while (code.length < 8) {
+    for (const char of randomToken(16)) {
+      if (USER_CODE_ALPHABET.includes(char.toUpperCase()) && code.length < 8) {
+        code += char.toUpperCase();
+      }
+    }
+  }
+  return code;
+}
+
+/** A validated authorization request: what the consent form carries and the code remembers. */
+export interface AuthorizeRequest {
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  scope: string;
+  state: string | undefined;
+}
+
+export type AuthorizeValidation =
+  /** Do not redirect anywhere: the client or redirect URI cannot be trusted (RFC 6749 4.1.2.1). */
+  | { kind: "show_error"; error: OAuthError }
+  /** Send the error back to the client's redirect URI with the state. */
+  | { kind: "redirect_error"; redirectUri: string; state: string | undefined; error: OAuthError }
+  | { kind: "ok"; request: AuthorizeRequest };
+
+type Params = Record<string, unknown>;
+
+function param(params: Params, name: string): string | undefined {
+  const value = params[name];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+function requireParam(params: Params, name: string): string {
+  const value = param(params, name);
+  if (value === undefined) throw new OAuthError("invalid_request", `${name} is required`);
+  return value;
+}
+
+function checkClient(params: Params): string {
+  const clientId = param(params, "client_id");
+  if (clientId === undefined) throw new OAuthError("invalid_client", "client_id is required");
+  if (clientId !== CLI_CLIENT_ID)
+    throw new OAuthError("invalid_client", `unknown client_id "${clientId.slice(0, 64)}"`);
+  return clientId;
+}
+
+/**
+ * The one scope this server grants, whatever was asked: clients of this API shape ask for
+ * `openid profile email`, and RFC 6749 section 3.3 lets a server grant less than it was asked
+ * for as long as the token response says what it granted (its `scope` is always "api").
+ */
+function checkScope(_requested: string | undefined): string {
+  return DEFAULT_SCOPE;
+}
+
+export function validateAuthorizeRequest(params: Params): AuthorizeValidation {
+  const clientId = param(params, "client_id");
+  if (clientId !== CLI_CLIENT_ID) {
+    return {
+      kind: "show_error",
+      error: new OAuthError(
+        "invalid_request",
+        clientId === undefined ? "client_id is required" : "unknown client_id",
+      ),
+    };
+  }
+  const redirectUri = param(params, "redirect_uri");
+  if (redirectUri === undefined || !isLoopbackRedirectUri(redirectUri)) {
+    return {
+      kind: "show_error",
+      error: new OAuthError(
+        "invalid_request",
+        "redirect_uri must be http://127.0.0.1:<port>/oauth/callback or http://[::1]:<port>/oauth/callback",
+      ),
+    };
+  }
+  const state = param(params, "state");
+  const fail = (error: OAuthError): AuthorizeValidation => ({
+    kind: "redirect_error",
+    redirectUri,
+    state,
+    error,
+  });
+  if (param(params, "response_type") !== "code") {
+    return fail(new OAuthError("unsupported_response_type", 'response_type must be "code"'));
+  }
+  const challenge = param(params, "code_challenge");
+  const method = param(params, "code_challenge_method");
+  if (challenge === undefined) {
+    return fail(new OAuthError("invalid_request", "code_challenge is required (PKCE S256)"));
+  }
+  if (method !== "S256") {
+    return fail(
+      new OAuthError("invalid_request", 'code_challenge_method must be "S256"; plain is refused'),
+    );
+  }
+  if (!CHALLENGE_PATTERN.test(challenge)) {
+    return fail(
+      new OAuthError("invalid_request", "code_challenge must be 43 base64url characters"),
+    );
+  }
+  if (state !== undefined && state.length > 512) {
+    return fail(new OAuthError("invalid_request", "state is too long"));
+  }
+  let scope: string;
+  try {
+    scope = checkScope(param(params, "scope"));
+  } catch (error) {
+    return fail(error as OAuthError);
+  }
+  return { kind: "ok", request: { clientId, redirectUri, codeChallenge: challenge, scope, state } };
+}
+
+export interface OAuthSettings {
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  authorizationCodeTtlSeconds: number;
+  deviceCodeTtlSeconds: number;
+  devicePollIntervalSeconds: number;
+}
+
+export function oauthSettings(config: ServerConfig): OAuthSettings {
+  return {
+    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+    refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
+    authorizationCodeTtlSeconds: config.authorizationCodeTtlSeconds,
+    deviceCodeTtlSeconds: config.deviceCodeTtlSeconds,
+    devicePollIntervalSeconds: config.devicePollIntervalSeconds,
+  };
+}
+
+/** RFC 8628 section 3.5: each slow_down adds 5 seconds to the interval. */
+const SLOW_DOWN_STEP_SECONDS = 5;
+/** A poll this much early still counts as on time: client timers and latency jitter. */
+const POLL_JITTER_MS = 250;
+
+export class AuthorizationServer {
+  constructor(
+    private readonly db: Database,
+    private readonly settings: OAuthSettings,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Deletes what can no longer be used: codes, device codes and tokens a day past expiry (kept
+   * that long so a late reuse still gets a precise error). Runs when new sign-ins start.
+   */
+  private async purgeExpired(now: number): Promise<void> {
+    const before = now - 86_400_000;
+    await this.db.deleteFrom("oauth_codes").where("expires_ms", "<", before).execute();
+    await this.db.deleteFrom("oauth_device_codes").where("expires_ms", "<", before).execute();
+    await this.db.deleteFrom("oauth_tokens").where("expires_ms", "<", before).execute();
+  }
+
+  /** Creates a single-use code for an approved request; returns the plaintext code. */
+  async issueCode(userId: string, request: AuthorizeRequest): Promise<string> {
+    const code = randomToken(40);
+    const now = this.now();
+    await this.purgeExpired(now);
+    await this.db
+      .insertInto("oauth_codes")
+      .values({
+        code_hash: hashSecret(code),
+        client_id: request.clientId,
+        user_id: userId,
+        redirect_uri: request.redirectUri,
+        code_challenge: request.codeChallenge,
+        scope: request.scope,
+        created_ms: now,
+        expires_ms: now + this.settings.authorizationCodeTtlSeconds * 1000,
+        used_ms: null,
+        family_id: null,
+      })
+      .execute();
+    return code;
+  }
+
+  /** POST /v1/oauth/token: dispatches on grant_type. */
+  async token(params: Params): Promise<TokenResponse> {
+    const grantType = param(params, "grant_type");
+    if (grantType === undefined) throw new OAuthError("invalid_request", "grant_type is required");
+    checkClient(params);
+    switch (grantType) {
+      case "authorization_code":
+        return this.exchangeCode(params);
+      case "refresh_token":
+        return this.refresh(params);
+      case DEVICE_CODE_GRANT:
+        return this.pollDevice(params);
+      default:
+        throw new OAuthError(
+          "unsupported_grant_type",
+          `grant_type "${grantType.slice(0, 80)}" is not supported`,
+        );
+    }
+  }
+
+  private async exchangeCode(params: Params): Promise<TokenResponse> {
+    const code = requireParam(params, "code");
+    const redirectUri = requireParam(params, "redirect_uri");
+    const verifier = param(params, "code_verifier");
+    if (verifier === undefined) {
+      throw new OAuthError("invalid_request", "code_verifier is required (PKCE)");
+    }
+    const clientId = checkClient(params);
+    const now = this.now();
+    // Errors are returned, not thrown, so the revocation of a reused code's family commits.
+    const outcome = await this.db.transaction().execute(async (trx) => {
+      const fail = (error: OAuthError) => ({ error, tokens: undefined });
+      const row = await trx
+        .selectFrom("oauth_codes")
+        .selectAll()
+        .where("code_hash", "=", hashSecret(code))
+        .executeTakeFirst();
+      if (!row) return fail(new OAuthError("invalid_grant", "the authorization code is not valid"));
+      if (row.used_ms !== null) {
+        // RFC 6749 section 4.1.2: a code used twice revokes what it was exchanged for.
+        if (row.family_id) await revokeFamily(trx, row.family_id, now);
+        return fail(new OAuthError("invalid_grant", "the authorization code was already used"));
+      }
+      if (row.expires_ms <= now)
+        return fail(new OAuthError("invalid_grant", "the authorization code has expired"));
+      if (row.client_id !== clientId || row.redirect_uri !== redirectUri) {
+        return fail(
+          new OAuthError(
+            "invalid_grant",
+            "redirect_uri or client_id differs from the authorization request",
+          ),
+        );
+      }
+      if (!VERIFIER_PATTERN.test(verifier) || !sameSecret(row.code_challenge, s256(verifier))) {
+        return fail(
+          new OAuthError("invalid_grant", "code_verifier does not match the code_challenge"),
+        );
+      }
+      const familyId = newId("fam_");
+      const claimed = await trx
+        .updateTable("oauth_codes")
+        .set({ used_ms: now, family_id: familyId })
+        .where("code_hash", "=", row.code_hash)
+        .where("used_ms", "is", null)
+        .executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) !== 1) {
+        return fail(new OAuthError("invalid_grant", "the authorization code was already used"));
+      }
+      const tokens = await issueTokens(trx, this.settings, {
+        userId: row.user_id,
+        clientId,
+        scope: row.scope,
+        familyId,
+        now,
+      });
+      return { error: undefined, tokens };
+    });
+    if (outcome.error) throw outcome.error;
+    return outcome.tokens!;
+  }
+
+  private async refresh(params: Params): Promise<TokenResponse> {
+    const refreshToken = requireParam(params, "refresh_token");
+    const clientId = checkClient(params);
+    const now = this.now();
+    // The family is revoked in its own transaction so the refusal below cannot roll it back.
+    const outcome = await this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom("oauth_tokens")
+        .selectAll()
+        .where("token_hash", "=", hashSecret(refreshToken))
+        .where("kind", "=", "refresh")
+        .executeTakeFirst();
+      if (!row) return { error: new OAuthError("invalid_grant", "the refresh token is not valid") };
+      if (row.revoked_ms !== null) {
+        return { error: new OAuthError("invalid_grant", "the refresh token was revoked") };
+      }
+      if (row.rotated_ms !== null) {
+        await revokeFamily(trx, row.family_id, now);
+        return {
+          error: new OAuthError(
+            "invalid_grant",
+            "the refresh token was already used; every token of this sign-in is now revoked",
+          ),
+        };
+      }
+      if (row.expires_ms <= now) {
+        return { error: new OAuthError("invalid_grant", "the refresh token has expired") };
+      }
+      if (row.client_id !== clientId) {
+        return {
+          error: new OAuthError("invalid_grant", "the refresh token belongs to another client"),
+        };
+      }
+      const rotated = await trx
+        .updateTable("oauth_tokens")
+        .set({ rotated_ms: now })
+        .where("id", "=", row.id)
+        .where("rotated_ms", "is", null)
+        .where("revoked_ms", "is", null)
+        .executeTakeFirst();
+      if (Number(rotated.numUpdatedRows) !== 1) {
+        await revokeFamily(trx, row.family_id, now);
+        return { error: new OAuthError("invalid_grant", "the refresh token was already used") };
+      }
+      const tokens = await issueTokens(trx, this.settings, {
+        userId: row.user_id,
+        clientId,
+        scope: row.scope,
+        familyId: row.family_id,
+        now,
+      });
+      return { tokens };
+    });
+    if (outcome.error) throw outcome.error;
+    return outcome.tokens!;
+  }
+
+  async createDeviceAuthorization(params: Params, baseUrl: string): Promise<DeviceAuthorization> {
+    const clientId = checkClient(params);
+    const scope = checkScope(param(params, "scope"));
+    const deviceCode = randomToken(40);
+    const now = this.now();
+    await this.purgeExpired(now);
+    const userCode = newUserCode();
+    await this.db
+      .insertInto("oauth_device_codes")
+      .values({
+        id: newId("dev_"),
+        device_code_hash: hashSecret(deviceCode),
+        user_code: userCode,
+        client_id: clientId,
+        scope,
+        status: "pending",
+        user_id: null,
+        interval_seconds: this.settings.devicePollIntervalSeconds,
+        last_poll_ms: null,
+        created_ms: now,
+        expires_ms: now + this.settings.deviceCodeTtlSeconds * 1000,
+      })
+      .execute();
+    const verificationUri = `${baseUrl}${OAUTH_PATHS.device}`;
+    return {
+      device_code: deviceCode,
+      user_code: formatUserCode(userCode),
+      verification_uri: verificationUri,
+      verification_uri_complete: `${verificationUri}?user_code=${formatUserCode(userCode)}`,
+      expires_in: this.settings.deviceCodeTtlSeconds,
+      interval: this.settings.devicePollIntervalSeconds,
+    };
+  }
+
+  private async pollDevice(params: Params): Promise<TokenResponse> {
+    const deviceCode = requireParam(params, "device_code");
+    const clientId = checkClient(params);
+    const now = this.now();
+    const outcome = await this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom("oauth_device_codes")
+        .selectAll()
+        .where("device_code_hash", "=", hashSecret(deviceCode))
+        .executeTakeFirst();
+      if (!row || row.client_id !== clientId) {
+        return { error: new OAuthError("invalid_grant", "the device code is not valid") };
+      }
+      if (row.expires_ms <= now) {
+        return {
+          error: new OAuthError("expired_token", "the device code has expired; start again"),
+        };
+      }
+      if (row.status === "used") {
+        return { error: new OAuthError("invalid_grant", "the device code was already used") };
+      }
+      if (
+        row.last_poll_ms !== null &&
+        now - row.last_poll_ms < row.interval_seconds * 1000 - POLL_JITTER_MS
+      ) {
+        const interval = row.interval_seconds + SLOW_DOWN_STEP_SECONDS;
+        await trx
+          .updateTable("oauth_device_codes")
+          .set({ interval_seconds: interval, last_poll_ms: now })
+          .where("id", "=", row.id)
+          .execute();
+        return {
+          error: new OAuthError("slow_down", `polling too fast; wait ${interval} s between polls`),
+        };
+      }
+      await trx
+        .updateTable("oauth_device_codes")
+        .set({ last_poll_ms: now })
+        .where("id", "=", row.id)
+        .execute();
+      if (row.status === "pending") {
+        return {
+          error: new OAuthError("authorization_pending", "waiting for the user to approve"),
+        };
+      }
+      if (row.status === "denied") {
+        return { error: new OAuthError("access_denied", "the user denied the request") };
+      }
+      const claimed = await trx
+        .updateTable("oauth_device_codes")
+        .set({ status: "used" })
+        .where("id", "=", row.id)
+        .where("status", "=", "approved")
+        .executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) !== 1 || !row.user_id) {
+        return { error: new OAuthError("invalid_grant", "the device code was already used") };
+      }
+      const tokens = await issueTokens(trx, this.settings, {
+        userId: row.user_id,
+        clientId,
+        scope: row.scope,
+        familyId: newId("fam_"),
+        now,
+      });
+      return { tokens };
+    });
+    if (outcome.error) throw outcome.error;
+    return outcome.tokens!;
+  }
+
+  /** A device code waiting for a person, by the code they typed (any case, with or without dash). */
+  async findPendingDeviceCode(
+    typed: string,
+  ): Promise<{ userCode: string; clientId: string; scope: string } | undefined> {
+    const userCode = normaliseUserCode(typed);
+    if (userCode.length !== 8) return undefined;
+    const row = await this.db
+      .selectFrom("oauth_device_codes")
+      .select(["user_code", "client_id", "scope"])
+      .where("user_code", "=", userCode)
+      .where("status", "=", "pending")
+      .where("expires_ms", ">", this.now())
+      .executeTakeFirst();
+    return row ? { userCode: row.user_code, clientId: row.client_id, scope: row.scope } : undefined;
+  }
+
+  /** Records the person's answer; false when the code is no longer pending. */
+  async decideDeviceCode(typed: string, userId: string, approve: boolean): Promise<boolean> {
+    const result = await this.db
+      .updateTable("oauth_device_codes")
+      .set({ status: approve ? "approved" : "denied", user_id: userId })
+      .where("user_code", "=", normaliseUserCode(typed))
+      .where("status", "=", "pending")
+      .where("expires_ms", ">", this.now())
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /**
+   * RFC 7009: revokes the token and, for either kind, the rest of its family (signing out
+   * ends the sign-in, not one token). Unknown tokens are not an error.
+   */
+  async revoke(params: Params): Promise<void> {
+    const token = requireParam(params, "token");
+    checkClient(params);
+    const hint = param(params, "token_type_hint");
+    if (hint !== undefined && hint !== "access_token" && hint !== "refresh_token") {
+      throw new OAuthError(
+        "unsupported_token_type",
+        `token_type_hint "${hint.slice(0, 40)}" is not supported`,
+      );
+    }
+    const row = await this.db
+      .selectFrom("oauth_tokens")
+      .select(["family_id"])
+      .where("token_hash", "=", hashSecret(token))
+      .executeTakeFirst();
+    if (row) await revokeFamily(this.db, row.family_id, this.now());
+  }
+
+  /** The account behind a live access token, for the /v3 API. */
+  async authenticateAccessToken(token: string): Promise<Principal | undefined> {
+    if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return undefined;
+    const row = await this.db
+      .selectFrom("oauth_tokens")
+      .innerJoin("users", "users.id", "oauth_tokens.user_id")
+      .selectAll("users")
+      .select([
+        "oauth_tokens.family_id",
+        "oauth_tokens.kind",
+        "oauth_tokens.expires_ms",
+        "oauth_tokens.revoked_ms",
+      ])
+      .where("oauth_tokens.token_hash", "=", hashSecret(token))
+      .executeTakeFirst();
+    if (!row || row.kind !== "access" || row.revoked_ms !== null || row.expires_ms <= this.now()) {
+      return undefined;
+    }
+    const { family_id, kind: _kind, expires_ms: _expires, revoked_ms: _revoked, ...user } = row;
+    return { user, credentialId: `oauth:${family_id}` };
+  }
+}
+
+async function revokeFamily(db: Database, familyId: string, now: number): Promise<void> {
+  await db
+    .updateTable("oauth_tokens")
+    .set({ revoked_ms: now })
+    .where("family_id", "=", familyId)
+    .where("revoked_ms", "is", null)
+    .execute();
+}
+
+async function issueTokens(
+  db: Database,
+  settings: OAuthSettings,
+  grant: { userId: string; clientId: string; scope: string; familyId: string; now: number },
+): Promise<TokenResponse> {
+  const accessToken = `${ACCESS_TOKEN_PREFIX}${randomToken(40)}`;
+  const refreshToken = `${REFRESH_TOKEN_PREFIX}${randomToken(40)}`;
+  const common = {
+    family_id: grant.familyId,
+    user_id: grant.userId,
+    client_id: grant.clientId,
+    scope: grant.scope,
+    created_ms: grant.now,
+    rotated_ms: null,
+    revoked_ms: null,
+  };
+  await db
+    .insertInto("oauth_tokens")
+    .values([
+      {
+        ...common,
+        id: newId("tok_"),
+        token_hash: hashSecret(accessToken),
+        kind: "access",
+        expires_ms: grant.now + settings.accessTokenTtlSeconds * 1000,
+      },
+      {
+        ...common,
+        id: newId("tok_"),
+        token_hash: hashSecret(refreshToken),
+        kind: "refresh",
+        expires_ms: grant.now + settings.refreshTokenTtlSeconds * 1000,
+      },
+    ])
+    .execute();
+  return {
+    access_token: accessToken,
+    token_type: "Bearer",
+    expires_in: settings.accessTokenTtlSeconds,
+    refresh_token: refreshToken,
+    scope: grant.scope,
+  };
+}

@@ -1,0 +1,274 @@
+// Fastify wiring of the service: logging with secrets redacted, authentication and rate limit
+// for /v3, the routes of each concept, and the one place where errors become
+// `{error:{code,message,param}}` responses (never a stack trace).
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
+import { sql } from "kysely";
+import type { ApiErrorBody } from "../../shared/api";
+import { ACCESS_TOKEN_PREFIX } from "../../shared/oauth";
+import { ApiKeyAuthenticator } from "../auth/accounts";
+import { registerAssetRoutes } from "../assets/assets";
+import { registerAuthPages } from "../auth/auth-pages";
+import type { ServiceContext } from "../context";
+import { fromMilli } from "../render/credits";
+import { ApiError, isApiError } from "../errors";
+import { principalOf } from "./request";
+import { AuthorizationServer, oauthSettings } from "../auth/oauth";
+import { registerOAuthRoutes } from "../auth/oauth-routes";
+import type { JobQueue } from "../queue/job-queue";
+import type { RateLimiter } from "./rate-limit";
+import { registerRenderRoutes } from "../render/renders";
+import type { LocalObjectStore } from "../storage/local-store";
+import { registerStorageRoutes } from "../storage/local-routes";
+import { buildOpenApiDocument } from "./openapi";
+
+const SECRET_QUERY_PARAMS = /([?&](?:sig|signature|api_key|token|code|user_code|state)=)[^&]*/gi;
+
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY_PARAMS, "$1[REDACTED]");
+}
+
+export function loggerOptions(level: string): FastifyServerOptions["logger"] {
+  return {
+    level,
+    stream: process.stderr,
+    redact: {
+      paths: [
+        "req.headers.authorization",
+        'req.headers["x-api-key"]',
+        'req.headers["idempotency-key"]',
+        "req.headers.cookie",
+        "headers.authorization",
+        'headers["x-api-key"]',
+      ],
+      censor: "[REDACTED]",
+    },
+    serializers: {
+      req(request: { method: string; url: string; ip?: string }) {
+        return { method: request.method, url: redactUrl(request.url), remoteAddress: request.ip };
+      },
+    },
+  };
+}
+
+/**
+ * One line per request (method, redacted URL, status, time) instead of fastify's two, and no
+ * raw URLs anywhere: signed URLs carry their signature in the query.
+ */
+class ServiceLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const line = {
+      req: request,
+      res: reply,
+      responseTime: Math.round(reply.elapsedTime * 100) / 100,
+    };
+    if (error) request.log.error({ ...line, err: error }, "request errored");
+    else request.log.info(line, "request completed");
+  }
+
+  override routeNotFound(request: FastifyRequest): void {
+    request.log.info(`route ${request.method} ${redactUrl(request.url)} not found`);
+  }
+}
+
+export interface AppDependencies {
+  queue: JobQueue;
+  limiter: RateLimiter;
+  store: LocalObjectStore;
+  /** False once shutdown begins: /readyz answers 503. */
+  isReady: () => boolean;
+}
+
+export function errorBody(error: ApiError): ApiErrorBody {
+  return error.param === undefined
+    ? { code: error.code, message: error.message }
+    : { code: error.code, message: error.message, param: error.param };
+}
+
+/** Adds the routes to an app whose logger is ctx.log. */
+export function configureApp(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  deps: AppDependencies,
+): FastifyInstance {
+  app.decorateRequest("principal", null);
+
+  app.setErrorHandler((error, request, reply) => {
+    let apiError: ApiError;
+    if (isApiError(error)) {
+      apiError = error;
+    } else {
+      const fastifyError = error as { statusCode?: number; code?: string; message?: string };
+      const status = fastifyError.statusCode ?? 500;
+      if (status === 413)
+        apiError = new ApiError("invalid_parameter", "the request body is too large");
+      else if (status === 415)
+        apiError = new ApiError(
+          "invalid_parameter",
+          "send a JSON body (content-type: application/json)",
+        );
+      else if (status >= 400 && status < 500)
+        apiError = new ApiError("invalid_parameter", safeMessage(fastifyError.message));
+      else {
+        request.log.error({ err: error }, "unhandled error");
+        apiError = new ApiError("internal_error", "the service hit an internal error; try again");
+      }
+    }
+    for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
+    return reply.code(apiError.status).send({ error: errorBody(apiError) });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({
+      error: {
+        code: "not_found",
+        message: `no route ${request.method} ${redactUrl(request.url)}`,
+      },
+    }),
+  );
+
+  app.get("/healthz", async () => ({ data: { status: "ok" } }));
+  // The API's description, without a key (it holds no account data).
+  // Built on the first request, not at every start (it converts every schema of the API).
+  let openApi: string | undefined;
+  app.get("/v3/openapi.json", async (_request, reply) => {
+    openApi ??= JSON.stringify(buildOpenApiDocument());
+    return reply.type("application/json; charset=utf-8").send(openApi);
+  });
+  app.get("/readyz", async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(ctx.db);
+    } catch {
+      return reply
+        .code(503)
+        .send({ error: { code: "service_unavailable", message: "the database is not reachable" } });
+    }
+    if (!deps.isReady()) {
+      return reply
+        .code(503)
+        .send({ error: { code: "service_unavailable", message: "the service is shutting down" } });
+    }
+    return { data: { status: "ready" } };
+  });
+
+  registerStorageRoutes(app, deps.store);
+
+  // Sign-in (SPEC.md section 5): OAuth endpoints, sign-in pages; access tokens work on /v3.
+  const oauth = new AuthorizationServer(ctx.db, oauthSettings(ctx.config), ctx.now);
+  registerOAuthRoutes(app, oauth);
+  registerAuthPages(app, ctx, oauth);
+
+  const authenticator = new ApiKeyAuthenticator(ctx.db);
+  void app.register(async (v3) => {
+    v3.addHook("onRequest", async (request, reply) => {
+      const key = credentialOf(request.headers);
+      const isAccessToken = key?.startsWith(ACCESS_TOKEN_PREFIX) ?? false;
+      const principal = !key
+        ? undefined
+        : isAccessToken
+          ? await oauth.authenticateAccessToken(key)
+          : await authenticator.authenticate(key);
+      if (!principal) {
+        throw new ApiError(
+          "authentication_failed",
+          !key
+            ? "send an API key in x-api-key or Authorization: Bearer"
+            : isAccessToken
+              ? "the access token is invalid, expired or revoked"
+              : "the API key is invalid or revoked",
+          undefined,
+          isAccessToken ? { "www-authenticate": 'Bearer error="invalid_token"' } : {},
+        );
+      }
+      request.principal = principal;
+      const decision = deps.limiter.take(principal.credentialId);
+      if (!decision.allowed) {
+        reply.header("retry-after", String(decision.retryAfterSeconds));
+        throw new ApiError(
+          "rate_limit_exceeded",
+          `too many requests; retry in ${decision.retryAfterSeconds} s`,
+          undefined,
+          {
+            "retry-after": String(decision.retryAfterSeconds),
+          },
+        );
+      }
+    });
+    registerAssetRoutes(v3, ctx);
+    registerRenderRoutes(v3, ctx, deps.queue);
+    v3.get("/v3/users/me", async (request) => {
+      const { user: cached } = principalOf(request);
+      const user = await ctx.db
+        .selectFrom("users")
+        .selectAll()
+        .where("id", "=", cached.id)
+        .executeTakeFirstOrThrow();
+      return {
+        data: {
+          username: user.username,
+          email: user.email,
+          first_name: user.first_name,
+          last_name: user.last_name,
+          billing: {
+            plan: user.plan,
+            credits_remaining: fromMilli(user.credits_remaining_milli),
+            credits_used: fromMilli(user.credits_used_milli),
+          },
+        },
+      };
+    });
+  });
+  return app;
+}
+
+export function createFastify(logLevel: string): FastifyInstance {
+  const app = Fastify({
+    logger: loggerOptions(logLevel),
+    bodyLimit: 1024 * 1024,
+    logController: new ServiceLogController(),
+    forceCloseConnections: true,
+    return503OnClosing: true,
+  });
+  acceptEmptyJsonBodies(app);
+  return app;
+}
+
+/**
+ * Many HTTP clients send `content-type: application/json` on every request, bodiless ones too
+ * (GET, DELETE, `POST .../complete`). An empty body with that header is no body, not a 400;
+ * anything else goes through fastify's own JSON parser (prototype-poisoning checks included).
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if (typeof body === "string" && body.trim() === "") return done(null, undefined);
+    parseJson(request, body.toString(), done);
+  });
+}
+
+function credentialOf(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const apiKey = headers["x-api-key"];
+  if (typeof apiKey === "string" && apiKey.trim() !== "") return apiKey.trim();
+  const authorization = headers.authorization;
+  if (typeof authorization === "string") {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match) return match[1];
+  }
+  return undefined;
+}
+
+function safeMessage(message: string | undefined): string {
+  return (message ?? "bad request").split("\n")[0]!.slice(0, 300);
+}

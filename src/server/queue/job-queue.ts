@@ -1,0 +1,36 @@
+// The render job queue seam (`JobQueue`). A worker claims a job with a lease, renews it by
+// heartbeat, and finishes it in one transaction with the render's completion, only while it still
+// holds the lease, so a worker presumed dead can never complete or charge a render twice. Two
+// implementations: a table in the service's database (sql-queue.ts, the embedded default) and
+// pg-boss on PostgreSQL (the scale-out shape).
+import type { Transaction } from "kysely";
+import type { Database } from "../db/database";
+import type { DB } from "../db/schema";
+
+export interface Lease {
+  jobId: string;
+  token: string;
+  attempt: number;
+}
+
+export interface JobQueue {
+  enqueue(trx: Transaction<DB> | Database, jobId: string): Promise<void>;
+  /** Claims one job, or undefined when none is ready. */
+  claim(owner: string): Promise<Lease | undefined>;
+  /** Extends the lease; false when it was lost (expired and taken, or the job was removed). */
+  heartbeat(lease: Lease): Promise<boolean>;
+  /**
+   * Runs `finish` in one transaction with marking the job done/failed, only if the lease is still
+   * held. Returns false (and runs nothing) when it is not.
+   */
+  finish(
+    lease: Lease,
+    state: "done" | "failed",
+    finish: (trx: Transaction<DB>) => Promise<void>,
+  ): Promise<boolean>;
+  /** Gives the job back without using up the attempt (graceful shutdown). */
+  release(lease: Lease): Promise<void>;
+  /** Jobs whose lease expired on their last attempt: marks them failed and returns their ids. */
+  collectExhausted(): Promise<string[]>;
+  cancel(trx: Transaction<DB> | Database, jobId: string): Promise<void>;
+}

@@ -1,0 +1,254 @@
+// Render routes: submit (validate options, project and variables, then queue in one
+// transaction), get, list (newest first, opaque keyset cursor) and soft delete.
+import type { FastifyInstance } from "fastify";
+import type { Transaction } from "kysely";
+import {
+  RENDER_ID_PREFIX,
+  listRendersQuerySchema,
+  renderRequestSchema,
+  type RenderList,
+  type SubmitRenderResponse,
+} from "../../shared/api";
+import { blockingIssues, formatVariableIssue, validateVariables } from "../../shared/variables";
+import type { Principal } from "../auth/accounts";
+import { createAssetFromBytes, findAsset, idempotencyKeyOf } from "../assets/assets";
+import type { ServiceContext } from "../context";
+import type { DB, RendersTable } from "../db/schema";
+import { ApiError } from "../errors";
+import { parseBody, principalOf } from "../http/request";
+import { newId } from "../ids";
+import { withIdempotency } from "../http/idempotency";
+import { checkCompositionPath, readComposition } from "../assets/project";
+import type { JobQueue } from "../queue/job-queue";
+import { toRenderRecord } from "./render-record";
+import { fetchUrlProject } from "../assets/url-project";
+import { checkCallbackUrl } from "../webhooks/webhooks";
+
+export const RENDER_ENDPOINT = "POST /v3/svc/renders";
+
+export function registerRenderRoutes(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  queue: JobQueue,
+): void {
+  app.post("/v3/svc/renders", async (request, reply) => {
+    const principal = principalOf(request);
+    const result = await withIdempotency(
+      ctx.db,
+      {
+        userId: principal.user.id,
+        endpoint: RENDER_ENDPOINT,
+        key: idempotencyKeyOf(request.headers),
+        body: request.body,
+      },
+      async (record) => ({
+        status: 201,
+        body: {
+          data: await submitRender(ctx, queue, principal, request.body, (trx, data) =>
+            record(trx, { status: 201, body: { data } }),
+          ),
+        },
+      }),
+    );
+    if (result.replayed) reply.header("Idempotent-Replayed", "true");
+    return reply.code(result.status).send(result.body);
+  });
+
+  app.get<{ Params: { id: string } }>("/v3/svc/renders/:id", async (request) => {
+    const row = await findRender(ctx, principalOf(request).user.id, request.params.id);
+    return { data: toRenderRecord(ctx, row) };
+  });
+
+  app.get("/v3/svc/renders", async (request) => {
+    return listRenders(ctx, principalOf(request).user.id, request.query);
+  });
+
+  app.delete<{ Params: { id: string } }>("/v3/svc/renders/:id", async (request) => {
+    await deleteRender(ctx, queue, principalOf(request).user.id, request.params.id);
+    return { data: { render_id: request.params.id } };
+  });
+}
+
+export async function submitRender(
+  ctx: ServiceContext,
+  queue: JobQueue,
+  principal: Principal,
+  body: unknown,
+  /** Runs inside the transaction that creates the render (the idempotency record). */
+  beforeCommit?: (trx: Transaction<DB>, response: SubmitRenderResponse) => Promise<void>,
+): Promise<SubmitRenderResponse> {
+  const input = parseBody(renderRequestSchema, body);
+  const composition = checkCompositionPath(input.composition);
+  const user = await ctx.db
+    .selectFrom("users")
+    .select("credits_remaining_milli")
+    .where("id", "=", principal.user.id)
+    .executeTakeFirstOrThrow();
+  if (user.credits_remaining_milli <= 0) {
+    throw new ApiError(
+      "svc_insufficient_credits",
+      "the account has no credits left; add credits to render",
+    );
+  }
+  if (input.callback_url) await checkCallbackUrl(ctx, input.callback_url);
+
+  const asset =
+    input.project.type === "asset_id"
+      ? await findAsset(ctx, principal.user.id, input.project.asset_id).catch((error: unknown) => {
+          throw error instanceof ApiError
+            ? new ApiError(error.code, error.message, "project.asset_id")
+            : error;
+        })
+      : await createAssetFromBytes(
+          ctx,
+          principal,
+          "url-project.zip",
+          await fetchUrlProject(ctx, input.project.url, composition),
+        );
+  if (asset.status !== "ready" || !asset.storage_key) {
+    throw new ApiError(
+      "svc_upload_not_found",
+      `asset ${asset.id} is not complete yet; finish its upload first`,
+      "project.asset_id",
+    );
+  }
+  const facts = await readComposition(ctx, asset.storage_key, composition);
+  // A value of the wrong type, outside its enum or its range is refused always (a render of the
+  // wrong thing would be charged); an undeclared key only with strict_variables (SPEC.md 4).
+  const issues = blockingIssues(
+    validateVariables(facts.variables, input.variables),
+    input.strict_variables,
+  );
+  if (issues.length > 0) {
+    throw new ApiError(
+      "svc_project_invalid",
+      `variables do not match the composition's schema: ${issues.map(formatVariableIssue).join("; ")}`,
+      "variables",
+    );
+  }
+
+  const id = newId(RENDER_ID_PREFIX);
+  const row: RendersTable = {
+    id,
+    user_id: principal.user.id,
+    status: "queued",
+    progress: 0,
+    title: input.title ?? null,
+    fps: input.fps,
+    quality: input.quality,
+    format: input.format,
+    resolution: input.resolution,
+    aspect_ratio: input.aspect_ratio ?? facts.aspectRatio ?? "16:9",
+    composition,
+    variables_json: JSON.stringify(input.variables),
+    strict_variables: input.strict_variables ? 1 : 0,
+    project_json: JSON.stringify(input.project),
+    asset_id: asset.id,
+    duration: null,
+    credits_charged_milli: 0,
+    created_ms: ctx.now(),
+    started_ms: null,
+    completed_ms: null,
+    video_key: null,
+    thumbnail_key: null,
+    failure_code: null,
+    failure_message: null,
+    callback_url: input.callback_url ?? null,
+    callback_id: input.callback_id ?? null,
+    deleted_ms: null,
+  };
+  const response: SubmitRenderResponse = { render_id: id, status: "queued" };
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.insertInto("renders").values(row).execute();
+    await queue.enqueue(trx, id);
+    await beforeCommit?.(trx, response);
+  });
+  return response;
+}
+
+export async function findRender(
+  ctx: ServiceContext,
+  userId: string,
+  renderId: string,
+): Promise<RendersTable> {
+  const row = await ctx.db
+    .selectFrom("renders")
+    .selectAll()
+    .where("id", "=", renderId)
+    .where("user_id", "=", userId)
+    .where("deleted_ms", "is", null)
+    .executeTakeFirst();
+  if (!row) throw new ApiError("svc_render_not_found", `no render ${renderId}`, "render_id");
+  return row;
+}
+
+function encodeCursor(row: RendersTable): string {
+  return Buffer.from(JSON.stringify([row.created_ms, row.id])).toString("base64url");
+}
+
+function decodeCursor(token: string): [number, string] {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
+    if (Array.isArray(value) && typeof value[0] === "number" && typeof value[1] === "string") {
+      return [value[0], value[1]];
+    }
+  } catch {
+    // fall through
+  }
+  throw new ApiError("invalid_parameter", "token is not a page token from this API", "token");
+}
+
+export async function listRenders(
+  ctx: ServiceContext,
+  userId: string,
+  query: unknown,
+): Promise<RenderList> {
+  const { limit, token } = parseBody(listRendersQuerySchema, query);
+  let select = ctx.db
+    .selectFrom("renders")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .where("deleted_ms", "is", null);
+  if (token !== undefined) {
+    const [createdMs, id] = decodeCursor(token);
+    select = select.where((eb) =>
+      eb.or([
+        eb("created_ms", "<", createdMs),
+        eb.and([eb("created_ms", "=", createdMs), eb("id", "<", id)]),
+      ]),
+    );
+  }
+  const rows = await select
+    .orderBy("created_ms", "desc")
+    .orderBy("id", "desc")
+    .limit(limit + 1)
+    .execute();
+  const page = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  return {
+    data: page.map((row) => toRenderRecord(ctx, row)),
+    has_more: hasMore,
+    next_token: hasMore ? encodeCursor(page[page.length - 1]!) : null,
+  };
+}
+
+/** Soft delete: hide the record, stop its job, purge its files. */
+export async function deleteRender(
+  ctx: ServiceContext,
+  queue: JobQueue,
+  userId: string,
+  renderId: string,
+): Promise<void> {
+  const row = await findRender(ctx, userId, renderId);
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("renders")
+      .set({ deleted_ms: ctx.now() })
+      .where("id", "=", renderId)
+      .execute();
+    await queue.cancel(trx, renderId);
+  });
+  for (const key of [row.video_key, row.thumbnail_key]) {
+    if (key) await ctx.store.delete(key);
+  }
+}

@@ -1,0 +1,40 @@
+// The object storage seam (`ObjectStore`): uploaded project zips, rendered videos, thumbnails.
+// Clients never reach storage with their API key: they get signed URLs that name the operation,
+// the key, an expiry and (for uploads) the size. Two implementations: files under the data dir
+// with HMAC-signed URLs served by this service (local-store.ts, the embedded default), and an
+// S3-compatible bucket with presigned URLs (s3-store.ts).
+import type { Readable } from "node:stream";
+
+export interface ObjectStore {
+  /** Stores a body; with maxBytes, a longer body is refused with ObjectTooLargeError. */
+  put(
+    key: string,
+    body: Readable | Buffer,
+    options?: { maxBytes?: number },
+  ): Promise<{ size: number }>;
+  /** Reads an object, optionally a byte range (inclusive end). Undefined when absent. */
+  get(
+    key: string,
+    range?: { start: number; end: number },
+  ): Promise<{ stream: Readable; size: number } | undefined>;
+  stat(key: string): Promise<{ size: number } | undefined>;
+  /** A local file with the object's bytes (the object itself on disk, a download for S3). */
+  toLocalFile(key: string): Promise<{ path: string; release: () => Promise<void> }>;
+  move(fromKey: string, toKey: string): Promise<void>;
+  delete(key: string): Promise<void>;
+  signPut(key: string, options: { maxBytes: number; expiresInSeconds: number }): string;
+  signGet(key: string, options: { expiresInSeconds: number }): string;
+}
+
+export class ObjectTooLargeError extends Error {
+  override readonly name = "ObjectTooLargeError";
+}
+
+const KEY_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9_.\-/]*$/;
+
+export function isValidObjectKey(key: string): boolean {
+  return (
+    KEY_PATTERN.test(key) &&
+    !key.split("/").some((part) => part === ".." || part === "." || part === "")
+  );
+}

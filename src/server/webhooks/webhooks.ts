@@ -1,0 +1,193 @@
+// Webhooks: a durable outbox. Finishing a render inserts a delivery row in the same transaction,
+// and the dispatcher (running in every service process, whether or not anyone polls) POSTs it,
+// signed `Svc-Signature: t=<unix>,v1=<hex HMAC-SHA256("t.body", account webhook secret)>`, retrying
+// with exponential backoff (base * 2^(attempt-1), capped) until a 2xx or the attempt limit.
+// Targets pass the SSRF guard at submit and again at each delivery.
+import { createHmac } from "node:crypto";
+import type { Transaction } from "kysely";
+import { WEBHOOK_SIGNATURE_HEADER, type WebhookPayload } from "../../shared/api";
+import { backoffDelay } from "../../node/wait";
+import type { ServiceContext } from "../context";
+import type { DB, RendersTable } from "../db/schema";
+import { ApiError } from "../errors";
+import { OutboundError, checkTarget, guardedRequest, type TargetPolicy } from "./outbound";
+import { outputUrls } from "../render/render-record";
+
+const DELIVERY_TIMEOUT_MS = 10_000;
+
+export function callbackPolicy(ctx: ServiceContext): TargetPolicy {
+  return {
+    allowPrivate: ctx.config.allowPrivateTargets,
+    allowHttpLoopback: ctx.config.allowHttpLoopbackCallbacks,
+  };
+}
+
+/** Refuses callback URLs that are not https (or allowed loopback http) or point inside the network. */
+export async function checkCallbackUrl(ctx: ServiceContext, url: string): Promise<void> {
+  try {
+    await checkTarget(url, callbackPolicy(ctx));
+  } catch (error) {
+    if (error instanceof OutboundError) {
+      throw new ApiError(
+        "invalid_parameter",
+        `callback_url refused: ${error.message}`,
+        "callback_url",
+      );
+    }
+    throw error;
+  }
+}
+
+export async function enqueueWebhook(
+  trx: Transaction<DB>,
+  render: RendersTable,
+  now: number,
+): Promise<void> {
+  if (!render.callback_url) return;
+  await trx
+    .insertInto("webhook_deliveries")
+    .values({
+      render_id: render.id,
+      user_id: render.user_id,
+      url: render.callback_url,
+      event: render.status === "completed" ? "render.completed" : "render.failed",
+      state: "pending",
+      attempts: 0,
+      next_attempt_ms: now,
+      last_error: null,
+      created_ms: now,
+      delivered_ms: null,
+    })
+    .execute();
+}
+
+export function signWebhook(secret: string, timestamp: number, body: string): string {
+  const v1 = createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
+  return `t=${timestamp},v1=${v1}`;
+}
+
+export function backoffMs(attempt: number, baseMs: number, capMs: number): number {
+  return backoffDelay(attempt, { baseMs, capMs });
+}
+
+export class WebhookDispatcher {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly pollMs = 250,
+  ) {}
+
+  start(): void {
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.deliverDue()
+        .catch((error: unknown) => this.ctx.log.error({ err: error }, "webhook dispatch failed"))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.pollMs);
+        });
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  async deliverDue(): Promise<void> {
+    const { db, now } = this.ctx;
+    const due = await db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("state", "=", "pending")
+      .where("next_attempt_ms", "<=", now())
+      .orderBy("next_attempt_ms")
+      .limit(10)
+      .execute();
+    await Promise.all(
+      due.map(async (delivery) => {
+        // Claim: push the next attempt past this one's timeout so no other dispatcher sends it too.
+        const claimed = await db
+          .updateTable("webhook_deliveries")
+          .set({ next_attempt_ms: now() + DELIVERY_TIMEOUT_MS * 2 })
+          .where("id", "=", delivery.id)
+          .where("next_attempt_ms", "=", delivery.next_attempt_ms)
+          .executeTakeFirst();
+        if (Number(claimed.numUpdatedRows) !== 1) return;
+        const attempt = delivery.attempts + 1;
+        const error = await this.send(delivery.render_id, delivery.user_id, delivery.url).catch(
+          (e: unknown) => (e instanceof Error ? e.message : String(e)),
+        );
+        const { webhookBackoffBaseMs, webhookBackoffCapMs, webhookMaxAttempts } = this.ctx.config;
+        if (error === undefined) {
+          await db
+            .updateTable("webhook_deliveries")
+            .set({ state: "delivered", attempts: attempt, delivered_ms: now(), last_error: null })
+            .where("id", "=", delivery.id)
+            .execute();
+          return;
+        }
+        const failed = attempt >= webhookMaxAttempts;
+        this.ctx.log.warn(
+          { renderId: delivery.render_id, attempt, failed },
+          `webhook delivery failed: ${error}`,
+        );
+        await db
+          .updateTable("webhook_deliveries")
+          .set({
+            state: failed ? "failed" : "pending",
+            attempts: attempt,
+            last_error: error.slice(0, 500),
+            next_attempt_ms: now() + backoffMs(attempt, webhookBackoffBaseMs, webhookBackoffCapMs),
+          })
+          .where("id", "=", delivery.id)
+          .execute();
+      }),
+    );
+  }
+
+  /** Sends one delivery; resolves undefined on a 2xx, else a description of the failure. */
+  private async send(renderId: string, userId: string, url: string): Promise<string | undefined> {
+    const { db } = this.ctx;
+    const render = await db
+      .selectFrom("renders")
+      .selectAll()
+      .where("id", "=", renderId)
+      .executeTakeFirst();
+    const user = await db
+      .selectFrom("users")
+      .select("webhook_secret")
+      .where("id", "=", userId)
+      .executeTakeFirst();
+    if (!render || !user) return "render or account no longer exists";
+    const payload: WebhookPayload = {
+      event: render.status === "completed" ? "render.completed" : "render.failed",
+      render_id: render.id,
+      status: render.status === "completed" ? "completed" : "failed",
+      callback_id: render.callback_id,
+      ...outputUrls(this.ctx, render),
+      duration: render.duration,
+      failure_message: render.failure_message,
+      created_at: Math.floor(render.created_ms / 1000),
+    };
+    const body = JSON.stringify(payload);
+    const timestamp = Math.floor(this.ctx.now() / 1000);
+    const response = await guardedRequest(url, callbackPolicy(this.ctx), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "svc-webhooks/1",
+        [WEBHOOK_SIGNATURE_HEADER]: signWebhook(user.webhook_secret, timestamp, body),
+      },
+      body,
+      timeoutMs: DELIVERY_TIMEOUT_MS,
+      maxBytes: 64 * 1024,
+    });
+    if (response.status >= 200 && response.status < 300) return undefined;
+    return `receiver answered HTTP ${response.status}`;
+  }
+}
