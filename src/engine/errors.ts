@@ -14,7 +14,9 @@ export type EngineErrorCode =
   | "timeout"
   | "cancelled"
   | "encode_failed"
-  | "capture_failed";
+  | "capture_failed"
+  /** A chunk of a distributed render found another frame count than its render was planned for. */
+  | "composition_changed";
 
 export class EngineError extends Error {
   override readonly name = "EngineError";

@@ -124,6 +124,12 @@ export interface RenderInternals {
   captureOnly?: boolean;
   /** Extra Chromium flags, for experiments. */
   extraArgs?: string[];
+  /**
+   * One chunk of a distributed render (chunks.ts): capture only these segments, check that the
+   * page has the frame count the chunks were planned for, and keep the encoded segments in
+   * `keepIn` instead of joining them (no output file, no thumbnail).
+   */
+  segments?: { first: number; count: number; expectedFrames: number; keepIn: string };
 }
 
 export async function renderComposition(
@@ -267,19 +273,31 @@ export async function renderComposition(
     }
     const length = segmentLength(frames, fps);
     const segmentCount = Math.ceil(frames / length);
-    const workerCount = resolveWorkers(options.workers, segmentCount);
+    const range = internals.segments;
+    if (range && range.expectedFrames !== frames) {
+      throw new EngineError(
+        "composition_changed",
+        `The composition has ${frames} frames here, but its render was planned for ${range.expectedFrames}.`,
+        "Give the root a data-duration that matches its timeline.",
+      );
+    }
+    const firstSegment = range?.first ?? 0;
+    const endSegment = range ? Math.min(segmentCount, range.first + range.count) : segmentCount;
+    const workerCount = resolveWorkers(options.workers, endSegment - firstSegment);
     const segments = Array.from({ length: segmentCount }, (_, i) =>
       join(workDir, `segment-${String(i).padStart(5, "0")}.${segmentExtension(format)}`),
     );
 
+    const framesInRange = Math.min(frames, endSegment * length) - firstSegment * length;
     let framesDone = 0;
-    let nextSegment = 0;
-    report({ framesDone, framesTotal: frames, stage: "capturing" });
-    const runWorker = async (session: CaptureSession): Promise<void> => {
+    report({ framesDone, framesTotal: framesInRange, stage: "capturing" });
+    const blocks = contiguousBlocks(firstSegment, endSegment, workerCount);
+    const runWorker = async (session: CaptureSession, block: SegmentBlock): Promise<void> => {
       // A finished segment's encoder drains (x264's lookahead, the muxer, process exit) while this
       // worker captures its next segment; waiting for it would leave the browser idle each time.
       const draining: Promise<void>[] = [];
-      for (let index = nextSegment++; index < segmentCount; index = nextSegment++) {
+      await catchUp(session, block.first * length, fps, () => cancelled);
+      for (let index = block.first; index < block.end; index++) {
         const encoder =
           internals.sinkForSegment?.(index) ??
           new SegmentEncoder({
@@ -300,7 +318,7 @@ export async function renderComposition(
             if (pageErrors.length > 0) throw pageError(pageErrors);
             await encoder.write(await session.capture());
             framesDone++;
-            report({ framesDone, framesTotal: frames, stage: "capturing" });
+            report({ framesDone, framesTotal: framesInRange, stage: "capturing" });
           }
         } catch (error) {
           encoder.kill();
@@ -317,7 +335,7 @@ export async function renderComposition(
       await Promise.all(draining);
     };
     const extra = await Promise.all(Array.from({ length: workerCount - 1 }, () => openSession()));
-    await Promise.all([first, ...extra].map((session) => runWorker(session)));
+    await Promise.all([first, ...extra].map((session, i) => runWorker(session, blocks[i]!)));
 
     const result: RenderResult = {
       outputPath,
@@ -329,7 +347,7 @@ export async function renderComposition(
       warnings,
     };
     if (internals.captureOnly) return { ...result, thumbnailPath: undefined };
-    report({ framesDone, framesTotal: frames, stage: "finishing" });
+    report({ framesDone, framesTotal: framesInRange, stage: "finishing" });
     const media = await first.evaluate<PageMedia[]>("window.__svc.media()");
     const audio = await audioInputs(
       media,
@@ -340,6 +358,15 @@ export async function renderComposition(
     );
     for (const url of blocked)
       warnings.push(`blocked a network request (network access is off): ${url}`);
+    if (range) {
+      const kept: string[] = [];
+      for (let index = firstSegment; index < endSegment; index++) {
+        const target = join(range.keepIn, basename(segments[index]!));
+        await rename(segments[index]!, target);
+        kept.push(target);
+      }
+      return { ...result, thumbnailPath: undefined, chunk: { segmentFiles: kept, audio } };
+    }
     await Promise.all(sessions.map((session) => session.close()));
     await muxOutput({
       ffmpegPath: ffmpeg.path,
@@ -377,6 +404,55 @@ export async function renderComposition(
     await rm(workDir, { recursive: true, force: true });
     await rm(partialOutput, { force: true });
     if (partialThumbnail) await rm(partialThumbnail, { force: true });
+  }
+}
+
+/**
+ * How many frames before its first one a worker draws (and throws away) when it starts mid-way.
+ * Chromium's raster keeps state from earlier frames (tiles, caches), so the first frames a fresh
+ * browser draws after a jump can differ by a few levels at edges from those of a browser that drew
+ * every frame; measured on the examples, five frames of history were enough to match exactly.
+ */
+const PREROLL_FRAMES = 5;
+
+interface SegmentBlock {
+  first: number;
+  end: number;
+}
+
+/**
+ * Segments [first, end) cut into one contiguous block per worker. A worker that only moves forward
+ * one frame at a time shows what a single worker shows; every jump costs a catch-up (catchUp).
+ */
+export function contiguousBlocks(first: number, end: number, workers: number): SegmentBlock[] {
+  const total = end - first;
+  return Array.from({ length: workers }, (_, i) => ({
+    first: first + Math.floor((total * i) / workers),
+    end: first + Math.floor((total * (i + 1)) / workers),
+  }));
+}
+
+/**
+ * Brings a freshly loaded page to the state it has after a render of every frame before
+ * `startFrame`: page scripts are stepped through each earlier frame time (GSAP records a tween's
+ * start values when it first renders, so a timeline jumped to frame n can differ from one stepped
+ * to it), and the last PREROLL_FRAMES are drawn too.
+ */
+async function catchUp(
+  session: CaptureSession,
+  startFrame: number,
+  fps: number,
+  cancelled: () => boolean,
+): Promise<void> {
+  if (startFrame <= 0) return;
+  const drawFrom = Math.max(0, startFrame - PREROLL_FRAMES);
+  await session.evaluate(
+    `(async () => { for (let f = 0; f < ${drawFrom}; f++) await window.__svc.seek(f / ${fps}); })()`,
+  );
+  for (let frame = drawFrom; frame < startFrame; frame++) {
+    if (cancelled()) throw cancelledError();
+    await session.seek(frame / fps);
+    await session.capture();
   }
 }
 

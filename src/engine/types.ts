@@ -1,6 +1,7 @@
 // The engine's public contract: what renderComposition takes and returns.
 import type { RenderSettingFields } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
+import type { AudioInput } from "./encode";
 
 export interface RenderProgress {
   /** Frames captured and handed to the encoder so far. */
@@ -43,4 +44,6 @@ export interface RenderResult {
   width: number;
   height: number;
   warnings: string[];
+  /** Set for one chunk of a distributed render (chunks.ts): its encoded segments and the audio. */
+  chunk?: { segmentFiles: string[]; audio: AudioInput[] };
 }
