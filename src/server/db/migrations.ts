@@ -1,9 +1,21 @@
 // Schema migrations, in code so they ship with the service. Written with Kysely's schema
-// builder and portable column types so the same list runs on PostgreSQL later.
-import type { Kysely, Migration, MigrationProvider } from "kysely";
+// builder and portable column types, so the one list runs on SQLite and on PostgreSQL; the two
+// places where the dialects differ (an auto-increment key, an 8-byte float) ask `types(db)`.
+import { PostgresAdapter, type Kysely, type Migration, type MigrationProvider } from "kysely";
+
+/** Column types whose spelling differs between SQLite and PostgreSQL. */
+function types(db: Kysely<unknown>) {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  return {
+    /** 8-byte float: SQLite's real is one, PostgreSQL's is 4 bytes. */
+    double: postgres ? ("double precision" as const) : ("real" as const),
+    postgres,
+  };
+}
 
 const initial: Migration = {
   async up(db: Kysely<unknown>) {
+    const { double, postgres } = types(db);
     await db.schema
       .createTable("users")
       .addColumn("id", "text", (c) => c.primaryKey())
@@ -50,7 +62,7 @@ const initial: Migration = {
       .addColumn("id", "text", (c) => c.primaryKey())
       .addColumn("user_id", "text", (c) => c.notNull().references("users.id"))
       .addColumn("status", "text", (c) => c.notNull())
-      .addColumn("progress", "real", (c) => c.notNull())
+      .addColumn("progress", double, (c) => c.notNull())
       .addColumn("title", "text")
       .addColumn("fps", "integer", (c) => c.notNull())
       .addColumn("quality", "text", (c) => c.notNull())
@@ -62,7 +74,7 @@ const initial: Migration = {
       .addColumn("strict_variables", "integer", (c) => c.notNull())
       .addColumn("project_json", "text", (c) => c.notNull())
       .addColumn("asset_id", "text", (c) => c.notNull())
-      .addColumn("duration", "real")
+      .addColumn("duration", double)
       .addColumn("credits_charged_milli", "bigint", (c) => c.notNull())
       .addColumn("created_ms", "bigint", (c) => c.notNull())
       .addColumn("started_ms", "bigint")
@@ -108,7 +120,9 @@ const initial: Migration = {
       .execute();
     await db.schema
       .createTable("webhook_deliveries")
-      .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+      .addColumn("id", postgres ? "serial" : "integer", (c) =>
+        postgres ? c.primaryKey() : c.primaryKey().autoIncrement(),
+      )
       .addColumn("render_id", "text", (c) => c.notNull())
       .addColumn("user_id", "text", (c) => c.notNull())
       .addColumn("url", "text", (c) => c.notNull())
