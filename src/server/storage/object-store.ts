@@ -22,12 +22,44 @@ export interface ObjectStore {
   toLocalFile(key: string): Promise<{ path: string; release: () => Promise<void> }>;
   move(fromKey: string, toKey: string): Promise<void>;
   delete(key: string): Promise<void>;
-  signPut(key: string, options: { maxBytes: number; expiresInSeconds: number }): string;
-  signGet(key: string, options: { expiresInSeconds: number }): string;
+  /**
+   * A URL a client PUTs one object's bytes to, without credentials. `sizeBytes` is the declared
+   * size (the local store refuses a longer body; S3 signs it as the exact Content-Length) and
+   * `sha256` (hex), when the client declared it, is bound too where the store can (S3 signs it as
+   * `x-amz-checksum-sha256`). `headers` are those the PUT must carry for the signature to hold.
+   */
+  signPut(key: string, options: SignPutOptions): Promise<SignedPut>;
+  signGet(key: string, options: { expiresInSeconds: number }): Promise<string>;
+  /** Throws when the store cannot be used (readiness probe). */
+  check(): Promise<void>;
+}
+
+export interface SignPutOptions {
+  sizeBytes: number;
+  sha256?: string | undefined;
+  expiresInSeconds: number;
+}
+
+export interface SignedPut {
+  url: string;
+  headers: Record<string, string>;
 }
 
 export class ObjectTooLargeError extends Error {
   override readonly name = "ObjectTooLargeError";
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  mp4: "video/mp4",
+  webm: "video/webm",
+  mov: "video/quicktime",
+  jpg: "image/jpeg",
+  zip: "application/zip",
+};
+
+/** The media type an object is served with, from its key's extension. */
+export function contentTypeOf(key: string): string {
+  return CONTENT_TYPES[key.split(".").pop() ?? ""] ?? "application/octet-stream";
 }
 
 const KEY_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9_.\-/]*$/;
