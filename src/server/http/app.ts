@@ -23,7 +23,8 @@ import { registerOAuthRoutes } from "../auth/oauth-routes";
 import type { JobQueue } from "../queue/job-queue";
 import type { RateLimiter } from "./rate-limit";
 import { registerRenderRoutes } from "../render/renders";
-import type { LocalObjectStore } from "../storage/local-store";
+import { LocalObjectStore } from "../storage/local-store";
+import type { ObjectStore } from "../storage/object-store";
 import { registerStorageRoutes } from "../storage/local-routes";
 import { buildOpenApiDocument } from "./openapi";
 
@@ -85,7 +86,8 @@ class ServiceLogController extends LogController {
 export interface AppDependencies {
   queue: JobQueue;
   limiter: RateLimiter;
-  store: LocalObjectStore;
+  /** The local store's signed URLs are served here; an S3 store serves its own. */
+  store: ObjectStore;
   /** False once shutdown begins: /readyz answers 503. */
   isReady: () => boolean;
 }
@@ -154,6 +156,13 @@ export function configureApp(
         .code(503)
         .send({ error: { code: "service_unavailable", message: "the database is not reachable" } });
     }
+    try {
+      await deps.store.check();
+    } catch {
+      return reply.code(503).send({
+        error: { code: "service_unavailable", message: "the object store is not reachable" },
+      });
+    }
     if (!deps.isReady()) {
       return reply
         .code(503)
@@ -162,7 +171,7 @@ export function configureApp(
     return { data: { status: "ready" } };
   });
 
-  registerStorageRoutes(app, deps.store);
+  if (deps.store instanceof LocalObjectStore) registerStorageRoutes(app, deps.store);
 
   // Sign-in (SPEC.md section 5): OAuth endpoints, sign-in pages; access tokens work on /v3.
   const oauth = new AuthorizationServer(ctx.db, oauthSettings(ctx.config), ctx.now);
