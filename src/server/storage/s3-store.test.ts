@@ -1,5 +1,5 @@
-// S3ObjectStore against a real S3-compatible server (OpenStack Swift's s3api, started by the
-// harness in a temp dir), and presigned URLs used by a raw client (plain fetch), as the API's
+// S3ObjectStore against a real S3-compatible server (OpenStack Swift's s3api, started for the
+// "s3" test project by testing/s3-global-setup.ts), and presigned URLs used by a raw client (plain fetch), as the API's
 // clients use them. The refusals asserted here come from the object store, not from our code.
 import { HeadObjectCommand } from "@aws-sdk/client-s3";
 import { createHash } from "node:crypto";
@@ -7,21 +7,20 @@ import { readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../config";
-import { s3TestsSkipped, startS3Server, type S3Server } from "../testing/s3-server";
+import type { S3Coordinates } from "../testing/s3-server";
 import { buildZip, compositionHtml } from "../testing/zip-builder";
 import { ObjectTooLargeError } from "./object-store";
 import { openObjectStore } from "./open-store";
 import { S3ObjectStore, s3StoreOptionsFromEnv } from "./s3-store";
 
-const skip = s3TestsSkipped("s3-store.test.ts");
-let server: S3Server;
+const server = inject("s3Server");
 let store: S3ObjectStore;
 const prefix = `run-${Date.now()}/objects`;
 const scratchDir = join(tmpdir(), `svc-s3-store-test-${process.pid}`);
 
-function storeOn(s3: S3Server, options: { now?: () => number; secret?: string } = {}) {
+function storeOn(s3: S3Coordinates, options: { now?: () => number; secret?: string } = {}) {
   return new S3ObjectStore({
     bucket: s3.bucket,
     prefix,
@@ -78,14 +77,12 @@ describe("s3StoreOptionsFromEnv", () => {
   });
 });
 
-describe.skipIf(skip)("S3ObjectStore on Swift", () => {
-  beforeAll(async () => {
-    server = await startS3Server();
+describe("S3ObjectStore on Swift", () => {
+  beforeAll(() => {
     store = storeOn(server);
   });
   afterAll(async () => {
     store?.close();
-    await server?.stop();
     await rm(scratchDir, { recursive: true, force: true });
   });
 

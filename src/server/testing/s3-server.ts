@@ -7,12 +7,6 @@
 // network namespace with `commandPrefix: ["ip", "netns", "exec", NS]`); the proxy on `port`, the
 // three servers behind it on port+1..port+3 (free ports when port is 0). Every process gets
 // SIGTERM from its parent's death (PR_SET_PDEATHSIG), so a killed test run leaves none behind.
-import {
-  CreateBucketCommand,
-  DeleteObjectCommand,
-  PutObjectCommand,
-  S3Client,
-} from "@aws-sdk/client-s3";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
@@ -41,18 +35,6 @@ export function swiftMissing(): string | undefined {
   );
 }
 
-/**
- * True when the S3 tests of `file` cannot run here (Swift missing, not CI); prints why and the apt
- * line. CI never skips: there a missing Swift fails startS3Server with the same message.
- */
-export function s3TestsSkipped(file: string): boolean {
-  const missing = swiftMissing();
-  const inCi = !/^(|0|false|no|off)$/i.test((process.env.CI ?? "").trim());
-  if (!missing || inCi) return false;
-  process.stderr.write(`${file} skipped: ${missing}\n`);
-  return true;
-}
-
 export interface S3ServerOptions {
   /** Address every server binds to; default 127.0.0.1. */
   host?: string;
@@ -64,13 +46,27 @@ export interface S3ServerOptions {
   commandPrefix?: string[];
 }
 
-export interface S3Server {
-  /** What the service's SVC_STORAGE_URL and AWS_* variables are made of. */
+/** Where the store is and how to sign in: what SVC_STORAGE_URL and the AWS_* variables hold. */
+export interface S3Coordinates {
   endpoint: string;
   region: string;
   accessKeyId: string;
   secretAccessKey: string;
   bucket: string;
+}
+
+/** The environment of a service using the store, its objects under `prefix`. */
+export function s3ServiceEnv(store: S3Coordinates, prefix: string): Record<string, string> {
+  return {
+    SVC_STORAGE_URL: `s3://${store.bucket}/${prefix}`,
+    AWS_ENDPOINT_URL: store.endpoint,
+    AWS_REGION: store.region,
+    AWS_ACCESS_KEY_ID: store.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: store.secretAccessKey,
+  };
+}
+
+export interface S3Server extends S3Coordinates {
   /** The servers' logs so far, for failure messages. */
   logs(): string;
   stop(): Promise<void>;
@@ -269,6 +265,9 @@ async function createBucketWhenReady(
   servers: ChildProcess[],
   logs: () => string,
 ): Promise<void> {
+  // Loaded here, so that vitest.config.ts can ask swiftMissing() without loading the SDK.
+  const { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } =
+    await import("@aws-sdk/client-s3");
   const client = new S3Client({
     endpoint: server.endpoint,
     region: "us-east-1",
