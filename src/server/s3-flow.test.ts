@@ -2,6 +2,7 @@
 // the object store, clients PUT and GET there — no object bytes pass through the API — and the
 // service checks, renders from and stores to the bucket. The upload goes through the svc client
 // library unchanged (got, a Content-Length, which S3 needs) as well as through plain fetch.
+import { CreateBucketCommand, DeleteBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -159,5 +160,28 @@ describe("the service on S3 storage", () => {
     ).toBe(200);
     expect((await fetch(fresh.video_url)).status).toBe(404);
     expect((await fetch(fresh.thumbnail_url)).status).toBe(404);
+  });
+
+  it("answers /readyz 503 while its bucket cannot be used", async () => {
+    const store = svc.s3!;
+    const client = new S3Client({
+      endpoint: store.endpoint,
+      region: store.region,
+      forcePathStyle: true,
+      credentials: store,
+    });
+    const bucket = "svc-readyz";
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    const other = await startService({ workers: 0, storage: { ...store, bucket } });
+    try {
+      expect((await api(other, "GET", "/readyz")).status).toBe(200);
+      await client.send(new DeleteBucketCommand({ Bucket: bucket }));
+      const unready = await api(other, "GET", "/readyz");
+      expect(unready.status).toBe(503);
+      expect(unready.body.error.message).toBe("the object store is not reachable");
+    } finally {
+      await other.kill();
+      client.destroy();
+    }
   });
 });

@@ -148,7 +148,7 @@ export function configureApp(
     openApi ??= JSON.stringify(buildOpenApiDocument());
     return reply.type("application/json; charset=utf-8").send(openApi);
   });
-  app.get("/readyz", async (_request, reply) => {
+  app.get("/readyz", async (request, reply) => {
     try {
       await sql`select 1`.execute(ctx.db);
     } catch {
@@ -158,7 +158,8 @@ export function configureApp(
     }
     try {
       await deps.store.check();
-    } catch {
+    } catch (error) {
+      request.log.warn({ err: error }, "the object store check failed");
       return reply.code(503).send({
         error: { code: "service_unavailable", message: "the object store is not reachable" },
       });

@@ -8,13 +8,13 @@ import { dirname, join, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import {
   isValidObjectKey,
-  ObjectTooLargeError,
+  SizeLimit,
+  tooLarge,
   type ObjectStore,
   type SignedPut,
   type SignPutOptions,
 } from "./object-store";
 import { pipeline } from "node:stream/promises";
-import { Transform } from "node:stream";
 import { sameSecret } from "../../node/secrets";
 import { randomToken } from "../ids";
 
@@ -54,24 +54,17 @@ export class LocalObjectStore implements ObjectStore {
     const temp = `${file}.${randomToken(8)}.partial`;
     let size = 0;
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        if (size > maxBytes)
-          callback(new ObjectTooLargeError(`body is larger than ${maxBytes} bytes`));
-        else callback(null, chunk);
-      },
-    });
     try {
       if (Buffer.isBuffer(body)) {
-        if (body.length > maxBytes)
-          throw new ObjectTooLargeError(`body is larger than ${maxBytes} bytes`);
+        if (body.length > maxBytes) throw tooLarge(maxBytes);
         size = body.length;
         await pipeline(async function* () {
           yield body;
         }, createWriteStream(temp));
       } else {
+        const counter = new SizeLimit(maxBytes);
         await pipeline(body, counter, createWriteStream(temp));
+        size = counter.bytes;
       }
       await rename(temp, file);
     } catch (error) {

@@ -3,7 +3,7 @@
 // the key, an expiry and (for uploads) the size. Two implementations: files under the data dir
 // with HMAC-signed URLs served by this service (local-store.ts, the embedded default), and an
 // S3-compatible bucket with presigned URLs (s3-store.ts).
-import type { Readable } from "node:stream";
+import { Transform, type Readable, type TransformCallback } from "node:stream";
 
 export interface ObjectStore {
   /** Stores a body; with maxBytes, a longer body is refused with ObjectTooLargeError. */
@@ -47,6 +47,26 @@ export interface SignedPut {
 
 export class ObjectTooLargeError extends Error {
   override readonly name = "ObjectTooLargeError";
+}
+
+/** Passes a streamed body through, counting it; fails with ObjectTooLargeError past maxBytes. */
+export class SizeLimit extends Transform {
+  bytes = 0;
+
+  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) callback(tooLarge(this.maxBytes));
+    else callback(null, chunk);
+  }
+}
+
+/** The refusal of a body longer than maxBytes. */
+export function tooLarge(maxBytes: number): ObjectTooLargeError {
+  return new ObjectTooLargeError(`body is larger than ${maxBytes} bytes`);
 }
 
 const CONTENT_TYPES: Record<string, string> = {

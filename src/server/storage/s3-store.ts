@@ -21,13 +21,14 @@ import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { createWriteStream } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { PassThrough, Transform, type Readable } from "node:stream";
+import { PassThrough, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { randomToken } from "../ids";
 import {
   contentTypeOf,
   isValidObjectKey,
-  ObjectTooLargeError,
+  SizeLimit,
+  tooLarge,
   type ObjectStore,
   type SignedPut,
   type SignPutOptions,
@@ -85,8 +86,7 @@ export class S3ObjectStore implements ObjectStore {
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
     const Key = this.objectKey(key);
     if (Buffer.isBuffer(body)) {
-      if (body.length > maxBytes)
-        throw new ObjectTooLargeError(`body is larger than ${maxBytes} bytes`);
+      if (body.length > maxBytes) throw tooLarge(maxBytes);
       await this.client.send(
         new PutObjectCommand({
           Bucket: this.options.bucket,
@@ -98,15 +98,7 @@ export class S3ObjectStore implements ObjectStore {
       );
       return { size: body.length };
     }
-    let size = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        if (size > maxBytes)
-          callback(new ObjectTooLargeError(`body is larger than ${maxBytes} bytes`));
-        else callback(null, chunk);
-      },
-    });
+    const counter = new SizeLimit(maxBytes);
     const counted = new PassThrough();
     // One part goes up as a plain PUT; a longer body becomes a multipart upload, aborted (its
     // parts deleted) when the body fails or runs past maxBytes.
@@ -123,9 +115,9 @@ export class S3ObjectStore implements ObjectStore {
       counted.destroy();
     };
     await Promise.all([pipeline(body, counter, counted).catch(fail), upload.done().catch(fail)]);
-    if (size > maxBytes) throw new ObjectTooLargeError(`body is larger than ${maxBytes} bytes`);
+    if (counter.bytes > maxBytes) throw tooLarge(maxBytes);
     if (failure) throw failure;
-    return { size };
+    return { size: counter.bytes };
   }
 
   async get(key: string, range?: { start: number; end: number }) {
