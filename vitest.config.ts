@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import { swiftMissing } from "./src/server/testing/s3-server.js";
 
 // Test files that need the S3-compatible store, and the API suite that runs once more against it.
@@ -22,7 +22,7 @@ export default defineConfig({
         test: {
           name: "default",
           include: ["src/**/*.test.ts", "src/**/*.test.tsx", "scripts/**/*.test.ts"],
-          exclude: S3_ONLY,
+          exclude: [...configDefaults.exclude, ...S3_ONLY],
         },
       },
       ...(withS3
