@@ -68,7 +68,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   /** Where an object lives, for messages: `s3://bucket/prefix/key`. */
-  describe(key = ""): string {
+  locationOf(key = ""): string {
     return `s3://${this.options.bucket}/${this.objectKey(key, false)}`;
   }
 
@@ -154,7 +154,7 @@ export class S3ObjectStore implements ObjectStore {
 
   async toLocalFile(key: string): Promise<{ path: string; release: () => Promise<void> }> {
     const object = await this.get(key);
-    if (!object) throw new Error(`${this.describe(key)} does not exist`);
+    if (!object) throw new Error(`${this.locationOf(key)} does not exist`);
     await mkdir(this.options.scratchDir, { recursive: true });
     const path = join(this.options.scratchDir, `s3-${randomToken(8)}-${basename(key)}`);
     const release = () => rm(path, { force: true });
