@@ -16,6 +16,7 @@ import {
   tempDir,
   uploadProject,
   waitFor,
+  waitForTerminalRender,
   type ServiceProcess,
 } from "./testing/service-process";
 import { buildZip, compositionHtml } from "./testing/zip-builder";
@@ -45,18 +46,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function pollUntilTerminal(renderId: string, timeoutMs = 90_000) {
-  return waitFor(
-    `render ${renderId} to finish`,
-    async () => {
-      const response = await api(svc, "GET", `/v3/svc/renders/${renderId}`, { key: svc.apiKey });
-      return ["completed", "failed"].includes(response.body.data?.status)
-        ? response.body.data
-        : undefined;
-    },
-    { timeoutMs, intervalMs: 200 },
-  );
-}
+const pollUntilTerminal = (renderId: string, timeoutMs?: number) =>
+  waitForTerminalRender(svc, renderId, timeoutMs);
 
 function verifySignature(header: string, body: string, secret: string): boolean {
   const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);

@@ -14,7 +14,7 @@ import type { Database } from "./db/database";
 import { openSqliteDatabase } from "./db/sqlite";
 import { SqlJobQueue } from "./queue/sql-queue";
 import { RateLimiter } from "./http/rate-limit";
-import { LocalObjectStore, storageRoot } from "./storage/local-store";
+import { openObjectStore } from "./storage/open-store";
 import { WebhookDispatcher } from "./webhooks/webhooks";
 import { WorkerPool, type RenderFunction } from "./render/worker";
 
@@ -106,10 +106,13 @@ export async function startServer(
 
   const app = createFastify(config.logLevel);
   let baseUrl = process.env.SVC_SERVER_PUBLIC_URL?.replace(/\/+$/, "") ?? "";
-  const store = new LocalObjectStore({
-    root: storageRoot(config.dataDir),
+  const store = await openObjectStore(config, {
     signingSecret: await signingSecret(config.dataDir),
     baseUrl: () => baseUrl,
+  }).catch(async (error: unknown) => {
+    await db.destroy();
+    await unlock();
+    throw error;
   });
   const ctx: ServiceContext = { config, db, store, log: app.log, now: Date.now };
   const queue = new SqlJobQueue(db, {

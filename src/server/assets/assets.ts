@@ -127,10 +127,15 @@ export async function createAsset(
     })
     .execute();
   const expiresInSeconds = ctx.config.uploadUrlTtlSeconds;
+  const upload = await ctx.store.signPut(uploadKey, {
+    sizeBytes: input.size_bytes,
+    sha256: input.checksum_sha256?.toLowerCase(),
+    expiresInSeconds,
+  });
   return {
     asset_id: id,
-    upload_url: ctx.store.signPut(uploadKey, { maxBytes: input.size_bytes, expiresInSeconds }),
-    upload_headers: { "content-type": "application/zip" },
+    upload_url: upload.url,
+    upload_headers: { "content-type": "application/zip", ...upload.headers },
     expires_in_seconds: expiresInSeconds,
     max_bytes: input.size_bytes,
     status: "pending_upload",
@@ -318,14 +323,17 @@ export async function createAssetFromBytes(
   return findAsset(ctx, principal.user.id, id);
 }
 
-function completedResponse(ctx: ServiceContext, asset: AssetsTable): CompleteAssetResponse {
+async function completedResponse(
+  ctx: ServiceContext,
+  asset: AssetsTable,
+): Promise<CompleteAssetResponse> {
   return {
     asset_id: asset.duplicate_of ?? asset.id,
     size_bytes: asset.size_bytes,
     status: "ready",
     deduplicated: asset.duplicate_of !== null,
     mime_type: "application/zip",
-    url: ctx.store.signGet(asset.storage_key!, {
+    url: await ctx.store.signGet(asset.storage_key!, {
       expiresInSeconds: ctx.config.downloadUrlTtlSeconds,
     }),
   };

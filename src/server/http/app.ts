@@ -23,7 +23,8 @@ import { registerOAuthRoutes } from "../auth/oauth-routes";
 import type { JobQueue } from "../queue/job-queue";
 import type { RateLimiter } from "./rate-limit";
 import { registerRenderRoutes } from "../render/renders";
-import type { LocalObjectStore } from "../storage/local-store";
+import { LocalObjectStore } from "../storage/local-store";
+import type { ObjectStore } from "../storage/object-store";
 import { registerStorageRoutes } from "../storage/local-routes";
 import { buildOpenApiDocument } from "./openapi";
 
@@ -85,7 +86,8 @@ class ServiceLogController extends LogController {
 export interface AppDependencies {
   queue: JobQueue;
   limiter: RateLimiter;
-  store: LocalObjectStore;
+  /** The local store's signed URLs are served here; an S3 store serves its own. */
+  store: ObjectStore;
   /** False once shutdown begins: /readyz answers 503. */
   isReady: () => boolean;
 }
@@ -146,13 +148,21 @@ export function configureApp(
     openApi ??= JSON.stringify(buildOpenApiDocument());
     return reply.type("application/json; charset=utf-8").send(openApi);
   });
-  app.get("/readyz", async (_request, reply) => {
+  app.get("/readyz", async (request, reply) => {
     try {
       await sql`select 1`.execute(ctx.db);
     } catch {
       return reply
         .code(503)
         .send({ error: { code: "service_unavailable", message: "the database is not reachable" } });
+    }
+    try {
+      await deps.store.check();
+    } catch (error) {
+      request.log.warn({ err: error }, "the object store check failed");
+      return reply.code(503).send({
+        error: { code: "service_unavailable", message: "the object store is not reachable" },
+      });
     }
     if (!deps.isReady()) {
       return reply
@@ -162,7 +172,7 @@ export function configureApp(
     return { data: { status: "ready" } };
   });
 
-  registerStorageRoutes(app, deps.store);
+  if (deps.store instanceof LocalObjectStore) registerStorageRoutes(app, deps.store);
 
   // Sign-in (SPEC.md section 5): OAuth endpoints, sign-in pages; access tokens work on /v3.
   const oauth = new AuthorizationServer(ctx.db, oauthSettings(ctx.config), ctx.now);

@@ -7,22 +7,26 @@ import { fromMilli } from "./credits";
 
 const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
 
-export function outputUrls(
+export async function outputUrls(
   ctx: ServiceContext,
   row: RendersTable,
-): { video_url: string | null; thumbnail_url: string | null } {
+): Promise<{ video_url: string | null; thumbnail_url: string | null }> {
   if (row.status !== "completed" || row.deleted_ms !== null)
     return { video_url: null, thumbnail_url: null };
   const expiresInSeconds = ctx.config.downloadUrlTtlSeconds;
-  return {
-    video_url: row.video_key ? ctx.store.signGet(row.video_key, { expiresInSeconds }) : null,
-    thumbnail_url: row.thumbnail_key
-      ? ctx.store.signGet(row.thumbnail_key, { expiresInSeconds })
-      : null,
-  };
+  const sign = (key: string | null) =>
+    key ? ctx.store.signGet(key, { expiresInSeconds }) : Promise.resolve(null);
+  const [video_url, thumbnail_url] = await Promise.all([
+    sign(row.video_key),
+    sign(row.thumbnail_key),
+  ]);
+  return { video_url, thumbnail_url };
 }
 
-export function toRenderRecord(ctx: ServiceContext, row: RendersTable): RenderRecord {
+export async function toRenderRecord(
+  ctx: ServiceContext,
+  row: RendersTable,
+): Promise<RenderRecord> {
   return {
     render_id: row.id,
     status: row.status,
@@ -39,7 +43,7 @@ export function toRenderRecord(ctx: ServiceContext, row: RendersTable): RenderRe
     created_at: Math.floor(row.created_ms / 1000),
     started_at: seconds(row.started_ms),
     completed_at: seconds(row.completed_ms),
-    ...outputUrls(ctx, row),
+    ...(await outputUrls(ctx, row)),
     failure_code: row.failure_code,
     failure_message: row.failure_message,
     callback_id: row.callback_id,

@@ -56,7 +56,7 @@ export function registerRenderRoutes(
 
   app.get<{ Params: { id: string } }>("/v3/svc/renders/:id", async (request) => {
     const row = await findRender(ctx, principalOf(request).user.id, request.params.id);
-    return { data: toRenderRecord(ctx, row) };
+    return { data: await toRenderRecord(ctx, row) };
   });
 
   app.get("/v3/svc/renders", async (request) => {
@@ -226,7 +226,7 @@ export async function listRenders(
   const page = rows.slice(0, limit);
   const hasMore = rows.length > limit;
   return {
-    data: page.map((row) => toRenderRecord(ctx, row)),
+    data: await Promise.all(page.map((row) => toRenderRecord(ctx, row))),
     has_more: hasMore,
     next_token: hasMore ? encodeCursor(page[page.length - 1]!) : null,
   };

@@ -4,15 +4,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Readable } from "node:stream";
 import { ApiError } from "../errors";
 import type { LocalObjectStore } from "./local-store";
-import { ObjectTooLargeError } from "./object-store";
-
-const CONTENT_TYPES: Record<string, string> = {
-  mp4: "video/mp4",
-  webm: "video/webm",
-  mov: "video/quicktime",
-  jpg: "image/jpeg",
-  zip: "application/zip",
-};
+import { contentTypeOf, ObjectTooLargeError } from "./object-store";
 
 type SignedQuery = { exp?: string; size?: string; sig?: string };
 
@@ -61,8 +53,7 @@ export function registerStorageRoutes(app: FastifyInstance, store: LocalObjectSt
         const info = await store.stat(key);
         if (!info)
           throw new ApiError("not_found", "the object does not exist (it may have been deleted)");
-        const extension = key.split(".").pop() ?? "";
-        reply.header("content-type", CONTENT_TYPES[extension] ?? "application/octet-stream");
+        reply.header("content-type", contentTypeOf(key));
         reply.header("accept-ranges", "bytes");
         reply.header("cache-control", "private, max-age=0");
         const range = parseRange(request.headers.range, info.size);

@@ -35,15 +35,20 @@ function query(url: string) {
 }
 
 describe("LocalObjectStore", () => {
-  it("accepts its own signature until the expiry, then reports it expired", () => {
-    const url = store.signGet("renders/u/r/1/video.mp4", { expiresInSeconds: 60 });
+  it("accepts its own signature until the expiry, then reports it expired", async () => {
+    const url = await store.signGet("renders/u/r/1/video.mp4", { expiresInSeconds: 60 });
     expect(store.verify("get", "renders/u/r/1/video.mp4", query(url)).check).toBe("ok");
     now += 61_000;
     expect(store.verify("get", "renders/u/r/1/video.mp4", query(url)).check).toBe("expired");
   });
 
-  it("refuses a signature used for another key, another operation, or another size", () => {
-    const url = store.signPut("uploads/a.zip", { maxBytes: 10, expiresInSeconds: 60 });
+  it("refuses a signature used for another key, another operation, or another size", async () => {
+    const { url, headers } = await store.signPut("uploads/a.zip", {
+      sizeBytes: 10,
+      sha256: "a".repeat(64),
+      expiresInSeconds: 60,
+    });
+    expect(headers).toEqual({});
     expect(store.verify("put", "uploads/a.zip", query(url))).toEqual({ check: "ok", maxBytes: 10 });
     expect(store.verify("put", "uploads/b.zip", query(url)).check).toBe("invalid");
     expect(store.verify("get", "uploads/a.zip", query(url)).check).toBe("invalid");
@@ -52,10 +57,10 @@ describe("LocalObjectStore", () => {
     );
   });
 
-  it("refuses keys that would leave the store", () => {
-    expect(() => store.signGet("../outside", { expiresInSeconds: 1 })).toThrow();
-    expect(() => store.signGet("a/../../outside", { expiresInSeconds: 1 })).toThrow();
-    expect(() => store.signGet("/etc/passwd", { expiresInSeconds: 1 })).toThrow();
+  it("refuses keys that would leave the store", async () => {
+    await expect(store.signGet("../outside", { expiresInSeconds: 1 })).rejects.toThrow();
+    await expect(store.signGet("a/../../outside", { expiresInSeconds: 1 })).rejects.toThrow();
+    await expect(store.signGet("/etc/passwd", { expiresInSeconds: 1 })).rejects.toThrow();
   });
 
   it("stops a streamed upload at the size limit and keeps no partial file", async () => {

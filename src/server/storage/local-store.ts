@@ -2,13 +2,19 @@
 // serves itself (local-routes.ts). Writes go to a temp file renamed into place, so a reader never
 // sees half an object.
 import { createHmac } from "node:crypto";
-import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { constants, createReadStream, createWriteStream } from "node:fs";
+import { access, mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
-import { isValidObjectKey, ObjectTooLargeError, type ObjectStore } from "./object-store";
+import {
+  isValidObjectKey,
+  SizeLimit,
+  tooLarge,
+  type ObjectStore,
+  type SignedPut,
+  type SignPutOptions,
+} from "./object-store";
 import { pipeline } from "node:stream/promises";
-import { Transform } from "node:stream";
 import { sameSecret } from "../../node/secrets";
 import { randomToken } from "../ids";
 
@@ -48,24 +54,17 @@ export class LocalObjectStore implements ObjectStore {
     const temp = `${file}.${randomToken(8)}.partial`;
     let size = 0;
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        if (size > maxBytes)
-          callback(new ObjectTooLargeError(`body is larger than ${maxBytes} bytes`));
-        else callback(null, chunk);
-      },
-    });
     try {
       if (Buffer.isBuffer(body)) {
-        if (body.length > maxBytes)
-          throw new ObjectTooLargeError(`body is larger than ${maxBytes} bytes`);
+        if (body.length > maxBytes) throw tooLarge(maxBytes);
         size = body.length;
         await pipeline(async function* () {
           yield body;
         }, createWriteStream(temp));
       } else {
+        const counter = new SizeLimit(maxBytes);
         await pipeline(body, counter, createWriteStream(temp));
+        size = counter.bytes;
       }
       await rename(temp, file);
     } catch (error) {
@@ -108,12 +107,18 @@ export class LocalObjectStore implements ObjectStore {
     await rm(this.pathOf(key), { force: true });
   }
 
-  signPut(key: string, options: { maxBytes: number; expiresInSeconds: number }): string {
-    return this.sign("put", key, options.expiresInSeconds, options.maxBytes);
+  // The declared SHA-256 is not bound here: complete recomputes it from the stored bytes.
+  async signPut(key: string, options: SignPutOptions): Promise<SignedPut> {
+    return { url: this.sign("put", key, options.expiresInSeconds, options.sizeBytes), headers: {} };
   }
 
-  signGet(key: string, options: { expiresInSeconds: number }): string {
+  async signGet(key: string, options: { expiresInSeconds: number }): Promise<string> {
     return this.sign("get", key, options.expiresInSeconds, 0);
+  }
+
+  async check(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+    await access(this.root, constants.W_OK);
   }
 
   private sign(op: "put" | "get", key: string, expiresInSeconds: number, maxBytes: number): string {

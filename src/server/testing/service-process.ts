@@ -1,11 +1,15 @@
 // Test support: runs the real service as a child process (`node bin/svc.js server --port 0`),
 // reads the bound URL from its stdout, and offers plain-HTTP helpers. No mocks: tests talk to
 // it over loopback exactly as clients do, and can SIGKILL it and start it again on the same dir.
+// Storage is the data dir, or an S3-compatible store: the one given, or in the "s3" test project
+// (SVC_TEST_STORAGE=s3) the project's Swift; objects go under a prefix named after the data dir,
+// so a service started again on the same dir finds its objects.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
+import { s3ServiceEnv, type S3Coordinates } from "./s3-server";
 
 const REPO = resolve(import.meta.dirname, "../../..");
 const BIN = join(REPO, "bin/svc.js");
@@ -15,6 +19,10 @@ export interface ServiceProcess {
   dataDir: string;
   apiKey: string;
   webhookSecret: string;
+  /** The S3 store and prefix this service keeps its objects in; undefined for the data dir. */
+  s3: (S3Coordinates & { prefix: string }) | undefined;
+  /** What every signed object URL of this service starts with. */
+  storageUrl: string;
   child: ChildProcess;
   /** Everything the process wrote to stderr (its log) so far. */
   logs(): string;
@@ -26,10 +34,32 @@ export async function tempDir(prefix = "svc-server-test-"): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
 }
 
+/** The "s3" test project's store (vitest.config.ts), or undefined elsewhere. */
+export async function suiteS3Store(): Promise<S3Coordinates | undefined> {
+  if (process.env.SVC_TEST_STORAGE !== "s3") return undefined;
+  const { inject } = await import("vitest");
+  return inject("s3Server");
+}
+
 export async function startService(
-  options: { dataDir?: string; workers?: number; env?: Record<string, string> } = {},
+  options: {
+    dataDir?: string;
+    workers?: number;
+    env?: Record<string, string>;
+    /** Default: the test project's choice (suiteS3Store), else the data dir. */
+    storage?: S3Coordinates | "local";
+  } = {},
 ): Promise<ServiceProcess> {
   const dataDir = options.dataDir ?? join(await tempDir(), "data");
+  const store =
+    options.storage === "local" ? undefined : (options.storage ?? (await suiteS3Store()));
+  const s3 = store && {
+    ...store,
+    prefix: `svc-test/${basename(dirname(dataDir))}/${basename(dataDir)}`.replace(
+      /[^A-Za-z0-9_./-]/g,
+      "-",
+    ),
+  };
   const args = [
     BIN,
     "server",
@@ -42,7 +72,12 @@ export async function startService(
   ];
   const child = spawn(process.execPath, args, {
     cwd: REPO,
-    env: { ...process.env, SVC_SERVER_LOG_LEVEL: "info", ...options.env },
+    env: {
+      ...process.env,
+      SVC_SERVER_LOG_LEVEL: "info",
+      ...(s3 ? s3ServiceEnv(s3, s3.prefix) : { SVC_STORAGE_URL: "" }),
+      ...options.env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -85,6 +120,8 @@ export async function startService(
     dataDir,
     apiKey: credentials.api_key,
     webhookSecret: credentials.webhook_secret,
+    s3,
+    storageUrl: s3 ? `${s3.endpoint}/${s3.bucket}/${s3.prefix}/` : `${url}/storage/`,
     child,
     logs: () => stderr,
     stdout: () => stdout,
@@ -176,6 +213,26 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, options.intervalMs ?? 100));
   }
+}
+
+/** Polls a render's record until it is completed or failed; answers the record. */
+export async function waitForTerminalRender(
+  service: { url: string; apiKey: string },
+  renderId: string,
+  timeoutMs = 90_000,
+): Promise<Json> {
+  return waitFor(
+    `render ${renderId} to finish`,
+    async () => {
+      const response = await api(service, "GET", `/v3/svc/renders/${renderId}`, {
+        key: service.apiKey,
+      });
+      return ["completed", "failed"].includes(response.body.data?.status)
+        ? response.body.data
+        : undefined;
+    },
+    { timeoutMs, intervalMs: 200 },
+  );
 }
 
 export async function runCli(

@@ -169,7 +169,7 @@ export class WebhookDispatcher {
       render_id: render.id,
       status: render.status === "completed" ? "completed" : "failed",
       callback_id: render.callback_id,
-      ...outputUrls(this.ctx, render),
+      ...(await outputUrls(this.ctx, render)),
       duration: render.duration,
       failure_message: render.failure_message,
       created_at: Math.floor(render.created_ms / 1000),
