@@ -12,7 +12,7 @@ import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
-import { gsapDistFile, playerModule } from "svc/engine";
+import { gsapDistFile, playerModule } from "svc/player-assets";
 import { contentTypeFor, parseByteRange } from "svc/shared";
 import type { CompositionLibrary } from "./compositions";
 import type { RenderMode } from "./config";

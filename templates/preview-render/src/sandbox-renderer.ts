@@ -7,11 +7,10 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Renderer, RenderProgressUpdate } from "./jobs";
-import { RenderFailure } from "./jobs";
+import { ENTRY_FILE } from "./compositions";
+import { RenderFailure, type Renderer, type RenderProgressUpdate } from "./jobs";
 import type { RenderSpec } from "./request";
 import type { SandboxJob, SandboxMessage } from "./sandbox";
-import { ENTRY_FILE } from "./compositions";
 
 const SANDBOX_ENTRY = new URL("./sandbox.ts", import.meta.url);
 /** The sandbox runs TypeScript like the server does. */

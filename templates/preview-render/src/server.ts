@@ -7,9 +7,8 @@ import { buildApp } from "./app";
 import { CompositionLibrary } from "./compositions";
 import { RenderJobs, type Renderer } from "./jobs";
 import { SandboxRenderer } from "./sandbox-renderer";
-import { ServiceRenderer } from "./service-renderer";
 import { FolderStore } from "./storage";
-import { playerModule } from "svc/engine";
+import { playerModule } from "svc/player-assets";
 
 async function main(): Promise<void> {
   let config;
@@ -22,8 +21,10 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // The service client is loaded only when it is used; the engine never is (renders run in the
+  // sandbox process), which keeps this process's start short after a cold start.
   const renderer: Renderer = config.service
-    ? new ServiceRenderer(config.service)
+    ? new (await import("./service-renderer")).ServiceRenderer(config.service)
     : new SandboxRenderer();
   const store = new FolderStore(config.storageDir);
   const jobs = new RenderJobs({
