@@ -65,7 +65,7 @@ export async function startTemplate(env: Record<string, string> = {}): Promise<T
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
   const exited = new Promise<void>((resolveExit) => child.once("exit", () => resolveExit()));
-  const url = await new Promise<string>((resolveUrl, reject) => {
+  const listening = new Promise<string>((resolveUrl, reject) => {
     const deadline = setTimeout(
       () => reject(new Error(`template did not start:\n${output}`)),
       60_000,
@@ -78,10 +78,15 @@ export async function startTemplate(env: Record<string, string> = {}): Promise<T
       resolveUrl(match[1]!);
     };
     child.stdout!.on("data", check);
-    child.once("exit", (code) => {
+    // "close", not "exit": by then everything it printed has been read.
+    child.once("close", (code) => {
       clearTimeout(deadline);
       reject(new Error(`template exited with ${code} before listening:\n${output}`));
     });
+  });
+  const url = await listening.catch(async (error: unknown) => {
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
   });
   const storageDir = env.STORAGE_DIR ?? join(dataDir, "renders");
   return {

@@ -33,13 +33,21 @@ async function waitForResult(app: TemplateApp, callId: string) {
   }
 }
 
-async function download(app: TemplateApp, url: string): Promise<string> {
+/** Downloads a stored video and reads it with ffprobe: its video stream, duration and bytes. */
+async function probeStored(app: TemplateApp, url: string) {
   const response = await fetch(`${app.url}${url}`);
   expect(response.status).toBe(200);
+  const bytes = Buffer.from(await response.arrayBuffer());
   const dir = await mkdtemp(join(tmpdir(), "svc-template-dl-"));
-  const file = join(dir, url.split("/").pop()!);
-  await writeFile(file, Buffer.from(await response.arrayBuffer()));
-  return file;
+  try {
+    const file = join(dir, url.split("/").pop()!);
+    await writeFile(file, bytes);
+    const info = await probeMedia(file);
+    const video = info.streams.find((stream) => stream.type === "video");
+    return { video, durationSeconds: info.durationSeconds, bytes };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 test("the svc package exports the entry points the repository's tsconfig maps for the template", () => {
@@ -57,6 +65,15 @@ test("the svc package exports the entry points the repository's tsconfig maps fo
     dependencies: Record<string, string>;
   };
   expect(template.dependencies.svc).toBe("file:../..");
+});
+
+test("a bad setting stops the template at start with a message naming it", async () => {
+  await expect(startTemplate({ RENDER_MODE: "fast" })).rejects.toThrow(
+    /exited with 2 before listening:[^]*RENDER_MODE must be "sync" or "async", not "fast"/,
+  );
+  await expect(startTemplate({ S3_BUCKET: "videos" })).rejects.toThrow(
+    /exited with 2 before listening:[^]*S3_BUCKET is set, but this copy of the template stores videos in a folder only/,
+  );
 });
 
 test.describe("async mode", () => {
@@ -105,12 +122,9 @@ test.describe("async mode", () => {
     });
     expect(past.status).toBe(416);
 
-    const file = await download(app, answer.body.url);
-    const info = await probeMedia(file);
-    const video = info.streams.find((stream) => stream.type === "video");
-    expect(video).toMatchObject({ codec: "h264", width: 1920, height: 1080, fps: 4 });
-    expect(info.durationSeconds).toBeCloseTo(3, 0);
-    await rm(join(file, ".."), { recursive: true, force: true });
+    const stored = await probeStored(app, answer.body.url);
+    expect(stored.video).toMatchObject({ codec: "h264", width: 1920, height: 1080, fps: 4 });
+    expect(stored.durationSeconds).toBeCloseTo(3, 0);
 
     const unknown = await call(app, "GET", "/api/render/call_0000000000000000");
     expect(unknown.status).toBe(404);
@@ -179,14 +193,8 @@ test("sync mode: POST answers with the URL of a valid MP4", async () => {
       status: "done",
       url: expect.stringMatching(/^\/renders\/call_[0-9a-f]{16}\.mp4$/),
     });
-    const file = await download(app, answer.body.url);
-    const info = await probeMedia(file);
-    expect(info.streams.find((stream) => stream.type === "video")).toMatchObject({
-      width: 1920,
-      height: 1080,
-      fps: 2,
-    });
-    await rm(join(file, ".."), { recursive: true, force: true });
+    const stored = await probeStored(app, answer.body.url);
+    expect(stored.video).toMatchObject({ codec: "h264", width: 1920, height: 1080, fps: 2 });
   } finally {
     await app.stop();
   }
@@ -254,15 +262,9 @@ test("service mode: two renders with different variables upload the composition 
       });
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ status: "done" });
-      const file = await download(app, answer.body.url);
-      const info = await probeMedia(file);
-      expect(info.streams.find((stream) => stream.type === "video")).toMatchObject({
-        width: 1920,
-        height: 1080,
-        fps: 2,
-      });
-      files.push(await readFile(file));
-      await rm(join(file, ".."), { recursive: true, force: true });
+      const stored = await probeStored(app, answer.body.url);
+      expect(stored.video).toMatchObject({ width: 1920, height: 1080, fps: 2 });
+      files.push(stored.bytes);
     }
     expect(files[0]!.equals(files[1]!)).toBe(false);
     expect(await app.storedFiles()).toHaveLength(2);

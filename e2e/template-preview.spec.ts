@@ -100,9 +100,18 @@ test("Render shows progress, then the video, which ffprobe reads at the requeste
   });
   await expect(page.getByText("Done.")).toBeVisible();
   await expect(page.getByRole("button", { name: "Render" })).toBeEnabled();
+  // The video shows a representative frame (40% in) until it is played, like the preview.
   await expect
-    .poll(() => video.evaluate((element) => (element as HTMLVideoElement).readyState))
-    .toBeGreaterThan(0);
+    .poll(() => video.evaluate((element) => (element as HTMLVideoElement).currentTime))
+    .toBeCloseTo(1.2, 1);
+  await expect
+    .poll(() =>
+      video.evaluate((element) => {
+        const media = element as HTMLVideoElement;
+        return !media.seeking && media.readyState >= 2;
+      }),
+    )
+    .toBe(true);
   await page.screenshot({ path: join(SHOTS, "template-done.png"), fullPage: true });
 
   const url = (await video.getAttribute("src"))!;

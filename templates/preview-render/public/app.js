@@ -221,7 +221,13 @@ function renderRequest() {
 
 function showVideo(url) {
   $("result").hidden = false;
-  $("video").src = url;
+  const video = $("video");
+  // Like the preview, show a representative frame until it is played, then play from the start.
+  video.addEventListener("loadedmetadata", () => (video.currentTime = video.duration * 0.4), {
+    once: true,
+  });
+  video.addEventListener("play", () => (video.currentTime = 0), { once: true });
+  video.src = url;
   $("download").href = url;
   $("download").textContent = `Download ${url.split("/").pop()}`;
 }

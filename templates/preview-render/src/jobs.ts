@@ -19,18 +19,20 @@ export interface RenderProgressUpdate {
   etaSeconds?: number | undefined;
 }
 
-/** Turns a checked request into a video file at `output`; throws a RenderFailure otherwise. */
+/** One render as a renderer sees it. */
+export interface RenderRun {
+  /** Where the video goes (inside workDir). */
+  output: string;
+  /** Scratch folder of this render (removed afterwards). */
+  workDir: string;
+  /** Aborted at the time limit or on shutdown; `reason` is the RenderFailure to report. */
+  signal: AbortSignal;
+  onProgress: (update: RenderProgressUpdate) => void;
+}
+
+/** Turns a checked request into a video file at `run.output`; throws a RenderFailure otherwise. */
 export interface Renderer {
-  render(
-    spec: RenderSpec,
-    run: {
-      output: string;
-      /** Scratch folder of this render (removed afterwards). */
-      workDir: string;
-      signal: AbortSignal;
-      onProgress: (update: RenderProgressUpdate) => void;
-    },
-  ): Promise<void>;
+  render(spec: RenderSpec, run: RenderRun): Promise<void>;
 }
 
 /** Why a render failed, as the job's result says it. */
@@ -91,7 +93,7 @@ export class RenderJobs {
       );
     }
     const id = `call_${randomBytes(8).toString("hex")}`;
-    const name = `${id}.${FILE_EXTENSIONS[spec.format]}`;
+    const name = `${id}.${FILE_EXTENSIONS[spec.settings.format]}`;
     const job: Job = {
       id,
       name,

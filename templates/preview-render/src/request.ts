@@ -36,10 +36,8 @@ export const renderBodySchema = z
 export interface RenderSpec {
   composition: Composition;
   variables: VariableValues;
-  fps: number;
-  quality: Quality;
-  format: OutputFormat;
-  resolution: Resolution;
+  /** The output settings, as the engine and the service client both take them. */
+  settings: { fps: number; quality: Quality; format: OutputFormat; resolution: Resolution };
 }
 
 export async function parseRenderRequest(
@@ -78,7 +76,7 @@ export async function parseRenderRequest(
       { param: "variables", issues },
     );
   }
-  return { composition, variables, ...settings };
+  return { composition, variables, settings };
 }
 
 /** A message ending in exactly one full stop. */

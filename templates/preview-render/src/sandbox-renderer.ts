@@ -8,7 +8,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ENTRY_FILE } from "./compositions";
-import { RenderFailure, type Renderer, type RenderProgressUpdate } from "./jobs";
+import { RenderFailure, type Renderer, type RenderRun } from "./jobs";
 import type { RenderSpec } from "./request";
 import type { SandboxJob, SandboxMessage } from "./sandbox";
 
@@ -17,15 +17,7 @@ const SANDBOX_ENTRY = new URL("./sandbox.ts", import.meta.url);
 const TSX_LOADER = import.meta.resolve("tsx");
 
 export class SandboxRenderer implements Renderer {
-  async render(
-    spec: RenderSpec,
-    run: {
-      output: string;
-      workDir: string;
-      signal: AbortSignal;
-      onProgress: (update: RenderProgressUpdate) => void;
-    },
-  ): Promise<void> {
+  async render(spec: RenderSpec, run: RenderRun): Promise<void> {
     const tempDir = join(run.workDir, "sandbox-tmp");
     await mkdir(tempDir, { recursive: true });
     const child = fork(SANDBOX_ENTRY, {
@@ -60,10 +52,7 @@ export class SandboxRenderer implements Renderer {
           output: run.output,
           variables: spec.variables,
           strictVariables: true,
-          fps: spec.fps,
-          quality: spec.quality,
-          format: spec.format,
-          resolution: spec.resolution,
+          ...spec.settings,
           workers: "auto",
           thumbnail: false,
         },

@@ -15,7 +15,7 @@ import {
   publishProject,
 } from "svc/core";
 import { ENTRY_FILE, type Composition } from "./compositions";
-import { RenderFailure, type Renderer, type RenderProgressUpdate } from "./jobs";
+import { RenderFailure, type Renderer, type RenderRun } from "./jobs";
 import type { RenderSpec } from "./request";
 
 const CLIENT_NAME = "svc-preview-render";
@@ -35,14 +35,7 @@ export class ServiceRenderer implements Renderer {
     });
   }
 
-  async render(
-    spec: RenderSpec,
-    run: {
-      output: string;
-      signal: AbortSignal;
-      onProgress: (update: RenderProgressUpdate) => void;
-    },
-  ): Promise<void> {
+  async render(spec: RenderSpec, run: RenderRun): Promise<void> {
     let renderId: string | undefined;
     try {
       const assetId = await this.asset(spec.composition);
@@ -53,10 +46,7 @@ export class ServiceRenderer implements Renderer {
             composition: ENTRY_FILE,
             variables: spec.variables,
             strictVariables: true,
-            fps: spec.fps,
-            quality: spec.quality,
-            format: spec.format,
-            resolution: spec.resolution,
+            ...spec.settings,
           },
           undefined,
         ),
