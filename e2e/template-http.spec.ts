@@ -50,6 +50,21 @@ async function probeStored(app: TemplateApp, url: string) {
   }
 }
 
+/** A compositions folder with "long": the bundled composition lasting 600 s. */
+async function longComposition(): Promise<string> {
+  const compositions = await mkdtemp(join(tmpdir(), "svc-template-long-"));
+  await mkdir(join(compositions, "long"));
+  const card = await readFile(
+    join(TEMPLATE_DIR, "compositions", "title-card", "index.html"),
+    "utf8",
+  );
+  await writeFile(
+    join(compositions, "long", "index.html"),
+    card.replace('data-duration="3"', 'data-duration="600"'),
+  );
+  return compositions;
+}
+
 test("the svc package exports the entry points the repository's tsconfig maps for the template", () => {
   const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as {
     exports: Record<string, string>;
@@ -201,16 +216,7 @@ test("sync mode: POST answers with the URL of a valid MP4", async () => {
 });
 
 test("a render over the time limit is killed, stores nothing and says why; the limit on concurrent renders answers 429", async () => {
-  const compositions = await mkdtemp(join(tmpdir(), "svc-template-long-"));
-  await mkdir(join(compositions, "long"));
-  const card = await readFile(
-    join(TEMPLATE_DIR, "compositions", "title-card", "index.html"),
-    "utf8",
-  );
-  await writeFile(
-    join(compositions, "long", "index.html"),
-    card.replace('data-duration="3"', 'data-duration="600"'),
-  );
+  const compositions = await longComposition();
   const app = await startTemplate({
     COMPOSITIONS_DIR: compositions,
     MAX_CONCURRENT_RENDERS: "1",
@@ -290,5 +296,28 @@ test("service mode: two renders with different variables upload the composition 
   } finally {
     await app.stop();
     await service.kill();
+  }
+});
+
+test("a server that dies mid-render leaves no render running", async () => {
+  const compositions = await longComposition();
+  const app = await startTemplate({ COMPOSITIONS_DIR: compositions });
+  try {
+    const posted = await call(app, "POST", "/api/render", { composition: "long", fps: 1 });
+    expect(posted.status).toBe(202);
+    await expect
+      .poll(
+        async () => (await call(app, "GET", `/api/render/${posted.body.call_id}`)).body.progress,
+        { timeout: 90_000 },
+      )
+      .toBeGreaterThan(0);
+    // Chromium and FFmpeg of the sandbox are running (their command lines name its temp folder).
+    expect((await processesNaming(app.workDir)).length).toBeGreaterThan(0);
+    // SIGKILL: the server cleans up nothing. Its sandbox notices and stops the engine.
+    app.child.kill("SIGKILL");
+    await expect.poll(() => processesNaming(app.workDir), { timeout: 60_000 }).toEqual([]);
+  } finally {
+    await app.stop();
+    await rm(compositions, { recursive: true, force: true });
   }
 });

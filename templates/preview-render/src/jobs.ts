@@ -6,7 +6,7 @@
 // Jobs are kept in memory: one instance answers for its own renders. A finished video outlives
 // the process in the store, and GET /api/render/:id still finds it after a restart by its name.
 import { randomBytes } from "node:crypto";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { FILE_EXTENSIONS } from "svc/shared";
 import { TemplateError } from "./errors";
@@ -122,6 +122,21 @@ export class RenderJobs {
       }
     }
     return undefined;
+  }
+
+  /**
+   * Removes work folders left by a server that died mid-render. Only folders older than the time
+   * limit (plus a minute) go: no render of any instance sharing WORK_DIR can still be using them.
+   */
+  async sweepStaleWork(now = Date.now()): Promise<void> {
+    const cutoff = now - (this.options.timeLimitSeconds + 60) * 1000;
+    const entries = await readdir(this.options.workDir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (!entry.isDirectory() || !ID_PATTERN.test(entry.name)) continue;
+      const path = join(this.options.workDir, entry.name);
+      const info = await stat(path).catch(() => undefined);
+      if (info && info.mtimeMs < cutoff) await rm(path, { recursive: true, force: true });
+    }
   }
 
   /** Stops every running render (server shutdown) and waits until each has cleaned up. */

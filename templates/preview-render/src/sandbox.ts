@@ -28,8 +28,10 @@ process.once("message", (job: SandboxJob) => {
   // the shared temp folder, and only what this render creates lands in its own.
   process.env.TMPDIR = job.tempDir;
   const controller = new AbortController();
-  // A polite stop (the server shutting down) cancels the render; the engine removes its files.
+  // A polite stop cancels the render (the engine removes its files), and so does losing the
+  // server: a render nobody will collect must not run on unsupervised, past any time limit.
   process.once("SIGTERM", () => controller.abort());
+  process.once("disconnect", () => controller.abort());
   void renderComposition({
     ...job.options,
     signal: controller.signal,

@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     maxConcurrent: config.maxConcurrentRenders,
     timeLimitSeconds: config.renderTimeLimitSeconds,
   });
+  await jobs.sweepStaleWork();
   const compositions = new CompositionLibrary(config.compositionsDir, config.defaultComposition);
   const app = buildApp({
     compositions,
