@@ -3,7 +3,7 @@
 // section 8, stored videos with Range, every refusal with its code, the concurrency limit, and a
 // render killed at the time limit. Renders are kept tiny (2-4 fps of a 3 s composition).
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
@@ -93,10 +93,19 @@ test("a bad setting stops the template at start with a message naming it", async
 
 test.describe("async mode", () => {
   let app: TemplateApp;
+  let compositions: string;
   test.beforeAll(async () => {
-    app = await startTemplate({ MAX_BODY_BYTES: "4096" });
+    // The bundled composition, next to a secret that must never be served.
+    compositions = await mkdtemp(join(tmpdir(), "svc-template-compositions-"));
+    await cp(join(TEMPLATE_DIR, "compositions"), compositions, { recursive: true });
+    await writeFile(join(compositions, "title-card", ".env"), "SECRET=do-not-serve\n");
+    await writeFile(join(compositions, "secret.txt"), "outside every composition\n");
+    app = await startTemplate({ MAX_BODY_BYTES: "4096", COMPOSITIONS_DIR: compositions });
   });
-  test.afterAll(async () => app?.stop());
+  test.afterAll(async () => {
+    await app?.stop();
+    await rm(compositions, { recursive: true, force: true });
+  });
 
   test("POST answers {call_id} at once, GET 202 until done, then the URL of the stored MP4 with Range", async () => {
     const posted = await call(app, "POST", "/api/render", {
@@ -183,12 +192,17 @@ test.describe("async mode", () => {
     expect(form.status).toBe(415);
     expect(form.body.error.code).toBe("unsupported_media_type");
 
-    // Paths outside a composition, or outside the store, are simply not there.
+    // Paths outside a composition, hidden files, or paths outside the store are simply not there.
+    expect((await call(app, "GET", "/compositions/title-card/index.html")).status).toBe(200);
     for (const path of [
+      "/compositions/title-card/..%2Fsecret.txt",
+      "/compositions/title-card/%2E%2E/secret.txt",
       "/compositions/title-card/..%2F..%2Fpackage.json",
       "/compositions/..%2Fsrc/server.ts",
       "/renders/..%2Fwork",
       "/renders/.hidden.mp4",
+      "/compositions/title-card/.env",
+      "/compositions/title-card/%2Eenv",
     ]) {
       expect({ path, status: (await call(app, "GET", path)).status }).toEqual({
         path,

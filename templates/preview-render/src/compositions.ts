@@ -97,11 +97,15 @@ export class CompositionLibrary {
     };
   }
 
-  /** The real path of `path` inside the composition `name`, or undefined (missing or outside). */
+  /** The real path of `path` inside the composition `name`, or undefined (missing, outside, hidden). */
   async file(name: string, path: string): Promise<string | undefined> {
     if (!COMPOSITION_NAME.test(name)) return undefined;
+    // Dot files and folders (.env, .git) are never served, as svc never uploads them.
+    if (path.includes("\0") || path.split(/[\\/]/).some((segment) => segment.startsWith("."))) {
+      return undefined;
+    }
     const dir = await this.folder(name);
-    if (!dir || path.includes("\0")) return undefined;
+    if (!dir) return undefined;
     const candidate = resolve(dir, `.${path.startsWith("/") ? path : `/${path}`}`);
     const real = await realpath(candidate).catch(() => undefined);
     if (!real || !(real === dir || real.startsWith(dir + sep))) return undefined;
