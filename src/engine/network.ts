@@ -21,7 +21,15 @@ function localGsapDir(): string {
 /** The local file that answers a GSAP CDN URL, or undefined when the URL is not one. */
 export function gsapFileForUrl(url: string): string | undefined {
   const file = gsapDistFileForUrl(url);
-  return file ? join(localGsapDir(), file) : undefined;
+  return file ? gsapDistFile(file) : undefined;
+}
+
+/**
+ * A file of the local GSAP package's dist folder by name (`gsap.min.js`), for servers that give
+ * <svc-player> its `library-base`; undefined for anything but a plain file name.
+ */
+export function gsapDistFile(name: string): string | undefined {
+  return /^[\w-][\w.-]*\.js$/.test(name) ? join(localGsapDir(), name) : undefined;
 }
 
 export interface NetworkPolicy {

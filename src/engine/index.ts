@@ -1,0 +1,6 @@
+// The engine's public entry point (`svc/engine` in package.json `exports`): rendering a
+// composition on this machine. The repository's own code imports the modules directly; this list
+// is the contract templates and users rely on. Serving <svc-player> is `svc/player-assets`.
+export { renderComposition } from "./render";
+export type { RenderCompositionOptions, RenderProgress, RenderResult } from "./types";
+export { EngineError, isEngineError, type EngineErrorCode } from "./errors";

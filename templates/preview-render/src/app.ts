@@ -1,0 +1,227 @@
+// The HTTP app: the preview page and its files, the compositions' files and schemas, the render
+// endpoint in the shape RENDER_MODE picks, and the stored videos (with Range, so browsers seek).
+//   GET  /                       preview page (<svc-player>, variables form, Render)
+//   GET  /api/compositions       {compositions: [name], default}
+//   GET  /api/compositions/:name {name, width, height, duration, fps, variables, schema_errors}
+//   POST /api/render             async: 202 {call_id}; sync: 200 {call_id, status: "done", url}
+//   GET  /api/render/:id         202 {status: "running", progress} | 200 {status: "done", url}
+//                                | 200 {status: "failed", error: {code, message}} | 404
+//   GET  /renders/:name          the video (Range)
+//   GET  /healthz                {status: "ok"}
+import { createReadStream } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
+import { gsapDistFile, playerModule } from "svc/player-assets";
+import { contentTypeFor, parseByteRange } from "svc/shared";
+import type { CompositionLibrary } from "./compositions";
+import type { RenderMode } from "./config";
+import { TemplateError } from "./errors";
+import type { JobResult, RenderJobs } from "./jobs";
+import { parseRenderRequest } from "./request";
+import type { RenderStore } from "./storage";
+
+const PUBLIC_DIR = fileURLToPath(new URL("../public/", import.meta.url));
+/** The page's own files; nothing else under public/ is served. */
+const PAGE_FILES: Record<string, string> = {
+  "/": "index.html",
+  "/app.js": "app.js",
+  "/app.css": "app.css",
+};
+
+export interface AppOptions {
+  compositions: CompositionLibrary;
+  jobs: RenderJobs;
+  store: RenderStore;
+  renderMode: RenderMode;
+  maxBodyBytes: number;
+  /** "sandbox" or "service", for /healthz. */
+  renderer: string;
+}
+
+export function buildApp(options: AppOptions): FastifyInstance {
+  const { compositions, jobs, store } = options;
+  const app = Fastify({
+    logger: { level: process.env.LOG_LEVEL?.trim() || "warn" },
+    bodyLimit: options.maxBodyBytes,
+    forceCloseConnections: true,
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const failure = toTemplateError(error, options.maxBodyBytes);
+    if (failure.code === "internal_error") request.log.error({ err: error }, "request failed");
+    for (const [name, value] of Object.entries(failure.extra.headers ?? {}))
+      reply.header(name, value);
+    return reply.code(failure.status).send(failure.toJSON());
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .send(
+        new TemplateError(
+          "not_found",
+          `Nothing at ${request.method} ${request.url.split("?")[0]}.`,
+        ).toJSON(),
+      ),
+  );
+  app.addHook("onSend", async (_request, reply) => {
+    reply.header("x-content-type-options", "nosniff");
+    reply.header("referrer-policy", "no-referrer");
+  });
+
+  app.get("/healthz", async () => ({
+    status: "ok",
+    renderer: options.renderer,
+    mode: options.renderMode,
+  }));
+
+  for (const [route, file] of Object.entries(PAGE_FILES)) {
+    app.get(route, async (_request, reply) =>
+      reply
+        .type(contentTypeFor(file))
+        .header("cache-control", "no-cache")
+        .send(await readFile(PUBLIC_DIR + file)),
+    );
+  }
+  app.get("/svc-player.js", async (_request, reply) =>
+    reply
+      .type(contentTypeFor("svc-player.js"))
+      .header("cache-control", "no-cache")
+      .send(await playerModule()),
+  );
+  // GSAP for the preview (<svc-player library-base="/libs">), from the copy renders use.
+  app.get<{ Params: { file: string } }>("/libs/gsap/:file", async (request, reply) => {
+    const path = gsapDistFile(request.params.file);
+    const body = path ? await readFile(path).catch(() => undefined) : undefined;
+    if (!body) throw new TemplateError("not_found", `No GSAP file ${request.params.file}.`);
+    return reply
+      .type(contentTypeFor(path!))
+      .header("cache-control", "public, max-age=86400")
+      .send(body);
+  });
+
+  app.get<{ Params: { name: string; "*": string } }>(
+    "/compositions/:name/*",
+    async (request, reply) => {
+      const path = await compositions.file(
+        request.params.name,
+        request.params["*"] || "index.html",
+      );
+      if (!path) throw new TemplateError("not_found", `No file ${request.url.split("?")[0]}.`);
+      return reply
+        .type(contentTypeFor(path))
+        .header("cache-control", "no-cache")
+        .send(createReadStream(path));
+    },
+  );
+
+  app.get("/api/compositions", async () => ({
+    compositions: await compositions.list(),
+    default: (await compositions.defaultComposition()) ?? null,
+  }));
+  app.get<{ Params: { name: string } }>("/api/compositions/:name", async (request) => {
+    const composition = await compositions.get(request.params.name);
+    return {
+      name: composition.name,
+      url: `/compositions/${composition.name}/index.html`,
+      width: composition.width,
+      height: composition.height,
+      duration: composition.duration ?? null,
+      fps: composition.fpsHint ?? null,
+      variables: composition.variables,
+      schema_errors: composition.schemaErrors,
+    };
+  });
+
+  app.post("/api/render", async (request, reply) => {
+    const spec = await parseRenderRequest(request.body, compositions);
+    const { id, finished } = jobs.start(spec);
+    request.log.info({ call_id: id, composition: spec.composition.name }, "render started");
+    if (options.renderMode === "async") {
+      return reply.code(202).header("location", `/api/render/${id}`).send({ call_id: id });
+    }
+    const result = await finished;
+    return reply.code(syncStatus(result)).send(result);
+  });
+
+  app.get<{ Params: { id: string } }>("/api/render/:id", async (request, reply) => {
+    const result = await jobs.get(request.params.id);
+    if (!result) {
+      throw new TemplateError(
+        "render_not_found",
+        `There is no render ${JSON.stringify(request.params.id.slice(0, 80))}. Use the call_id that POST /api/render answered.`,
+      );
+    }
+    return reply.code(result.status === "running" ? 202 : 200).send(result);
+  });
+
+  const sendVideo = async (name: string, rangeHeader: string | undefined, reply: FastifyReply) => {
+    const video = await store.get(name);
+    if (!video)
+      throw new TemplateError(
+        "not_found",
+        `There is no video ${JSON.stringify(name.slice(0, 80))}.`,
+      );
+    const range = parseByteRange(rangeHeader, video.size);
+    reply
+      .type(contentTypeFor(name))
+      .header("accept-ranges", "bytes")
+      // Names are unique per render and a stored video never changes.
+      .header("cache-control", "public, max-age=31536000, immutable");
+    if (range === "unsatisfiable") {
+      return reply.code(416).header("content-range", `bytes */${video.size}`).send();
+    }
+    const { start, end } = range ?? { start: 0, end: video.size - 1 };
+    reply.header("content-length", String(end - start + 1));
+    if (range) reply.code(206).header("content-range", `bytes ${start}-${end}/${video.size}`);
+    // HEAD: fastify answers with these headers and drops the body.
+    if (video.size === 0) return reply.send();
+    return reply.send(video.open({ start, end }));
+  };
+  app.get<{ Params: { name: string } }>("/renders/:name", (request, reply) =>
+    sendVideo(request.params.name, request.headers.range, reply),
+  );
+  return app;
+}
+
+/** A sync POST's status: the video, or why there is none. */
+function syncStatus(result: JobResult): number {
+  if (result.status === "done") return 200;
+  if (result.status === "failed" && result.error.code === "render_timeout") return 504;
+  return 500;
+}
+
+function toTemplateError(error: unknown, maxBodyBytes: number): TemplateError {
+  if (error instanceof TemplateError) return error;
+  const { statusCode, code, message } = error as {
+    statusCode?: number;
+    code?: string;
+    message?: string;
+  };
+  if (statusCode === 413) {
+    return new TemplateError(
+      "body_too_large",
+      `The body is larger than ${maxBodyBytes} bytes (MAX_BODY_BYTES); send fewer or shorter variables.`,
+    );
+  }
+  if (statusCode === 415) {
+    return new TemplateError(
+      "unsupported_media_type",
+      "Send the body as JSON, with content-type: application/json.",
+    );
+  }
+  if (
+    code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
+    code === "FST_ERR_CTP_EMPTY_JSON_BODY" ||
+    error instanceof SyntaxError
+  ) {
+    return new TemplateError(
+      "invalid_json",
+      `The body is not valid JSON (${message ?? "parse error"}).`,
+    );
+  }
+  if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) {
+    return new TemplateError("invalid_parameter", message ?? "The request is not valid.");
+  }
+  return new TemplateError("internal_error", "The server hit an internal error; see its log.");
+}

@@ -1,0 +1,106 @@
+// Renders on this machine, each render in its own child process — the sandbox (sandbox.ts) —
+// with its own process group and temp folder inside the render's work folder. At the time limit
+// (or when the server stops) the whole group is killed with SIGKILL: the sandbox is not trusted
+// to stop itself. Chromium runs in a process group of its own (Playwright starts it detached), so
+// on Linux every process whose command line names the sandbox's temp folder (Chromium's profile
+// lives there) is killed too; the job then removes the work folder, and nothing is stored.
+import { fork, type ChildProcess } from "node:child_process";
+import { mkdir, readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { ENTRY_FILE } from "./compositions";
+import { RenderFailure, type Renderer, type RenderRun } from "./jobs";
+import type { RenderSpec } from "./request";
+import type { SandboxJob, SandboxMessage } from "./sandbox";
+
+const SANDBOX_ENTRY = new URL("./sandbox.ts", import.meta.url);
+/** The sandbox runs TypeScript like the server does. */
+const TSX_LOADER = import.meta.resolve("tsx");
+
+export class SandboxRenderer implements Renderer {
+  async render(spec: RenderSpec, run: RenderRun): Promise<void> {
+    const tempDir = join(run.workDir, "sandbox-tmp");
+    await mkdir(tempDir, { recursive: true });
+    const child = fork(SANDBOX_ENTRY, {
+      detached: true,
+      execArgv: ["--import", TSX_LOADER],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      serialization: "json",
+    });
+    let outcome: SandboxMessage | undefined;
+    child.on("message", (message: SandboxMessage) => {
+      if (message.type === "progress") {
+        run.onProgress({
+          progress: message.framesTotal > 0 ? message.framesDone / message.framesTotal : 0,
+          etaSeconds: message.etaSeconds,
+        });
+      } else {
+        outcome = message;
+      }
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code, signal })),
+    );
+    const kill = () => killSandbox(child, tempDir);
+    run.signal.addEventListener("abort", kill, { once: true });
+    try {
+      const job: SandboxJob = {
+        type: "render",
+        tempDir,
+        options: {
+          projectDir: spec.composition.dir,
+          composition: ENTRY_FILE,
+          output: run.output,
+          variables: spec.variables,
+          strictVariables: true,
+          ...spec.settings,
+          workers: "auto",
+          thumbnail: false,
+        },
+      };
+      if (run.signal.aborted) kill();
+      else child.send(job);
+      const { code, signal } = await exited;
+      if (run.signal.aborted) throw run.signal.reason;
+      if (outcome?.type === "done") return;
+      if (outcome?.type === "failed") throw new RenderFailure(outcome.code, outcome.message);
+      throw new RenderFailure(
+        "render_failed",
+        `The render process ended ${signal ? `on ${signal}` : `with exit code ${code}`} without a result; see the server log.`,
+      );
+    } finally {
+      run.signal.removeEventListener("abort", kill);
+      // Whatever the sandbox left running (it exited, but Chromium may linger a moment).
+      await killProcessesNaming(tempDir);
+    }
+  }
+}
+
+function killSandbox(child: ChildProcess, tempDir: string): void {
+  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  void killProcessesNaming(tempDir);
+}
+
+/** SIGKILLs every process whose command line mentions `marker` (Linux; elsewhere a no-op). */
+async function killProcessesNaming(marker: string): Promise<void> {
+  if (process.platform !== "linux") return;
+  const pids = await readdir("/proc").catch(() => [] as string[]);
+  await Promise.all(
+    pids
+      .filter((pid) => /^\d+$/.test(pid) && Number(pid) !== process.pid)
+      .map(async (pid) => {
+        const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+        if (!cmdline.includes(marker)) return;
+        try {
+          process.kill(Number(pid), "SIGKILL");
+        } catch {
+          // Exited meanwhile.
+        }
+      }),
+  );
+}
