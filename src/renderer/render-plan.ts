@@ -92,3 +92,13 @@ export function suggestedIgnoreLine(path: string): string {
 export function countOf(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
+
+/** The last part of a folder path ("lower-third" for /x/examples/lower-third/). */
+export function folderName(dir: string): string {
+  return (
+    dir
+      .replace(/[\\/]+$/, "")
+      .split(/[\\/]/)
+      .pop() || dir
+  );
+}
