@@ -3,35 +3,34 @@
 // same table (its bad rows fixed or dropped) renders against the real service: one asset, one
 // render per row, files named by --output-pattern, and running it again with the same key renders
 // no row twice.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startService, type ServiceProcess } from "../server/testing/service-process";
-import { runCli, runInProcess, serviceCounts, tempDir } from "./cloud-test-support";
+import {
+  runCli,
+  runInProcess,
+  serviceCounts,
+  startRequestCounter,
+  tempDir,
+} from "./cloud-test-support";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const LOWER_THIRD = join(REPO, "examples/lower-third");
 const SPEAKERS = join(REPO, "e2e/data/lower-third-speakers.csv");
 
-let listener: Server;
-let requests = 0;
+let counter: Awaited<ReturnType<typeof startRequestCounter>>;
 let listenerUrl: string;
 let work: string;
 
 beforeAll(async () => {
-  listener = createServer((_req, res) => {
-    requests++;
-    res.writeHead(500).end();
-  });
-  await new Promise<void>((r) => listener.listen(0, "127.0.0.1", r));
-  listenerUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+  counter = await startRequestCounter();
+  listenerUrl = counter.url;
   work = await tempDir("svc-batch-test-");
 });
 
 afterAll(async () => {
-  await new Promise((r) => listener.close(r));
+  await counter.close();
 });
 
 function offline(args: string[]) {
@@ -53,7 +52,7 @@ describe("svc cloud render --batch refuses bad rows before any upload", () => {
     expect(result.stderr).toMatch(/row 9: accent: expected a hex color .* got string "teal"/);
     expect(result.stderr).toContain("hint: Fix those rows in");
     expect(result.stderr).not.toMatch(/\n\s+at /);
-    expect(requests).toBe(0);
+    expect(counter.requests()).toBe(0);
   });
 
   it("refuses a pattern that names a folder, an unknown column with strict variables, and a bad table", async () => {
@@ -88,7 +87,7 @@ describe("svc cloud render --batch refuses bad rows before any upload", () => {
     const alone = await offline(["cloud", "render", LOWER_THIRD, "--concurrency", "2"]);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain("--concurrency only applies with --batch");
-    expect(requests).toBe(0);
+    expect(counter.requests()).toBe(0);
   });
 
   it("lists each row's file in a dry run", async () => {
@@ -97,7 +96,7 @@ describe("svc cloud render --batch refuses bad rows before any upload", () => {
     const result = await offline(["cloud", "render", LOWER_THIRD, "--batch", rows, "--dry-run"]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("row 1  Grace Hopper-1.mp4\nrow 2  Alan Turing-2.mp4\n");
-    expect(requests).toBe(0);
+    expect(counter.requests()).toBe(0);
   });
 });
 

@@ -115,21 +115,7 @@ export function registerCloudRenderCommand(cloud: Command, io: CliIo): void {
       const progress = createCloudProgress({ quiet: json, stream: io.stderr });
       let state: RenderRunState | undefined;
       try {
-        const variables = readVariablesOption(flags);
-        const project = projectSourceFromFlags({ dir, assetId: flags.assetId, url: flags.url });
-        const settings = {
-          fps: flags.fps,
-          quality: flags.quality,
-          format: flags.format,
-          resolution: flags.resolution,
-          aspectRatio: flags.aspectRatio,
-          composition: flags.composition,
-          variables,
-          strictVariables: flags.strictVariables,
-          callbackUrl: flags.callbackUrl,
-          callbackId: flags.callbackId,
-        };
-        checkCloudFlags(settings, flags.idempotencyKey);
+        const { project, settings } = projectAndSettings(dir, flags);
         for (const [given, flag] of [
           [flags.outputPattern, "--output-pattern"],
           [flags.concurrency, "--concurrency"],
@@ -236,20 +222,7 @@ async function renderBatch(
   let project: ProjectSource;
   let settings: RenderSettings;
   try {
-    project = projectSourceFromFlags({ dir, assetId: flags.assetId, url: flags.url });
-    settings = {
-      fps: flags.fps,
-      quality: flags.quality,
-      format: flags.format,
-      resolution: flags.resolution,
-      aspectRatio: flags.aspectRatio,
-      composition: flags.composition,
-      variables: readVariablesOption(flags),
-      strictVariables: flags.strictVariables,
-      callbackUrl: flags.callbackUrl,
-      callbackId: flags.callbackId,
-    };
-    checkCloudFlags(settings, flags.idempotencyKey);
+    ({ project, settings } = projectAndSettings(dir, flags));
   } catch (error) {
     reportError(error, Boolean(flags.json), io);
     return;
@@ -258,4 +231,26 @@ async function renderBatch(
     ...flags,
     concurrency: flags.concurrency ?? 2,
   });
+}
+
+/** The project and render settings the flags ask for, checked (refusals name the flag). */
+function projectAndSettings(
+  dir: string | undefined,
+  flags: CloudRenderFlags,
+): { project: ProjectSource; settings: RenderSettings } {
+  const project = projectSourceFromFlags({ dir, assetId: flags.assetId, url: flags.url });
+  const settings = {
+    fps: flags.fps,
+    quality: flags.quality,
+    format: flags.format,
+    resolution: flags.resolution,
+    aspectRatio: flags.aspectRatio,
+    composition: flags.composition,
+    variables: readVariablesOption(flags),
+    strictVariables: flags.strictVariables,
+    callbackUrl: flags.callbackUrl,
+    callbackId: flags.callbackId,
+  };
+  checkCloudFlags(settings, flags.idempotencyKey);
+  return { project, settings };
 }

@@ -1,7 +1,9 @@
-// Answering a GET/HEAD with a file from disk, with Range requests (a <video> seeks with them):
-// the preview server (project files) and the media server (downloaded videos) answer alike.
+// The app's read-only loopback file servers — the preview server (project files) and the media
+// server (downloaded videos) — are started, checked and answered alike: a free port on
+// 127.0.0.1, the Host check against DNS rebinding, and a file sent with Range requests (a
+// <video> seeks with them).
 import { createReadStream } from "node:fs";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { contentTypeFor } from "../shared/content-types";
 
@@ -52,4 +54,21 @@ export function sendFile(
 export function isOwnHost(req: IncomingMessage): boolean {
   const port = (req.socket.address() as AddressInfo).port;
   return [`127.0.0.1:${port}`, `localhost:${port}`].includes(req.headers.host ?? "");
+}
+
+/** An HTTP server on 127.0.0.1 (a free port) answering with `handle`; a failure answers 500. */
+export async function startLoopbackServer(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<{ server: Server; origin: string }> {
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  await new Promise<void>((done, fail) => {
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => done());
+  });
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }

@@ -115,20 +115,13 @@ export class JobStore {
     await this.save();
   }
 
-  /** Like `change`, for a batch: progress-only changes are throttled and not written. */
-  async changeBatch(
+  /** Like `change`, for a batch. */
+  changeBatch(
     batch: BatchRecord,
     change: Partial<BatchRecord>,
     options: { progressOnly?: boolean } = {},
   ): Promise<void> {
-    Object.assign(batch, change);
-    batch.revision++;
-    if (options.progressOnly) {
-      const last = this.lastEmit.get(batch.id) ?? 0;
-      if (this.now() - last < PROGRESS_EVENT_INTERVAL_MS) return;
-    }
-    this.emitBatch(batch);
-    if (!options.progressOnly) await this.save();
+    return this.apply(batch, change, options, () => this.emitBatch(batch));
   }
 
   /** Oldest first. */
@@ -155,18 +148,28 @@ export class JobStore {
   }
 
   /** Applies a change, tells listeners, and (unless progress only) writes the queue file. */
-  async change(
+  change(
     job: JobRecord,
     change: Partial<JobRecord>,
     options: { progressOnly?: boolean } = {},
   ): Promise<void> {
-    Object.assign(job, change);
-    job.revision++;
+    return this.apply(job, change, options, () => this.emit(job));
+  }
+
+  /** A progress-only change reaches listeners at most every 200 ms and is not written. */
+  private async apply<T extends { id: string; revision: number }>(
+    record: T,
+    change: Partial<T>,
+    options: { progressOnly?: boolean },
+    emit: () => void,
+  ): Promise<void> {
+    Object.assign(record, change);
+    record.revision++;
     if (options.progressOnly) {
-      const last = this.lastEmit.get(job.id) ?? 0;
+      const last = this.lastEmit.get(record.id) ?? 0;
       if (this.now() - last < PROGRESS_EVENT_INTERVAL_MS) return;
     }
-    this.emit(job);
+    emit();
     if (!options.progressOnly) await this.save();
   }
 

@@ -6,10 +6,9 @@
 // refused. Electron's window and web mode both play from here, so there is one implementation.
 import { randomBytes } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { basename } from "node:path";
-import { isOwnHost, sendFile } from "./file-response";
+import { isOwnHost, sendFile, startLoopbackServer } from "./file-response";
 
 /** URLs handed out are kept this long, then forgotten (a page asks again for a new one). */
 const URL_LIFETIME_MS = 6 * 60 * 60 * 1000;
@@ -48,21 +47,7 @@ export class MediaServer {
   }
 
   private start(): Promise<{ server: Server; origin: string }> {
-    this.server ??= new Promise((resolveStart, reject) => {
-      const server = createServer((req, res) => {
-        this.serve(req, res).catch(() => {
-          if (!res.headersSent) res.writeHead(500);
-          res.end();
-        });
-      });
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () =>
-        resolveStart({
-          server,
-          origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        }),
-      );
-    });
+    this.server ??= startLoopbackServer((req, res) => this.serve(req, res));
     return this.server;
   }
 

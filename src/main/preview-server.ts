@@ -14,9 +14,8 @@
 // document is always sandboxed (CSP `sandbox allow-scripts`: an opaque origin even if it is opened
 // outside the player's sandboxed iframe).
 import { readFile, realpath, stat } from "node:fs/promises";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import { dirname, resolve, sep } from "node:path";
 import { contentTypeFor } from "../shared/content-types";
 import {
@@ -24,7 +23,7 @@ import {
   FRAME_QUERY,
   SERVED_FRAME_CONFIG_SCRIPT,
 } from "../shared/frame-document";
-import { isOwnHost, sendFile } from "./file-response";
+import { isOwnHost, sendFile, startLoopbackServer } from "./file-response";
 import { frameScript } from "./frame-script";
 
 /** Path prefix of the library copies; the player's `library-base` is `<origin>/__svc/libs`. */
@@ -150,16 +149,6 @@ export class PreviewServers {
   }
 }
 
-async function start(root: string): Promise<{ server: Server; origin: string }> {
-  const server = createServer((req, res) => {
-    serveFile(root, req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  });
-  await new Promise<void>((done, fail) => {
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => done());
-  });
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+function start(root: string): Promise<{ server: Server; origin: string }> {
+  return startLoopbackServer((req, res) => serveFile(root, req, res));
 }

@@ -10,6 +10,7 @@ import {
   type Resolution,
 } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
+import type { JobRenderSettings } from "../shared/ipc";
 import type { RenderChoices } from "./store";
 
 /** Why `format` cannot be chosen with `resolution`, or undefined when it can. */
@@ -101,4 +102,15 @@ export function folderName(dir: string): string {
       .split(/[\\/]/)
       .pop() || dir
   );
+}
+
+/** The Project screen's render options as a job's settings (no aspect ratio: detected). */
+export function jobSettingsFrom(render: RenderChoices): JobRenderSettings {
+  return {
+    fps: render.fps,
+    quality: render.quality,
+    format: render.format,
+    resolution: render.resolution,
+    ...(render.aspectRatio ? { aspectRatio: render.aspectRatio } : {}),
+  };
 }

@@ -140,10 +140,7 @@ export function BatchCard({
       ) : null}
       {upload ? <p className="muted">{upload}</p> : null}
       {batch.upload.error ? (
-        <ErrorNote
-          error={Object.assign(new Error(batch.upload.error.message), batch.upload.error)}
-          title="The upload failed."
-        />
+        <ErrorNote error={batch.upload.error} title="The upload failed." />
       ) : null}
       <p className="path" data-testid="batch-folder" title={batch.outputDir}>
         {batch.outputDir}

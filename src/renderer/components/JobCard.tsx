@@ -122,9 +122,7 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
           {job.fileMissing ? " (the file is no longer there)" : ""}
         </p>
       ) : null}
-      {job.error ? (
-        <ErrorNote error={Object.assign(new Error(job.error.message), job.error)} />
-      ) : null}
+      {job.error ? <ErrorNote error={job.error} /> : null}
       <div className="actions">
         {active ? (
           <button type="button" onClick={() => cancel.mutate({ jobId: job.id })}>

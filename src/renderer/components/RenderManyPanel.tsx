@@ -9,6 +9,7 @@ import { useProjectScan } from "../hooks/project";
 import { countOf } from "../render-plan";
 import { useUiStore } from "../store";
 import { ErrorNote } from "./ErrorNote";
+import { StrictToggle } from "./StrictToggle";
 import { QueuedNote } from "./QueuedNote";
 
 function cellText(value: unknown): string {
@@ -155,9 +156,12 @@ export function RenderManyPanel() {
   const checked = useBatchCheck();
   const submit = useSubmitBatch();
   const columns = checked?.check.columns.map((column) => column.id) ?? [];
-  // It opens under the project's two columns, usually below the fold: bring it into view.
+  // It opens under the project's two columns, usually below the fold: bring it into view. (A
+  // block body: Chromium's scroll methods may return a promise, which is no effect cleanup.)
   const section = useRef<HTMLElement>(null);
-  useEffect(() => section.current?.scrollIntoView({ block: "start" }), []);
+  useEffect(() => {
+    section.current?.scrollIntoView({ block: "start" });
+  }, []);
   return (
     <section ref={section} className="panel render-many" aria-labelledby="render-many-title">
       <div className="panel-head">
@@ -206,14 +210,7 @@ export function RenderManyPanel() {
               Placeholders: {[...PATTERN_FIELDS, ...columns].map((f) => `{${f}}`).join(" ")}. The
               extension is added; files go to a new folder in the downloads folder.
             </small>
-            <label className="inline">
-              <input
-                type="checkbox"
-                checked={strict}
-                onChange={(event) => setStrict(event.target.checked)}
-              />
-              Strict variables
-            </label>
+            <StrictToggle checked={strict} onChange={setStrict} />
           </div>
           {checked.check.problems.length > 0 ? (
             <ul className="issue" aria-label="Table problems">

@@ -11,11 +11,12 @@ import {
   type BatchTable,
 } from "../../shared/batch";
 import type { BatchView } from "../../shared/ipc";
-import { countOf, folderName } from "../render-plan";
+import { countOf, folderName, jobSettingsFrom } from "../render-plan";
 import { desktopApi } from "../transport";
 import { useUiStore } from "../store";
 import { useProjectScan } from "./project";
 import { BATCHES_KEY } from "./batches";
+import { mergeByRevision } from "./jobs";
 
 /** Reads a table from a file or pasted text into the draft (or fails with what is wrong). */
 export function useBatchImport() {
@@ -90,23 +91,15 @@ export function useSubmitBatch() {
       return desktopApi()["batches.submit"]({
         dir: project.root,
         composition: project.composition,
-        settings: {
-          fps: render.fps,
-          quality: render.quality,
-          format: render.format,
-          resolution: render.resolution,
-          ...(render.aspectRatio ? { aspectRatio: render.aspectRatio } : {}),
-          strictVariables: strict,
-        },
+        settings: { ...jobSettingsFrom(render), strictVariables: strict },
         columns: checked.table.columns,
         rows: checked.table.rows,
         outputPattern: checked.pattern,
       });
     },
     onSuccess: (batch) =>
-      client.setQueryData<BatchView[]>(BATCHES_KEY, (batches) => [
-        ...(batches ?? []).filter((b) => b.id !== batch.id),
-        batch,
-      ]),
+      client.setQueryData<BatchView[]>(BATCHES_KEY, (batches) =>
+        mergeByRevision(batches, batch, "last"),
+      ),
   });
 }

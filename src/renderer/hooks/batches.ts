@@ -5,18 +5,12 @@ import { useEffect } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { BatchView } from "../../shared/ipc";
 import { desktopApi } from "../transport";
+import { mergeByRevision } from "./jobs";
 
 export const BATCHES_KEY = ["batches.list"];
 
-function mergeBatch(batches: BatchView[] | undefined, batch: BatchView): BatchView[] {
-  const list = batches ?? [];
-  const index = list.findIndex((existing) => existing.id === batch.id);
-  if (index === -1) return [...list, batch];
-  if (list[index]!.revision > batch.revision) return list;
-  const next = [...list];
-  next[index] = batch;
-  return next;
-}
+const mergeBatch = (batches: BatchView[] | undefined, batch: BatchView) =>
+  mergeByRevision(batches, batch, "last");
 
 export function useBatches() {
   const client = useQueryClient();

@@ -1,7 +1,7 @@
 // The Project screen's actions on the current choices: Render (a queue job) and the equivalent
 // CLI command.
 import { useMutation } from "@tanstack/react-query";
-import { cliCommand, folderName, renderOptionsProblem } from "../render-plan";
+import { cliCommand, folderName, jobSettingsFrom, renderOptionsProblem } from "../render-plan";
 import { useUiStore } from "../store";
 import { useProjectScan, useVariableState } from "./project";
 import { useSubmitJob } from "./jobs";
@@ -38,11 +38,7 @@ export function useRenderActions() {
       dir: project.root,
       composition: project.composition,
       settings: {
-        fps: render.fps,
-        quality: render.quality,
-        format: render.format,
-        resolution: render.resolution,
-        ...(render.aspectRatio ? { aspectRatio: render.aspectRatio } : {}),
+        ...jobSettingsFrom(render),
         variables: variables.values,
         strictVariables: variables.strict,
         title: folderName(project.root),
