@@ -77,6 +77,51 @@ function counts(page: Page, label: "done" | "rendering" | "queued" | "failed") {
   return page.getByTestId(`count-${label}`);
 }
 
+test("Render many: an empty panel, a table that cannot be read, and 300 rows in a grid that scrolls inside the page", async ({
+  browser,
+}) => {
+  const page = await openAppPage(browser, app, pageErrors, { width: 1024, height: 760 });
+  await openExample(page, "lower-third");
+  await page.getByRole("button", { name: "Render many…" }).click();
+  const panel = page.getByRole("region", { name: "Render many" });
+  await expect(panel.getByText("No table yet")).toBeVisible();
+  await photograph(page, "batch-empty", { fullPage: false });
+
+  await panel.getByText("Or paste a table").click();
+  const pasted = panel.getByRole("textbox", { name: /^Table/ });
+  await pasted.fill('title,size\n"Grace Hopper,72\n');
+  await panel.getByRole("button", { name: "Use this table" }).click();
+  await expect(panel.getByRole("alert")).toContainText(
+    "pasted table: The CSV has an unclosed quote",
+  );
+  await photograph(page, "batch-unreadable", { fullPage: false });
+
+  const rows = Array.from(
+    { length: 300 },
+    (_, i) =>
+      `Speaker number ${i + 1} with a longer name,${40 + (i % 15) * 4},${i % 7 === 3 ? "neon" : "dark"}`,
+  );
+  await pasted.fill(["title,size,style", ...rows].join("\n"));
+  await panel.getByRole("button", { name: "Use this table" }).click();
+  const grid = panel.getByRole("table", { name: "Batch rows" });
+  await expect(grid.getByRole("row")).toHaveCount(301);
+  await expect(panel.getByRole("status")).toContainText("300 rows to render · 43 rows to fix");
+  // The grid scrolls inside its frame; nothing sticks out of the page sideways.
+  const overflow = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    grid: document.querySelector(".batch-grid-wrap")!.getBoundingClientRect().height,
+  }));
+  expect(overflow.page).toBeLessThanOrEqual(0);
+  expect(overflow.grid).toBeLessThanOrEqual(461);
+  await grid.getByRole("row", { name: "Row 4", exact: true }).scrollIntoViewIfNeeded();
+  await photograph(page, "batch-grid-300-rows", { fullPage: false });
+  await page
+    .getByRole("region", { name: "Render many" })
+    .getByRole("button", { name: "Close" })
+    .click();
+  await page.close();
+});
+
 test("a 12-row CSV for lower-third: bad rows marked and blocking, 11 rendered against one upload, restart mid-batch renders no row twice", async ({
   browser,
 }) => {

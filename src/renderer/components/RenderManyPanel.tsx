@@ -20,6 +20,11 @@ function cellText(value: unknown): string {
 function TableImport() {
   const importTable = useBatchImport();
   const [pasted, setPasted] = useState("");
+  // The reason a table cannot be read shows under the button, often past the window's edge.
+  const problem = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (importTable.error) problem.current?.scrollIntoView({ block: "nearest" });
+  }, [importTable.error]);
   return (
     <div className="batch-import">
       <label className="file-button">
@@ -55,9 +60,11 @@ function TableImport() {
           Use this table
         </button>
       </details>
-      {importTable.error ? (
-        <ErrorNote error={importTable.error} title="The table cannot be read." />
-      ) : null}
+      <div ref={problem}>
+        {importTable.error ? (
+          <ErrorNote error={importTable.error} title="The table cannot be read." />
+        ) : null}
+      </div>
     </div>
   );
 }

@@ -223,6 +223,8 @@ function FirstRun() {
         </>
       ) : examples.isPending ? (
         <p role="status">Looking for the examples…</p>
+      ) : examples.error ? (
+        <ErrorNote error={examples.error} title="The bundled examples cannot be listed." />
       ) : null}
     </div>
   );
