@@ -295,3 +295,29 @@ it("renders a batch against one upload: rows checked again here, files named by 
   expect(signed).toMatchObject({ ok: true, data: { source: "service" } });
   if (signed.ok) expect((await fetch((signed.data as MediaSource).url)).status).toBe(200);
 });
+
+it("cancels a batch's remaining rows and retries them: they wait again, with nothing rendered twice", async () => {
+  const project = await writeProject(join(base, "cancel-batch-project"), {
+    "index.html": tinyComposition("cancel"),
+  });
+  // Concurrency 1 and the app not started: every row is still waiting when it is cancelled.
+  const { app } = await openApp("cancel-batch", { concurrency: 1 });
+  await app.jobs.close();
+  const batch = await app.jobs.submitBatch({
+    dir: project,
+    composition: "index.html",
+    settings: TINY_RENDER,
+    rows: [1, 2, 3].map((row) => ({ row, values: { title: `T${row}` }, fileName: `T${row}.mp4` })),
+    outputPattern: "{title}",
+    title: "cancel-batch-project",
+  });
+  await app.jobs.cancelBatch(batch.id);
+  const rows = () => app.jobs.list().filter((job) => job.batch?.batchId === batch.id);
+  expect(rows().map((job) => job.status)).toEqual(["cancelled", "cancelled", "cancelled"]);
+  await app.jobs.retryFailedRows(batch.id);
+  expect(rows().map((job) => job.status)).toEqual(["waiting", "waiting", "waiting"]);
+  expect(rows().every((job) => job.renderId === undefined)).toBe(true);
+  await app.jobs.removeBatch(batch.id);
+  expect(rows()).toEqual([]);
+  expect(app.jobs.listBatches()).toEqual([]);
+});
