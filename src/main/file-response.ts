@@ -72,3 +72,16 @@ export async function startLoopbackServer(
   });
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
+
+/** Answers 403 to a foreign Host and 405 to anything but GET/HEAD; true when it answered. */
+export function refuseRequest(req: IncomingMessage, res: ServerResponse): boolean {
+  if (!isOwnHost(req)) {
+    res.writeHead(403).end();
+    return true;
+  }
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405).end();
+    return true;
+  }
+  return false;
+}

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { basename } from "node:path";
-import { isOwnHost, sendFile, startLoopbackServer } from "./file-response";
+import { refuseRequest, sendFile, startLoopbackServer } from "./file-response";
 
 /** URLs handed out are kept this long, then forgotten (a page asks again for a new one). */
 const URL_LIFETIME_MS = 6 * 60 * 60 * 1000;
@@ -52,14 +52,7 @@ export class MediaServer {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!isOwnHost(req)) {
-      res.writeHead(403).end();
-      return;
-    }
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      res.writeHead(405).end();
-      return;
-    }
+    if (refuseRequest(req, res)) return;
     const token = /^\/media\/([\w-]+)\//.exec(new URL(req.url ?? "/", "http://x").pathname)?.[1];
     const entry = token ? this.files.get(token) : undefined;
     const info =

@@ -23,7 +23,7 @@ import {
   FRAME_QUERY,
   SERVED_FRAME_CONFIG_SCRIPT,
 } from "../shared/frame-document";
-import { isOwnHost, sendFile, startLoopbackServer } from "./file-response";
+import { refuseRequest, sendFile, startLoopbackServer } from "./file-response";
 import { frameScript } from "./frame-script";
 
 /** Path prefix of the library copies; the player's `library-base` is `<origin>/__svc/libs`. */
@@ -83,14 +83,7 @@ async function serveFrame(file: string, req: IncomingMessage, res: ServerRespons
 
 async function serveFile(root: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   // Only this machine's own pages: a foreign Host means DNS rebinding by some web site.
-  if (!isOwnHost(req)) {
-    res.writeHead(403).end();
-    return;
-  }
-  if (req.method !== "GET" && req.method !== "HEAD") {
-    res.writeHead(405).end();
-    return;
-  }
+  if (refuseRequest(req, res)) return;
   const corsOrigin = allowedOrigin(req.headers.origin);
   const cors: Record<string, string> = corsOrigin
     ? { "access-control-allow-origin": corsOrigin, vary: "origin" }

@@ -114,3 +114,10 @@ export function jobSettingsFrom(render: RenderChoices): JobRenderSettings {
     ...(render.aspectRatio ? { aspectRatio: render.aspectRatio } : {}),
   };
 }
+
+/** "mp4 · 1080p · 30 fps": a job's or batch's output at a glance. */
+export function settingsSummary(
+  settings: Pick<JobRenderSettings, "format" | "resolution" | "fps">,
+): string {
+  return `${settings.format} · ${settings.resolution} · ${settings.fps} fps`;
+}

@@ -9,7 +9,7 @@ import {
   useRemoveBatch,
   useRetryFailedRows,
 } from "../hooks/batches";
-import { countOf } from "../render-plan";
+import { countOf, settingsSummary } from "../render-plan";
 import { ErrorNote } from "./ErrorNote";
 import { InlineVideo, PlayButton, usePlayer } from "./InlinePlayer";
 import { ProgressLine } from "./ProgressLine";
@@ -120,9 +120,7 @@ export function BatchCard({
         <strong className="job-title">
           {batch.title} · {countOf(batch.rowCount, "video")}
         </strong>
-        <span className="muted">
-          {batch.settings.format} · {batch.settings.resolution} · {batch.settings.fps} fps
-        </span>
+        <span className="muted">{settingsSummary(batch.settings)}</span>
       </div>
       <ul className="batch-counts" aria-label="Row counts">
         {counts.map(([label, count, status]) => (

@@ -10,7 +10,7 @@ import {
   useRevealFile,
 } from "../hooks/jobs";
 import { formatBytes } from "../../shared/archive-report";
-import { formatSeconds } from "../render-plan";
+import { formatSeconds, settingsSummary } from "../render-plan";
 import { ErrorNote } from "./ErrorNote";
 import { InlineVideo, PlayButton, usePlayer } from "./InlinePlayer";
 import { ProgressLine } from "./ProgressLine";
@@ -80,9 +80,7 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
         <span className={`badge status-${job.status}`} data-testid="job-stage">
           {stageLabel(job)}
         </span>
-        <span className="muted">
-          {job.settings.format} · {job.settings.resolution} · {job.settings.fps} fps
-        </span>
+        <span className="muted">{settingsSummary(job.settings)}</span>
       </div>
       <ol className="stages" aria-label="Stages">
         {stages.map((step, index) => {
