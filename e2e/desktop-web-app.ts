@@ -1,6 +1,7 @@
 // Test harness for the desktop UI: a real `svc server` (port 0, its own data dir) and the desktop
 // app in web mode (`scripts/launch.mjs --web`) with temporary app data, credential and downloads
-// folders, pointed at that service, and the folder browser rooted at this repository.
+// folders, pointed at that service, and the folder browser rooted at this repository. The app
+// can be killed and started again on the same data (`restartApp`), as after a crash.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdir, rm, writeFile } from "node:fs/promises";
@@ -10,44 +11,17 @@ import { startService, tempDir, type TestService } from "../src/main/testing/sup
 export const REPO = resolve(import.meta.dirname, "..");
 
 export interface WebApp {
+  /** The app's URL (with a new token after `restartApp`). */
   url: string;
   service: TestService;
   downloadsDir: string;
+  /** SIGKILLs the app (the service keeps running) and starts it again on the same data. */
+  restartApp(): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** `env`: extra environment for the app (e.g. SVC_FILE_OPENER). */
-export async function startWebApp(options: { env?: Record<string, string> } = {}): Promise<WebApp> {
-  const scratch = await tempDir("svc-desktop-ui-");
-  const service = await startService(join(scratch, "service"));
-  const appData = join(scratch, "app");
-  const downloadsDir = join(scratch, "downloads");
-  await mkdir(appData, { recursive: true });
-  await writeFile(
-    join(appData, "settings.json"),
-    JSON.stringify({
-      service: service.url,
-      downloadsDir,
-      concurrency: 1,
-      credentialStore: "file",
-      folderBrowserRoot: REPO,
-    }),
-  );
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    SVC_NO_OPEN: "1",
-    SVC_DESKTOP_DATA_DIR: appData,
-    SVC_CONFIG_DIR: join(scratch, "config"),
-    ...options.env,
-  };
-  for (const name of [
-    "DISPLAY",
-    "WAYLAND_DISPLAY",
-    "SVC_API_KEY",
-    "SVC_ALIAS_API_KEY",
-    "SVC_API_URL",
-  ])
-    delete env[name];
+/** The app in web mode; resolves once it printed its URL. */
+async function launchApp(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   const child: ChildProcess = spawn(process.execPath, ["scripts/launch.mjs", "--web"], {
     cwd: REPO,
     env,
@@ -66,18 +40,66 @@ export async function startWebApp(options: { env?: Record<string, string> } = {}
       reject(new Error(`web mode exited (${code}) before printing a URL:\n${stderr}`)),
     );
   });
-  return {
-    url,
+  return { child, url };
+}
+
+async function stopApp(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill(signal);
+  await exited;
+}
+
+/** `env`: extra environment for the app (e.g. SVC_FILE_OPENER); `settings`: over the defaults. */
+export async function startWebApp(
+  options: { env?: Record<string, string>; settings?: Record<string, unknown> } = {},
+): Promise<WebApp> {
+  const scratch = await tempDir("svc-desktop-ui-");
+  const service = await startService(join(scratch, "service"));
+  const appData = join(scratch, "app");
+  const downloadsDir = join(scratch, "downloads");
+  await mkdir(appData, { recursive: true });
+  await writeFile(
+    join(appData, "settings.json"),
+    JSON.stringify({
+      service: service.url,
+      downloadsDir,
+      concurrency: 1,
+      credentialStore: "file",
+      folderBrowserRoot: REPO,
+      ...options.settings,
+    }),
+  );
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SVC_NO_OPEN: "1",
+    SVC_DESKTOP_DATA_DIR: appData,
+    SVC_CONFIG_DIR: join(scratch, "config"),
+    ...options.env,
+  };
+  for (const name of [
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "SVC_API_KEY",
+    "SVC_ALIAS_API_KEY",
+    "SVC_API_URL",
+  ])
+    delete env[name];
+  let app = await launchApp(env);
+  const webApp: WebApp = {
+    url: app.url,
     service,
     downloadsDir,
+    restartApp: async () => {
+      await stopApp(app.child, "SIGKILL");
+      app = await launchApp(env);
+      webApp.url = app.url;
+    },
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = once(child, "exit");
-        child.kill("SIGTERM");
-        await exited;
-      }
+      await stopApp(app.child, "SIGTERM");
       await service.stop();
       await rm(scratch, { recursive: true, force: true });
     },
   };
+  return webApp;
 }

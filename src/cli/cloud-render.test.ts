@@ -1,26 +1,26 @@
 // `svc cloud render` rules that hold before anything is uploaded: the dry run (no service, no
 // credential), flag bounds, conflicting inputs and local checks. A listening socket counts
 // requests, to show that refused commands never reach the network.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, runInProcess, tempDir, tinyComposition, writeProject } from "./cloud-test-support";
+import {
+  runCli,
+  runInProcess,
+  startRequestCounter,
+  tempDir,
+  tinyComposition,
+  writeProject,
+} from "./cloud-test-support";
 
-let listener: Server;
-let requests = 0;
+let counter: Awaited<ReturnType<typeof startRequestCounter>>;
 let listenerUrl: string;
 let home: string;
 let project: string;
 
 beforeAll(async () => {
-  listener = createServer((_req, res) => {
-    requests++;
-    res.writeHead(500).end();
-  });
-  await new Promise<void>((r) => listener.listen(0, "127.0.0.1", r));
-  listenerUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+  counter = await startRequestCounter();
+  listenerUrl = counter.url;
   home = await tempDir();
   project = await writeProject(join(home, "project"), {
     "index.html": tinyComposition("rules", {
@@ -36,7 +36,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await new Promise((r) => listener.close(r));
+  await counter.close();
 });
 
 /** Runs svc (in-process) with a credential and SVC_API_URL pointing at the request counter. */
@@ -53,7 +53,7 @@ async function svc(args: string[], env: Record<string, string> = {}) {
 
 describe("svc cloud render --dry-run", () => {
   it("prints the archive report as JSON, field for field, with no service and no credential", async () => {
-    const before = requests;
+    const before = counter.requests();
     const result = await runCli(["cloud", "render", project, "--dry-run", "--json"], {
       cwd: home,
       // Nothing configured at all: default URL, empty config dir.
@@ -82,7 +82,7 @@ describe("svc cloud render --dry-run", () => {
       ],
     });
     expect(report.archive.size_bytes).toBeGreaterThan(100);
-    expect(requests).toBe(before);
+    expect(counter.requests()).toBe(before);
     await expect(readdir(join(home, "empty-config"))).rejects.toThrow();
   });
 
@@ -160,12 +160,12 @@ describe("svc cloud render flag rules (refused before any upload)", () => {
   ];
   for (const [name, flags, message] of refusals) {
     it(`refuses ${name} with exit 2 before uploading`, async () => {
-      const before = requests;
+      const before = counter.requests();
       const result = await svc(["cloud", "render", project, ...flags]);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(message);
       expect(result.stderr).not.toMatch(/\n\s+at /);
-      expect(requests).toBe(before);
+      expect(counter.requests()).toBe(before);
     });
   }
 
@@ -195,7 +195,7 @@ describe("svc cloud render flag rules (refused before any upload)", () => {
   });
 
   it("fails fast on variables that break the schema with --strict-variables, before any upload", async () => {
-    const before = requests;
+    const before = counter.requests();
     const result = await svc([
       "cloud",
       "render",
@@ -209,11 +209,11 @@ describe("svc cloud render flag rules (refused before any upload)", () => {
       "title: is 20 characters long, longer than maxLength 10 (out-of-range)",
     );
     expect(result.stderr).toContain("colour: is not declared by the composition (undeclared)");
-    expect(requests).toBe(before);
+    expect(counter.requests()).toBe(before);
   });
 
   it("refuses a value that breaks its range before any upload, even without --strict-variables", async () => {
-    const before = requests;
+    const before = counter.requests();
     const result = await svc([
       "cloud",
       "render",
@@ -224,7 +224,7 @@ describe("svc cloud render flag rules (refused before any upload)", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("longer than maxLength 10 (out-of-range)");
     expect(result.stderr).toContain("hint: Fix the project or the --variables values");
-    expect(requests).toBe(before);
+    expect(counter.requests()).toBe(before);
   });
 
   it("only warns about undeclared variables without --strict-variables", async () => {

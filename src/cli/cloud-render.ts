@@ -3,10 +3,11 @@
 // builds and inspects the zip (no credential, no service). Thin: parse flags, call
 // core/pipeline, print.
 import { Option, type Command } from "commander";
-import { formatBytes, type ArchiveReport } from "../shared/archive-report";
+import { formatBytes } from "../shared/archive-report";
+import { printArchiveReport } from "./archive-report";
 import { runRender, type RenderRunState } from "../core/pipeline";
 import { dryRunProject, prepareProject } from "../core/publish";
-import { newIdempotencyKey } from "../core/render-job";
+import { newIdempotencyKey, type ProjectSource, type RenderSettings } from "../core/render-job";
 import { checkCloudFlags, projectSourceFromFlags } from "./cloud-flags";
 import {
   ASPECT_RATIOS,
@@ -21,9 +22,11 @@ import { reportError, UsageError } from "./errors";
 import {
   addOutputOptionFlags,
   addWaitFlags,
+  parseStrictInteger,
   readVariablesOption,
   withInterruptHint,
 } from "./options";
+import { runCloudBatch } from "./cloud-batch";
 import type { CliIo } from "./io";
 
 interface CloudRenderFlags {
@@ -47,18 +50,9 @@ interface CloudRenderFlags {
   maxWait: number;
   idempotencyKey?: string;
   json?: boolean;
-}
-
-export function printArchiveReport(io: CliIo, report: ArchiveReport): void {
-  const lines = [
-    `Project ${report.project}`,
-    `  ${report.file_count} files, ${formatBytes(report.size_bytes)} zipped (limit ${formatBytes(report.upload_limit_bytes)})${report.exceeds_upload_limit ? " — OVER THE UPLOAD LIMIT" : ""}`,
-    "  Largest files:",
-    ...report.largest_files.map(
-      (file) => `  ${formatBytes(file.size_bytes).padStart(10)}  ${file.path}`,
-    ),
-  ];
-  io.stdout.write(`${lines.join("\n")}\n`);
+  batch?: string;
+  outputPattern?: string;
+  concurrency?: number;
 }
 
 /** The hint after Ctrl+C: what was left running and how to pick it up. */
@@ -101,27 +95,34 @@ export function registerCloudRenderCommand(cloud: Command, io: CliIo): void {
     .option("--callback-id <id>", "tracking id echoed in the webhook")
     .option("--idempotency-key <key>", "makes retries safe (A-Z a-z 0-9 _ : . -, 1-255 chars)")
     .option("--json", "print the result as JSON on stdout")
+    .option(
+      "--batch <file>",
+      "render one video per row of a CSV or JSON table whose columns are variable ids (one upload)",
+    )
+    .option(
+      "--output-pattern <pattern>",
+      "with --batch: file name of each row's video, e.g. {title}-{row} (default: first text column, then {row})",
+    )
+    .option(
+      "--concurrency <n>",
+      "with --batch: rows rendered at once (1-16, default 2)",
+      parseStrictInteger("--concurrency", 1, 16),
+    )
     .action(async (dir: string | undefined, flags: CloudRenderFlags) => {
+      if (flags.batch !== undefined) return renderBatch(io, dir, { ...flags, batch: flags.batch });
       const json = Boolean(flags.json);
       const interrupt = interruptSignal();
       const progress = createCloudProgress({ quiet: json, stream: io.stderr });
       let state: RenderRunState | undefined;
       try {
-        const variables = readVariablesOption(flags);
-        const project = projectSourceFromFlags({ dir, assetId: flags.assetId, url: flags.url });
-        const settings = {
-          fps: flags.fps,
-          quality: flags.quality,
-          format: flags.format,
-          resolution: flags.resolution,
-          aspectRatio: flags.aspectRatio,
-          composition: flags.composition,
-          variables,
-          strictVariables: flags.strictVariables,
-          callbackUrl: flags.callbackUrl,
-          callbackId: flags.callbackId,
-        };
-        checkCloudFlags(settings, flags.idempotencyKey);
+        const { project, settings } = projectAndSettings(dir, flags);
+        for (const [given, flag] of [
+          [flags.outputPattern, "--output-pattern"],
+          [flags.concurrency, "--concurrency"],
+        ] as const) {
+          if (given !== undefined)
+            throw new UsageError(`${flag} only applies with --batch.`, "Example: --batch rows.csv");
+        }
         if (flags.dryRun) {
           if (project.type !== "dir") {
             throw new UsageError(
@@ -210,4 +211,46 @@ export function registerCloudRenderCommand(cloud: Command, io: CliIo): void {
         interrupt.dispose();
       }
     });
+}
+
+/** `--batch`: the same flags, one render per row of the table (src/cli/cloud-batch.ts). */
+async function renderBatch(
+  io: CliIo,
+  dir: string | undefined,
+  flags: CloudRenderFlags & { batch: string },
+): Promise<void> {
+  let project: ProjectSource;
+  let settings: RenderSettings;
+  try {
+    ({ project, settings } = projectAndSettings(dir, flags));
+  } catch (error) {
+    reportError(error, Boolean(flags.json), io);
+    return;
+  }
+  await runCloudBatch(io, project, settings, {
+    ...flags,
+    concurrency: flags.concurrency ?? 2,
+  });
+}
+
+/** The project and render settings the flags ask for, checked (refusals name the flag). */
+function projectAndSettings(
+  dir: string | undefined,
+  flags: CloudRenderFlags,
+): { project: ProjectSource; settings: RenderSettings } {
+  const project = projectSourceFromFlags({ dir, assetId: flags.assetId, url: flags.url });
+  const settings = {
+    fps: flags.fps,
+    quality: flags.quality,
+    format: flags.format,
+    resolution: flags.resolution,
+    aspectRatio: flags.aspectRatio,
+    composition: flags.composition,
+    variables: readVariablesOption(flags),
+    strictVariables: flags.strictVariables,
+    callbackUrl: flags.callbackUrl,
+    callbackId: flags.callbackId,
+  };
+  checkCloudFlags(settings, flags.idempotencyKey);
+  return { project, settings };
 }

@@ -101,6 +101,28 @@ export async function writeProject(
   return root;
 }
 
+/**
+ * A socket that answers every request with 500 and counts them: a command pointed at it that was
+ * refused before any upload leaves the count where it was.
+ */
+export async function startRequestCounter(): Promise<{
+  url: string;
+  requests(): number;
+  close(): Promise<void>;
+}> {
+  let requests = 0;
+  const server = createServer((_req, res) => {
+    requests++;
+    res.writeHead(500).end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: () => requests,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
 /** What the service holds, read from its database. */
 export function serviceCounts(dataDir: string): {
   assets: number;

@@ -6,7 +6,7 @@ import { formatBytes } from "../shared/archive-report";
 import { dryRunProject, publishProject } from "../core/publish";
 import { newIdempotencyKey } from "../core/render-job";
 import { checkIdempotencyKeyFlag } from "./cloud-flags";
-import { printArchiveReport } from "./cloud-render";
+import { printArchiveReport } from "./archive-report";
 import { createCloudProgress } from "./cloud-progress";
 import { CLI_KEY_PREFIX, interruptSignal, withCloudContext } from "./cloud-context";
 import { reportParseErrorsAsJson } from "./cloud";

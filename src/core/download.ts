@@ -2,10 +2,12 @@
 // and are renamed into place only when complete, so an interrupted or failed download never
 // leaves a partial file under the final name. A dropped connection resumes with a Range request;
 // an expired signed URL (403) is replaced by a fresh one from the render record; the byte count
-// must match Content-Length, or the download fails as truncated.
+// must match Content-Length, or the download fails as truncated. A temp file left by a process
+// that was killed mid-download (no chance to clean up) is removed when that target is downloaded
+// again, so a resumed job leaves nothing half-written behind.
 import { randomBytes } from "node:crypto";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { HTTPError, RequestError } from "got";
 import type { RenderRecord } from "../shared/api";
@@ -51,6 +53,7 @@ export async function downloadRender(
   }
   const target = resolve(output);
   await mkdir(dirname(target), { recursive: true });
+  await removeStaleParts(target);
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString("hex")}.part`);
   let url = record.video_url;
   let total: number | undefined;
@@ -182,4 +185,17 @@ function fetchInto(
     request.once("end", () => settle());
     request.once("error", (error) => settle(error));
   });
+}
+
+/** Temp files of an earlier download of `target` whose process died before it could clean up. */
+async function removeStaleParts(target: string): Promise<void> {
+  const prefix = `.${basename(target)}.`;
+  const names = await readdir(dirname(target)).catch(() => []);
+  await Promise.all(
+    names
+      .filter(
+        (name) => name.startsWith(prefix) && /^[0-9a-f]{8}\.part$/.test(name.slice(prefix.length)),
+      )
+      .map((name) => rm(join(dirname(target), name), { force: true })),
+  );
 }

@@ -4,8 +4,9 @@
 // Node: Electron (electron.ts) and web mode (web.ts) only add a transport and a host.
 import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
-import type { DesktopSettings, ProjectScanView } from "../shared/ipc";
+import { basename, join } from "node:path";
+import { checkBatch, describeBlockedRows } from "../shared/batch";
+import type { DesktopSettings, MediaSource, ProjectScanView } from "../shared/ipc";
 import { LOCAL_SERVICE_PORT } from "../shared/limits";
 import { parseVariablesSchema, resolveVariables, validateVariables } from "../shared/variables";
 import { loadClientConfig } from "../core/config";
@@ -13,6 +14,9 @@ import { scanProject } from "../core/project-scan";
 import { dryRunProject } from "../core/publish";
 import { createSystemFileHost, type FileHost } from "./file-host";
 import { authHandlers } from "./auth-handlers";
+import { listExamples } from "./examples";
+import { appError } from "./ipc-errors";
+import { MediaServer } from "./media-server";
 import { listFolders } from "./folder-browser";
 import type { DesktopHost } from "./host";
 import { IpcEventHub, IpcRouter, type IpcHandlers } from "./ipc-router";
@@ -43,6 +47,8 @@ export interface DesktopAppOptions {
   settingsDefaults?: Partial<DesktopSettings>;
   /** Job status polling interval (default 2 s). */
   pollIntervalMs?: number;
+  /** The bundled example projects (default: <appRoot>/examples). */
+  examplesDir?: string;
 }
 
 export interface DesktopApp {
@@ -97,8 +103,10 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     },
   });
   const preview = new PreviewServers();
+  const media = new MediaServer();
 
   jobs.onUpdate((job) => events.emit("job", job));
+  jobs.onBatchUpdate((batch) => events.emit("batch", batch));
   supervisor.onState((state) => {
     if (connection.mode === "local") events.emit("service", state);
   });
@@ -113,6 +121,31 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
   const scan = async (dir: string, composition: string | undefined): Promise<ProjectScanView> => {
     const result = await scanProject(dir, composition ? { composition } : {});
     return { ...result, compositions: await htmlFiles(result.root) };
+  };
+
+  /** A finished render's video from the service: a fresh signed URL, with its thumbnail. */
+  const fromService = async (renderId: string): Promise<MediaSource> => {
+    const record = await (await connection.client()).getRender(renderId);
+    if (record.status !== "completed" || !record.video_url)
+      throw appError(
+        "render_not_completed",
+        `Render ${renderId} is ${record.status}; there is no video to play.`,
+      );
+    return { url: record.video_url, poster: record.thumbnail_url ?? undefined, source: "service" };
+  };
+  /** A downloaded video from the media server, with the render's thumbnail when it can be had. */
+  const fromFile = async (jobId: string): Promise<MediaSource | undefined> => {
+    const file = await jobs.outputFile(jobId).catch(() => undefined);
+    if (!file) return undefined;
+    const renderId = jobs.get(jobId).renderId;
+    const poster = renderId
+      ? await connection
+          .client()
+          .then((client) => client.getRender(renderId))
+          .then((record) => record.thumbnail_url ?? undefined)
+          .catch(() => undefined)
+      : undefined;
+    return { url: await media.urlFor(file), poster, source: "file" };
   };
 
   const auth = authHandlers({
@@ -157,6 +190,64 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
         outputDir: input.outputDir,
       });
     },
+    "batches.submit": async (input) => {
+      const project = await scan(input.dir, input.composition);
+      // The renderer checked the rows; check again, since it is not trusted.
+      const check = checkBatch(
+        project.variables,
+        { columns: input.columns, rows: input.rows },
+        {
+          strict: input.settings.strictVariables ?? false,
+          pattern: input.outputPattern,
+          format: input.settings.format,
+          project: basename(project.root),
+        },
+      );
+      if (check.blocked) {
+        throw appError(
+          "batch_invalid",
+          [...check.problems, ...describeBlockedRows(check)].join(" "),
+          "Fix or drop the rows marked in the table, then render again.",
+        );
+      }
+      return jobs.submitBatch({
+        dir: project.root,
+        composition: project.composition,
+        settings: input.settings,
+        rows: check.rows.map((row) => ({
+          row: row.row,
+          values: row.values,
+          fileName: row.fileName,
+        })),
+        outputPattern: input.outputPattern,
+        title: basename(project.root),
+      });
+    },
+    "batches.list": async () => jobs.listBatches(),
+    "batches.retryFailed": ({ batchId }) => jobs.retryFailedRows(batchId),
+    "batches.cancel": ({ batchId }) => jobs.cancelBatch(batchId),
+    "batches.remove": async ({ batchId }) => {
+      await jobs.removeBatch(batchId);
+      return { batchId };
+    },
+    "batches.openFolder": async ({ batchId }) => ({
+      shown: await host.revealFile(await jobs.batchFolder(batchId)),
+    }),
+    "media.url": async (input) => {
+      if ("jobId" in input) {
+        const job = jobs.get(input.jobId);
+        const local = await fromFile(job.id);
+        if (local) return local;
+        if (!job.renderId || job.status !== "completed")
+          throw appError("job_not_completed", "This job has no finished video yet.");
+        return fromService(job.renderId);
+      }
+      const downloaded = jobs
+        .list()
+        .find((job) => job.renderId === input.renderId && job.status === "completed");
+      return (downloaded && (await fromFile(downloaded.id))) ?? fromService(input.renderId);
+    },
+    "app.examples": () => listExamples(options.examplesDir ?? join(options.appRoot, "examples")),
     "jobs.cancel": ({ jobId }) => jobs.cancel(jobId),
     "jobs.retry": ({ jobId }) => jobs.retry(jobId),
     "jobs.list": async () => jobs.list(),
@@ -221,6 +312,7 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     close: async () => {
       await jobs.close();
       await preview.close();
+      await media.close();
       await supervisor.stop();
     },
   };

@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { DesktopSettings, JobView } from "../shared/ipc";
+import type { BatchView, DesktopSettings, JobView, MediaSource } from "../shared/ipc";
 import { ApiClient } from "../core/api-client";
 import { runRender } from "../core/pipeline";
 import { startDesktopApp, type DesktopApp } from "./desktop-app";
@@ -15,6 +15,7 @@ import {
   REPO,
   TINY_RENDER,
   startService,
+  statusWithHost,
   tempDir,
   tinyComposition,
   waitFor,
@@ -225,4 +226,98 @@ it("renders an uploaded project again with new variables: it starts at queued an
   expect(stages).not.toContain("upload");
   const record = await client.getRender(againDone.renderId!);
   expect(record.status).toBe("completed");
+});
+
+it("renders a batch against one upload: rows checked again here, files named by the pattern, played from the media server", async () => {
+  const project = await writeProject(join(base, "batch-project"), {
+    "index.html": tinyComposition("batch"),
+  });
+  const { app } = await openApp("batch", { concurrency: 2 });
+  const notifications: string[] = [];
+  app.events.subscribe((message) => {
+    if (message.event === "notification") notifications.push(message.payload.title);
+  });
+  const submit = (rows: Array<{ row: number; cells: Record<string, unknown> }>) =>
+    app.router.invoke("batches.submit", {
+      dir: project,
+      settings: { ...TINY_RENDER, strictVariables: true },
+      columns: ["title"],
+      rows,
+      outputPattern: "{title}-{row}",
+    });
+  // The renderer is not trusted: a row the grid would have marked is refused here too.
+  const refused = await submit([
+    { row: 1, cells: { title: "Ada" } },
+    { row: 2, cells: { title: "a title far too long for it" } },
+  ]);
+  expect(refused).toMatchObject({ ok: false, error: { code: "batch_invalid" } });
+  expect(!refused.ok && refused.error.message).toContain("row 2: title: is 27 characters long");
+
+  const submitted = await submit([
+    { row: 1, cells: { title: "Ada" } },
+    { row: 3, cells: { title: "Alan" } },
+  ]);
+  if (!submitted.ok) throw new Error(submitted.error.message);
+  const batch = submitted.data as BatchView;
+  expect(batch).toMatchObject({ rowCount: 2, upload: { stage: "waiting" } });
+  const rows = await waitFor("both rows to finish", () => {
+    const jobs = app.jobs.list().filter((job) => job.batch?.batchId === batch.id);
+    return jobs.length === 2 && jobs.every((job) => job.status === "completed") ? jobs : undefined;
+  });
+  expect(rows.map((job) => job.outputPath).sort()).toEqual([
+    join(batch.outputDir, "Ada-1.mp4"),
+    join(batch.outputDir, "Alan-3.mp4"),
+  ]);
+  expect(new Set(rows.map((job) => job.assetId)).size).toBe(1);
+  expect(app.jobs.listBatches()[0]).toMatchObject({ upload: { stage: "done" } });
+  await waitFor("the batch's one notification", () =>
+    notifications.includes("Batch finished") ? true : undefined,
+  );
+  expect(notifications).toEqual(["Batch finished"]);
+
+  // Inline playback: an unguessable URL on the media server, with Range requests for seeking.
+  const played = await app.router.invoke("media.url", { jobId: rows[0]!.id });
+  if (!played.ok) throw new Error(played.error.message);
+  const media = played.data as MediaSource;
+  expect(media).toMatchObject({ source: "file", poster: expect.stringMatching(/^http/) });
+  const part = await fetch(media.url, { headers: { range: "bytes=0-99" } });
+  expect(part.status).toBe(206);
+  expect((await part.arrayBuffer()).byteLength).toBe(100);
+  const guessed = media.url.replace(/\/media\/[\w-]+\//, "/media/guessed/");
+  expect((await fetch(guessed)).status).toBe(404);
+  expect(await statusWithHost(media.url, "evil.example:80")).toBe(403);
+  // By render id (History), a video this app downloaded still plays from the file; once the file
+  // is gone, from a fresh signed URL of the service.
+  const byRender = await app.router.invoke("media.url", { renderId: rows[1]!.renderId! });
+  expect(byRender).toMatchObject({ ok: true, data: { source: "file" } });
+  await rm(rows[1]!.outputPath!);
+  const signed = await app.router.invoke("media.url", { renderId: rows[1]!.renderId! });
+  expect(signed).toMatchObject({ ok: true, data: { source: "service" } });
+  if (signed.ok) expect((await fetch((signed.data as MediaSource).url)).status).toBe(200);
+});
+
+it("cancels a batch's remaining rows and retries them: they wait again, with nothing rendered twice", async () => {
+  const project = await writeProject(join(base, "cancel-batch-project"), {
+    "index.html": tinyComposition("cancel"),
+  });
+  // Concurrency 1 and the app not started: every row is still waiting when it is cancelled.
+  const { app } = await openApp("cancel-batch", { concurrency: 1 });
+  await app.jobs.close();
+  const batch = await app.jobs.submitBatch({
+    dir: project,
+    composition: "index.html",
+    settings: TINY_RENDER,
+    rows: [1, 2, 3].map((row) => ({ row, values: { title: `T${row}` }, fileName: `T${row}.mp4` })),
+    outputPattern: "{title}",
+    title: "cancel-batch-project",
+  });
+  await app.jobs.cancelBatch(batch.id);
+  const rows = () => app.jobs.list().filter((job) => job.batch?.batchId === batch.id);
+  expect(rows().map((job) => job.status)).toEqual(["cancelled", "cancelled", "cancelled"]);
+  await app.jobs.retryFailedRows(batch.id);
+  expect(rows().map((job) => job.status)).toEqual(["waiting", "waiting", "waiting"]);
+  expect(rows().every((job) => job.renderId === undefined)).toBe(true);
+  await app.jobs.removeBatch(batch.id);
+  expect(rows()).toEqual([]);
+  expect(app.jobs.listBatches()).toEqual([]);
 });

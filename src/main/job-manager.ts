@@ -6,18 +6,31 @@
 // (poll, then download); one without starts its upload again under the same key. A step that
 // fails because the service went away (network error, 5xx — e.g. the embedded service
 // restarting) waits for the service and is tried again.
+// A batch ("Render many…") is one upload and one job per row: the first row that runs uploads the
+// project under the batch's own key (the others wait for it), then every row renders that asset
+// under its own key, so neither a retry nor a restart uploads twice or renders a row twice. Rows
+// keep the queue's concurrency; the batch is told once, when its last row ends.
 import { randomUUID } from "node:crypto";
-import { realpath } from "node:fs/promises";
-import { basename, resolve, sep } from "node:path";
+import { mkdir, realpath, stat } from "node:fs/promises";
+import { basename, join, resolve, sep } from "node:path";
 import type { RenderRecord } from "../shared/api";
-import type { IpcError, JobNotification, JobRenderSettings, JobView } from "../shared/ipc";
+import type {
+  BatchView,
+  IpcError,
+  JobNotification,
+  JobRenderSettings,
+  JobView,
+} from "../shared/ipc";
+import type { VariableValues } from "../shared/variables";
 import { fromRenderOptions } from "../shared/render-options";
 import { isTransient, type ApiClient } from "../core/api-client";
 import { backoffDelay, sleep } from "../core/backoff";
+import { interruptedError } from "../core/errors";
+import { publishProject } from "../core/publish";
 import { newIdempotencyKey } from "../core/render-job";
 import { appError, toIpcError } from "./ipc-errors";
 import { runJobSteps } from "./job-steps";
-import { JobStore, viewOf, type JobRecord } from "./job-store";
+import { batchViewOf, JobStore, viewOf, type BatchRecord, type JobRecord } from "./job-store";
 
 export interface JobServiceAccess {
   client(signal?: AbortSignal): Promise<ApiClient>;
@@ -53,6 +66,19 @@ export interface SubmitAssetJobInput {
   outputDir?: string | undefined;
 }
 
+/** Many renders of one project (checked by the caller against the composition's schema). */
+export interface SubmitBatchInput {
+  /** The project folder (its root, as scanned). */
+  dir: string;
+  composition: string;
+  /** Shared by every row; each row's variables replace `variables`. */
+  settings: JobRenderSettings;
+  rows: Array<{ row: number; values: VariableValues; fileName: string }>;
+  outputPattern: string;
+  /** The batch's name (the project folder's). */
+  title: string;
+}
+
 /** The app's own idempotency keys, told apart from the CLI's in the service's records. */
 function desktopIdempotencyKey(): string {
   return newIdempotencyKey("svc-desktop");
@@ -65,6 +91,9 @@ export class JobManager {
   >();
   private closing = false;
   private started = false;
+  /** Stops batch uploads when the app quits (a row's own cancel does not stop its batch's). */
+  private readonly lifetime = new AbortController();
+  private readonly uploads = new Map<string, Promise<string>>();
 
   private constructor(
     private readonly options: JobManagerOptions,
@@ -86,6 +115,106 @@ export class JobManager {
 
   onUpdate(listener: (job: JobView) => void): () => void {
     return this.store.onUpdate(listener);
+  }
+
+  onBatchUpdate(listener: (batch: BatchView) => void): () => void {
+    return this.store.onBatchUpdate(listener);
+  }
+
+  listBatches(): BatchView[] {
+    return this.store.allBatches().map(batchViewOf);
+  }
+
+  /** Queues a batch: its own folder under the downloads folder, then one job per row. */
+  async submitBatch(input: SubmitBatchInput): Promise<BatchView> {
+    const id = `batch_${randomUUID()}`;
+    const outputDir = await this.newBatchFolder(input.title);
+    const { variables: _shared, ...settings } = input.settings;
+    const batch: BatchRecord = {
+      id,
+      revision: 0,
+      title: input.title,
+      createdAt: this.now(),
+      dir: input.dir,
+      composition: input.composition,
+      outputDir,
+      outputPattern: input.outputPattern,
+      settings,
+      rowCount: input.rows.length,
+      upload: { stage: "waiting", progress: 0, error: undefined },
+      assetId: undefined,
+      uploadKey: desktopIdempotencyKey(),
+    };
+    const rows = input.rows.map((row): JobRecord => {
+      const title = row.fileName.replace(/\.[^.]+$/, "");
+      return {
+        ...this.newJob(
+          { type: "batch", batchId: id, composition: input.composition },
+          { ...settings, variables: row.values, title },
+          outputDir,
+        ),
+        title,
+        batch: { batchId: id, row: row.row, fileName: row.fileName },
+      };
+    });
+    await this.store.addBatch(batch, rows);
+    this.pump();
+    return batchViewOf(batch);
+  }
+
+  /** Runs the batch's failed and cancelled rows again (a row that rendered is not rendered again). */
+  async retryFailedRows(batchId: string): Promise<BatchView> {
+    const batch = this.store.requireBatch(batchId);
+    if (batch.upload.stage === "failed")
+      await this.store.changeBatch(batch, {
+        upload: { stage: "waiting", progress: 0, error: undefined },
+      });
+    for (const job of this.store.rowsOf(batchId)) {
+      if (job.status === "failed" || job.status === "cancelled") await this.retry(job.id);
+    }
+    return batchViewOf(batch);
+  }
+
+  /** Cancels the rows that have not finished; videos already saved stay. */
+  async cancelBatch(batchId: string): Promise<BatchView> {
+    const batch = this.store.requireBatch(batchId);
+    const rows = this.store.rowsOf(batchId);
+    // Waiting rows first, so none starts in the slot a cancelled running row frees.
+    for (const job of rows)
+      if (job.status === "waiting" && !this.running.has(job.id)) await this.cancel(job.id);
+    await Promise.all(
+      rows.filter((job) => this.running.has(job.id)).map((job) => this.cancel(job.id)),
+    );
+    return batchViewOf(batch);
+  }
+
+  /** Takes a batch and its rows off the list (running rows are stopped); files stay. */
+  async removeBatch(batchId: string): Promise<void> {
+    const batch = this.store.requireBatch(batchId);
+    const rows = this.store.rowsOf(batchId);
+    for (const job of rows) if (job.status === "waiting") job.status = "cancelled";
+    await Promise.all(
+      rows
+        .map((job) => this.running.get(job.id))
+        .map((run) => {
+          run?.controller.abort();
+          return run?.done;
+        }),
+    );
+    await this.store.deleteBatch(batch);
+  }
+
+  /** The batch's folder, for "Open folder" (it must still exist). */
+  async batchFolder(batchId: string): Promise<string> {
+    const batch = this.store.requireBatch(batchId);
+    const info = await stat(batch.outputDir).catch(() => undefined);
+    if (!info?.isDirectory())
+      throw appError(
+        "file_missing",
+        `The batch's folder ${batch.outputDir} no longer exists.`,
+        "Retry the batch's rows to download their videos again.",
+      );
+    return batch.outputDir;
   }
 
   list(): JobView[] {
@@ -179,7 +308,28 @@ export class JobManager {
       outputDir: resolve(outputDir ?? this.options.downloadsDir()),
       idempotencyKey: desktopIdempotencyKey(),
       renderFailed: false,
+      batch: undefined,
     };
+  }
+
+  /** `<downloads>/<project> <date> <time>` (a number added if that exists), created now. */
+  private async newBatchFolder(title: string): Promise<string> {
+    const parent = resolve(this.options.downloadsDir());
+    await mkdir(parent, { recursive: true });
+    const date = new Date(this.now());
+    const pad = (n: number) => String(n).padStart(2, "0");
+    const stamp = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}.${pad(date.getMinutes())}.${pad(date.getSeconds())}`;
+    // eslint-disable-next-line no-control-regex -- control characters are what it removes
+    const name = `${title.replace(/[/\\:*?"<>|\u0000-\u001f]+/g, "-").replace(/^\.+/, "") || "batch"} ${stamp}`;
+    for (let attempt = 1; ; attempt++) {
+      const folder = join(parent, attempt === 1 ? name : `${name} (${attempt})`);
+      try {
+        await mkdir(folder);
+        return folder;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 50) throw error;
+      }
+    }
   }
 
   /** Downloads a render from the service's history as a job of its own (fresh signed URL). */
@@ -282,6 +432,7 @@ export class JobManager {
   /** Stops running jobs without giving up on them: they resume on the next start. */
   async close(): Promise<void> {
     this.closing = true;
+    this.lifetime.abort();
     const runs = [...this.running.values()];
     for (const run of runs) run.controller.abort();
     await Promise.all(runs.map((run) => run.done));
@@ -325,6 +476,7 @@ export class JobManager {
           now: this.now,
           pollIntervalMs: this.options.pollIntervalMs ?? 2_000,
           tempDir: this.options.tempDir,
+          batchAsset: (row, rowSignal) => this.batchAsset(row, rowSignal),
         });
         await this.store.change(job, {
           status: "completed",
@@ -333,12 +485,14 @@ export class JobManager {
           error: undefined,
           finishedAt: this.now(),
         });
-        this.options.notify?.({
-          jobId: job.id,
-          title: "Render finished",
-          body: `${job.title} was saved to ${job.outputPath}.`,
-          outcome: "completed",
-        });
+        if (job.batch) this.rowEnded(job.batch.batchId, job.id);
+        else
+          this.options.notify?.({
+            jobId: job.id,
+            title: "Render finished",
+            body: `${job.title} was saved to ${job.outputPath}.`,
+            outcome: "completed",
+          });
         return;
       } catch (error) {
         if (!signal.aborted && isTransient(error) && attempt < attempts) {
@@ -376,11 +530,97 @@ export class JobManager {
       etaSeconds: undefined,
       finishedAt: this.now(),
     });
+    if (job.batch) this.rowEnded(job.batch.batchId, job.id);
+    else
+      this.options.notify?.({
+        jobId: job.id,
+        title: "Render failed",
+        body: `${job.title}: ${error.message}`,
+        outcome: "failed",
+      });
+  }
+
+  /** One notification per batch, when its last row has ended. */
+  private rowEnded(batchId: string, jobId: string): void {
+    const rows = this.store.rowsOf(batchId);
+    if (rows.some((row) => row.status === "waiting" || row.status === "running")) return;
+    const batch = this.store.requireBatch(batchId);
+    const done = rows.filter((row) => row.status === "completed").length;
+    const failed = rows.filter((row) => row.status === "failed").map((row) => row.batch!.row);
     this.options.notify?.({
-      jobId: job.id,
-      title: "Render failed",
-      body: `${job.title}: ${error.message}`,
-      outcome: "failed",
+      jobId,
+      title: failed.length === 0 ? "Batch finished" : "Batch finished with failures",
+      body:
+        `${batch.title}: ${done} of ${rows.length} videos saved to ${batch.outputDir}` +
+        (failed.length > 0 ? `; failed: row ${failed.join(", row ")}.` : "."),
+      outcome: failed.length === 0 ? "completed" : "failed",
     });
+  }
+
+  /** The asset of a row's batch: uploaded once, by whichever row needs it first. */
+  private async batchAsset(job: JobRecord, signal: AbortSignal): Promise<string> {
+    if (job.source.type !== "batch") throw appError("internal_error", "Not a batch row.");
+    const batchId = job.source.batchId;
+    const batch = this.store.requireBatch(batchId);
+    if (batch.assetId) return batch.assetId;
+    let upload = this.uploads.get(batchId);
+    if (!upload) {
+      upload = this.uploadBatch(batch).finally(() => this.uploads.delete(batchId));
+      this.uploads.set(batchId, upload);
+    }
+    return new Promise<string>((resolveAsset, reject) => {
+      const onAbort = () => reject(interruptedError());
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      upload.then(resolveAsset, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  }
+
+  private async uploadBatch(batch: BatchRecord): Promise<string> {
+    const signal = this.lifetime.signal;
+    const setUpload = (upload: BatchRecord["upload"], progressOnly = false) =>
+      this.store.changeBatch(batch, { upload }, { progressOnly });
+    await setUpload({ stage: "zip", progress: 0, error: undefined });
+    try {
+      const client = await this.options.service.client(signal);
+      const published = await publishProject(
+        client,
+        {
+          dir: batch.dir,
+          composition: batch.composition,
+          aspectRatio: batch.settings.aspectRatio,
+          idempotencyKey: batch.uploadKey,
+          tempDir: this.options.tempDir,
+        },
+        {
+          signal,
+          onEvent: (event) => {
+            if (event.type === "stage" && event.stage === "upload")
+              void setUpload({ stage: "upload", progress: 0, error: undefined });
+            if (event.type === "upload-progress")
+              void setUpload(
+                {
+                  stage: "upload",
+                  progress: event.totalBytes ? event.bytes / event.totalBytes : 0,
+                  error: undefined,
+                },
+                true,
+              );
+          },
+        },
+      );
+      await this.store.changeBatch(batch, {
+        assetId: published.assetId,
+        upload: { stage: "done", progress: 1, error: undefined },
+      });
+      return published.assetId;
+    } catch (error) {
+      await setUpload(
+        signal.aborted
+          ? { stage: "waiting", progress: 0, error: undefined }
+          : { stage: "failed", progress: 0, error: toIpcError(error) },
+      );
+      throw error;
+    }
   }
 }

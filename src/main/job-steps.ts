@@ -1,8 +1,9 @@
 // One job's way through the client core, told as the queue's stages (SPEC.md section 7: zip,
 // upload, queued, rendering, download): a job without a render id runs the core pipeline up to
 // the submit; then every job, new or re-attached after a restart, shares the core's finish
-// (poll -> download). Core events become stage and progress changes of the job record.
-import { join } from "node:path";
+// (poll -> download). Core events become stage and progress changes of the job record. A row of
+// a batch first waits for the batch's one upload (`batchAsset`), then renders that asset.
+import { dirname, join, resolve } from "node:path";
 import type { RenderRecord } from "../shared/api";
 import type { JobStage } from "../shared/ipc";
 import { FILE_EXTENSIONS } from "../shared/render-options";
@@ -19,6 +20,8 @@ export interface JobStepOptions {
   now: () => number;
   pollIntervalMs: number;
   tempDir?: string | undefined;
+  /** The asset id of a batch row's batch, uploading the project first if it is not yet. */
+  batchAsset: (job: JobRecord, signal: AbortSignal) => Promise<string>;
 }
 
 /** Takes `job` from wherever it stands to a downloaded video, recording every step. */
@@ -28,13 +31,21 @@ export async function runJobSteps(job: JobRecord, options: JobStepOptions): Prom
   if (!job.renderId) {
     if (job.source.type === "render")
       throw appError("internal_error", "A download job lost its render id.");
+    if (job.source.type === "batch" && !job.assetId) {
+      await store.change(job, { stage: "upload", progress: 0, etaSeconds: undefined });
+      const assetId = await options.batchAsset(job, signal);
+      await store.change(job, { assetId, stage: "queued" });
+    }
     const result = await runRender(
       {
         client,
         project:
           job.source.type === "dir"
             ? { type: "dir", dir: job.source.dir }
-            : { type: "asset_id", assetId: job.source.assetId },
+            : {
+                type: "asset_id",
+                assetId: job.source.type === "asset" ? job.source.assetId : job.assetId!,
+              },
         composition: job.source.composition,
         ...job.settings,
         title: job.settings.title ?? job.title,
@@ -59,7 +70,10 @@ export async function runJobSteps(job: JobRecord, options: JobStepOptions): Prom
   const finished = await finishRender(client, job.renderId!, {
     pollIntervalMs: options.pollIntervalMs,
     signal,
-    outputPath: (record) => (job.outputPath ??= join(job.outputDir, outputFileName(job, record))),
+    outputPath: (record) =>
+      (job.outputPath ??= job.batch
+        ? batchRowPath(job.outputDir, job.batch.fileName)
+        : join(job.outputDir, outputFileName(job, record))),
     onEvent: (event) => onFinishEvent(store, job, event, eta, downloadOnly),
   });
   job.sizeBytes = finished.sizeBytes;
@@ -157,4 +171,17 @@ function outputFileName(job: JobRecord, record: RenderRecord): string {
     .replace(/^-+|-+$/g, "")
     .slice(0, 60);
   return `${slug ? `${slug}-` : ""}${record.render_id}.${FILE_EXTENSIONS[record.format]}`;
+}
+
+/** A batch row's file: its name must name a file right inside the batch's folder. */
+function batchRowPath(outputDir: string, fileName: string): string {
+  const folder = resolve(outputDir);
+  const path = resolve(folder, fileName);
+  if (dirname(path) !== folder || fileName.startsWith("."))
+    throw appError(
+      "path_outside_output",
+      `The file name "${fileName}" does not name a file in the batch's folder ${folder}.`,
+      "Render the batch again from the Project screen.",
+    );
+  return path;
 }

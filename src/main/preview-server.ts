@@ -13,11 +13,9 @@
 // origin and policy instead of inheriting the app window's CSP as a srcdoc frame would. That
 // document is always sandboxed (CSP `sandbox allow-scripts`: an opaque origin even if it is opened
 // outside the player's sandboxed iframe).
-import { createReadStream } from "node:fs";
 import { readFile, realpath, stat } from "node:fs/promises";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import { dirname, resolve, sep } from "node:path";
 import { contentTypeFor } from "../shared/content-types";
 import {
@@ -25,6 +23,7 @@ import {
   FRAME_QUERY,
   SERVED_FRAME_CONFIG_SCRIPT,
 } from "../shared/frame-document";
+import { refuseRequest, sendFile, startLoopbackServer } from "./file-response";
 import { frameScript } from "./frame-script";
 
 /** Path prefix of the library copies; the player's `library-base` is `<origin>/__svc/libs`. */
@@ -65,17 +64,6 @@ export async function resolveInside(root: string, urlPath: string): Promise<stri
   }
 }
 
-function parseRange(
-  header: string | undefined,
-  size: number,
-): { start: number; end: number } | undefined {
-  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
-  if (!match || (!match[1] && !match[2])) return undefined;
-  const start = match[1] ? Number(match[1]) : Math.max(0, size - Number(match[2]));
-  const end = match[1] && match[2] ? Math.min(Number(match[2]), size - 1) : size - 1;
-  return start <= end && start < size ? { start, end } : undefined;
-}
-
 /** The composition at `file` as a served frame document (see the top of this file). */
 async function serveFrame(file: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const html = buildFrameDocument(await readFile(file, "utf8"), {
@@ -95,17 +83,11 @@ async function serveFrame(file: string, req: IncomingMessage, res: ServerRespons
 
 async function serveFile(root: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   // Only this machine's own pages: a foreign Host means DNS rebinding by some web site.
-  const port = (req.socket.address() as AddressInfo).port;
-  if (![`127.0.0.1:${port}`, `localhost:${port}`].includes(req.headers.host ?? "")) {
-    res.writeHead(403).end();
-    return;
-  }
-  if (req.method !== "GET" && req.method !== "HEAD") {
-    res.writeHead(405).end();
-    return;
-  }
+  if (refuseRequest(req, res)) return;
   const corsOrigin = allowedOrigin(req.headers.origin);
-  const cors = corsOrigin ? { "access-control-allow-origin": corsOrigin, vary: "origin" } : {};
+  const cors: Record<string, string> = corsOrigin
+    ? { "access-control-allow-origin": corsOrigin, vary: "origin" }
+    : {};
   const requested = new URL(req.url ?? "/", "http://127.0.0.1");
   const { pathname } = requested;
   const libraryDir = gsapDistDir();
@@ -127,28 +109,7 @@ async function serveFile(root: string, req: IncomingMessage, res: ServerResponse
     await serveFrame(file, req, res);
     return;
   }
-  const range = parseRange(req.headers.range, info.size);
-  if (req.headers.range && !range) {
-    res.writeHead(416, { "content-range": `bytes */${info.size}` }).end();
-    return;
-  }
-  const { start, end } = range ?? { start: 0, end: info.size - 1 };
-  res.writeHead(range ? 206 : 200, {
-    "content-type": contentTypeFor(file),
-    "content-length": info.size === 0 ? 0 : end - start + 1,
-    "accept-ranges": "bytes",
-    "cache-control": "no-cache",
-    "x-content-type-options": "nosniff",
-    ...cors,
-    ...(range ? { "content-range": `bytes ${start}-${end}/${info.size}` } : {}),
-  });
-  if (req.method === "HEAD" || info.size === 0) {
-    res.end();
-    return;
-  }
-  createReadStream(file, { start, end })
-    .on("error", () => res.destroy())
-    .pipe(res);
+  sendFile(req, res, file, info.size, { "cache-control": "no-cache", ...cors });
 }
 
 export class PreviewServers {
@@ -181,16 +142,6 @@ export class PreviewServers {
   }
 }
 
-async function start(root: string): Promise<{ server: Server; origin: string }> {
-  const server = createServer((req, res) => {
-    serveFile(root, req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  });
-  await new Promise<void>((done, fail) => {
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => done());
-  });
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+function start(root: string): Promise<{ server: Server; origin: string }> {
+  return startLoopbackServer((req, res) => serveFile(root, req, res));
 }

@@ -38,10 +38,11 @@ export interface WebServer {
 
 /**
  * The renderer's policy: only its own scripts and styles. Previews run in frames of their own
- * loopback origin (src/main/preview-server.ts); History thumbnails come from the service's URL.
+ * loopback origin (src/main/preview-server.ts); History thumbnails come from the service's URL;
+ * finished videos play from the media server (src/main/media-server.ts) or a signed URL.
  */
 export const RENDERER_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' http: https:; connect-src 'self' ws://127.0.0.1:*; frame-src http://127.0.0.1:*; object-src 'none'; base-uri 'self'; form-action 'self'";
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' http: https:; connect-src 'self' ws://127.0.0.1:*; frame-src http://127.0.0.1:*; media-src 'self' http: https:; object-src 'none'; base-uri 'self'; form-action 'self'";
 
 const SECURITY_HEADERS = {
   // The same policy as src/renderer/index.html (keep the two equal; web-server.test.ts checks).

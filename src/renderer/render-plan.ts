@@ -10,6 +10,7 @@ import {
   type Resolution,
 } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
+import type { JobRenderSettings } from "../shared/ipc";
 import type { RenderChoices } from "./store";
 
 /** Why `format` cannot be chosen with `resolution`, or undefined when it can. */
@@ -91,4 +92,32 @@ export function suggestedIgnoreLine(path: string): string {
 /** "1 credit", "4 credits". */
 export function countOf(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** The last part of a folder path ("lower-third" for /x/examples/lower-third/). */
+export function folderName(dir: string): string {
+  return (
+    dir
+      .replace(/[\\/]+$/, "")
+      .split(/[\\/]/)
+      .pop() || dir
+  );
+}
+
+/** The Project screen's render options as a job's settings (no aspect ratio: detected). */
+export function jobSettingsFrom(render: RenderChoices): JobRenderSettings {
+  return {
+    fps: render.fps,
+    quality: render.quality,
+    format: render.format,
+    resolution: render.resolution,
+    ...(render.aspectRatio ? { aspectRatio: render.aspectRatio } : {}),
+  };
+}
+
+/** "mp4 · 1080p · 30 fps": a job's or batch's output at a glance. */
+export function settingsSummary(
+  settings: Pick<JobRenderSettings, "format" | "resolution" | "fps">,
+): string {
+  return `${settings.format} · ${settings.resolution} · ${settings.fps} fps`;
 }

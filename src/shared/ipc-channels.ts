@@ -11,6 +11,14 @@ export const IPC_METHOD_NAMES = [
   "project.pickImage",
   "project.listImages",
   "jobs.submit",
+  "batches.submit",
+  "batches.list",
+  "batches.retryFailed",
+  "batches.cancel",
+  "batches.remove",
+  "batches.openFolder",
+  "media.url",
+  "app.examples",
   "jobs.cancel",
   "jobs.retry",
   "jobs.list",
@@ -37,7 +45,7 @@ export const IPC_METHOD_NAMES = [
 
 export type IpcMethodName = (typeof IPC_METHOD_NAMES)[number];
 
-export const IPC_EVENT_NAMES = ["job", "service", "notification", "auth"] as const;
+export const IPC_EVENT_NAMES = ["job", "batch", "service", "notification", "auth"] as const;
 export type IpcEventName = (typeof IPC_EVENT_NAMES)[number];
 
 /** Electron channel names (the web transport uses /api/ipc/<method> and /api/events). */

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { RenderList, RenderRecord } from "./api";
 import type { ArchiveReport } from "./archive-report";
+import { BATCH_MAX_ROWS } from "./batch";
 import type { ProjectScan } from "./composition-scan";
 import { renderSettingsRule, renderSettingsShape } from "./render-options";
 import type { OutputFormat, Quality, Resolution } from "./render-options";
@@ -106,7 +107,11 @@ export interface JobView {
     | { type: "dir"; dir: string; composition: string }
     /** Rendered again from an uploaded project: no zipping or uploading, it starts at queued. */
     | { type: "asset"; assetId: string; composition: string }
-    | { type: "render"; renderId: string };
+    | { type: "render"; renderId: string }
+    /** One row of a batch: rendered against the batch's one upload (`assetId` once uploaded). */
+    | { type: "batch"; batchId: string; composition: string };
+  /** The row of a batch this job renders (undefined for a job of its own). */
+  batch: { batchId: string; row: number; fileName: string } | undefined;
   settings: JobRenderSettings;
   assetId: string | undefined;
   renderId: string | undefined;
@@ -115,6 +120,45 @@ export interface JobView {
   /** Completed, but the downloaded file is no longer where it was saved. */
   fileMissing: boolean;
   error: IpcError | undefined;
+}
+
+/** Many videos from one template ("Render many…"): one upload, then one job per row. */
+export interface BatchView {
+  id: string;
+  revision: number;
+  /** The project folder's name. */
+  title: string;
+  createdAt: number;
+  dir: string;
+  composition: string;
+  /** The batch's own folder, where every row's video is saved. */
+  outputDir: string;
+  outputPattern: string;
+  settings: JobRenderSettings;
+  rowCount: number;
+  /** The one upload every row renders against. */
+  upload: {
+    stage: "waiting" | "zip" | "upload" | "done" | "failed";
+    /** 0..1 within the stage. */
+    progress: number;
+    error: IpcError | undefined;
+  };
+  assetId: string | undefined;
+}
+
+/** A finished video to play inline: the downloaded file, or a fresh signed URL of the service. */
+export interface MediaSource {
+  url: string;
+  /** The render's thumbnail, when the service has one. */
+  poster: string | undefined;
+  source: "file" | "service";
+}
+
+/** A project that ships with the app, for "Try an example". */
+export interface ExampleProject {
+  name: string;
+  dir: string;
+  description: string;
 }
 
 export type AuthSource =
@@ -217,6 +261,34 @@ export const ipcInputSchemas = {
       })
       .strict(),
   ]),
+  /** Many videos from one template: every row checked against the schema again here. */
+  "batches.submit": z
+    .object({
+      dir: projectDir,
+      composition,
+      settings: jobSettingsSchema,
+      columns: z.array(z.string().min(1).max(200)).min(1).max(200),
+      rows: z
+        .array(
+          z.object({
+            row: z.number().int().min(1),
+            cells: z.record(z.string(), z.unknown()),
+          }),
+        )
+        .min(1, { error: "a batch needs at least one row" })
+        .max(BATCH_MAX_ROWS),
+      outputPattern: z.string().min(1).max(300),
+    })
+    .strict(),
+  "batches.list": empty,
+  "batches.retryFailed": z.object({ batchId: jobId }),
+  /** Cancels the rows that have not finished; finished videos stay. */
+  "batches.cancel": z.object({ batchId: jobId }),
+  "batches.remove": z.object({ batchId: jobId }),
+  "batches.openFolder": z.object({ batchId: jobId }),
+  /** A finished job's video (`jobId`) or a render of the history (`renderId`), to play inline. */
+  "media.url": z.union([z.object({ jobId }).strict(), z.object({ renderId }).strict()]),
+  "app.examples": empty,
   "jobs.cancel": z.object({ jobId }),
   "jobs.retry": z.object({ jobId }),
   "jobs.list": empty,
@@ -268,6 +340,14 @@ export interface IpcOutputs {
   "project.pickImage": PickImageResult;
   "project.listImages": ImageListing;
   "jobs.submit": JobView;
+  "batches.submit": BatchView;
+  "batches.list": BatchView[];
+  "batches.retryFailed": BatchView;
+  "batches.cancel": BatchView;
+  "batches.remove": { batchId: string };
+  "batches.openFolder": { shown: boolean };
+  "media.url": MediaSource;
+  "app.examples": ExampleProject[];
   "jobs.cancel": JobView;
   "jobs.retry": JobView;
   "jobs.list": JobView[];
@@ -310,6 +390,7 @@ export interface JobNotification {
 
 export interface IpcEvents extends Record<IpcEventName, unknown> {
   job: JobView;
+  batch: BatchView;
   service: ServiceState;
   /** A finished job; Electron also shows it as a desktop notification. */
   notification: JobNotification;

@@ -1,6 +1,5 @@
 // The app shell: header (name, connection and service status, theme), navigation between the
 // five screens, and the current screen.
-import type { ServiceState } from "../../shared/ipc";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { useAppInfo, useServiceState } from "../hooks/app";
 import { useJobs } from "../hooks/jobs";
@@ -10,6 +9,7 @@ import { HistoryScreen } from "../screens/HistoryScreen";
 import { ProjectScreen } from "../screens/ProjectScreen";
 import { QueueScreen } from "../screens/QueueScreen";
 import { SettingsScreen } from "../screens/SettingsScreen";
+import { serviceLabel } from "../service-label";
 import { SCREENS, useUiStore, type Screen } from "../store";
 
 const SCREEN_LABELS: Record<Screen, string> = {
@@ -19,12 +19,6 @@ const SCREEN_LABELS: Record<Screen, string> = {
   account: "Account",
   settings: "Settings",
 };
-
-function serviceLabel(state: ServiceState | undefined): string {
-  if (!state) return "Service: …";
-  if (state.mode === "remote") return `Service: ${state.url ?? "remote"}`;
-  return `Local service: ${state.status}`;
-}
 
 function Header() {
   const info = useAppInfo();

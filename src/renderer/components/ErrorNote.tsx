@@ -1,9 +1,21 @@
-// An error as the creator should read it: the message, and the hint when the main process gave one.
-import { IpcCallError } from "../../shared/ipc";
+// An error as the creator should read it: the message, and the hint when the main process gave one
+// (a failed call, or an error kept on a job or batch as `{code, message, hint}`).
+import { IpcCallError, type IpcError } from "../../shared/ipc";
+
+function isIpcError(error: unknown): error is IpcError {
+  return (
+    !(error instanceof Error) &&
+    typeof error === "object" &&
+    error !== null &&
+    typeof (error as IpcError).code === "string" &&
+    typeof (error as IpcError).message === "string"
+  );
+}
 
 export function ErrorNote({ error, title }: { error: unknown; title?: string }) {
-  const message = error instanceof Error ? error.message : String(error);
-  const hint = error instanceof IpcCallError ? error.hint : undefined;
+  const shown = isIpcError(error) ? new IpcCallError(error) : error;
+  const message = shown instanceof Error ? shown.message : String(shown);
+  const hint = shown instanceof IpcCallError ? shown.hint : undefined;
   return (
     <div className="error-note" role="alert">
       {title ? <strong>{title} </strong> : null}

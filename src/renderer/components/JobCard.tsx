@@ -1,5 +1,5 @@
-// One queue job: where it is in the pipeline, progress within the stage, times, and what can be
-// done with it now.
+// One queue job: where it is in the pipeline, progress within the stage (bar, percent and ETA),
+// times, and what can be done with it now; a finished video plays inline.
 import type { JobStage, JobView } from "../../shared/ipc";
 import {
   useCancelJob,
@@ -10,8 +10,10 @@ import {
   useRevealFile,
 } from "../hooks/jobs";
 import { formatBytes } from "../../shared/archive-report";
-import { formatSeconds } from "../render-plan";
+import { formatSeconds, settingsSummary } from "../render-plan";
 import { ErrorNote } from "./ErrorNote";
+import { InlineVideo, PlayButton, usePlayer } from "./InlinePlayer";
+import { ProgressLine } from "./ProgressLine";
 
 const STAGES: Array<{ stage: JobStage; label: string }> = [
   { stage: "zip", label: "Zipping" },
@@ -58,12 +60,9 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
     job.bytes && job.stage === "upload" && elapsed && elapsed > 0
       ? job.bytes.done / elapsed
       : undefined;
+  const player = usePlayer();
   const facts = [
-    active ? `${Math.round(job.progress * 100)}%` : undefined,
     elapsed !== undefined ? `elapsed ${formatSeconds(elapsed)}` : undefined,
-    active && job.etaSeconds !== undefined
-      ? `about ${formatSeconds(job.etaSeconds)} left`
-      : undefined,
     speed ? `${formatBytes(speed)}/s` : undefined,
     job.status === "completed" && job.sizeBytes ? formatBytes(job.sizeBytes) : undefined,
   ].filter((fact): fact is string => fact !== undefined);
@@ -81,9 +80,7 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
         <span className={`badge status-${job.status}`} data-testid="job-stage">
           {stageLabel(job)}
         </span>
-        <span className="muted">
-          {job.settings.format} · {job.settings.resolution} · {job.settings.fps} fps
-        </span>
+        <span className="muted">{settingsSummary(job.settings)}</span>
       </div>
       <ol className="stages" aria-label="Stages">
         {stages.map((step, index) => {
@@ -110,7 +107,11 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
         })}
       </ol>
       {active ? (
-        <progress max={1} value={job.progress} aria-label={`${stageLabel(job)} progress`} />
+        <ProgressLine
+          label={`${stageLabel(job)} progress`}
+          progress={job.progress}
+          etaSeconds={job.etaSeconds}
+        />
       ) : null}
       <p className="job-facts muted">{facts.join(" · ")}</p>
       {job.outputPath && job.status === "completed" ? (
@@ -119,9 +120,7 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
           {job.fileMissing ? " (the file is no longer there)" : ""}
         </p>
       ) : null}
-      {job.error ? (
-        <ErrorNote error={Object.assign(new Error(job.error.message), job.error)} />
-      ) : null}
+      {job.error ? <ErrorNote error={job.error} /> : null}
       <div className="actions">
         {active ? (
           <button type="button" onClick={() => cancel.mutate({ jobId: job.id })}>
@@ -132,6 +131,9 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
           <button type="button" onClick={() => retry.mutate({ jobId: job.id })}>
             Retry
           </button>
+        ) : null}
+        {job.status === "completed" ? (
+          <PlayButton open={player.open} onToggle={player.toggle} />
         ) : null}
         {job.status === "completed" && job.outputPath && !job.fileMissing ? (
           <>
@@ -155,6 +157,9 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
         ) : null}
       </div>
       {actionError ? <ErrorNote error={actionError} /> : null}
+      {player.open && job.status === "completed" ? (
+        <InlineVideo target={{ jobId: job.id }} title={job.title} />
+      ) : null}
     </li>
   );
 }

@@ -15,6 +15,7 @@ import {
 } from "../../shared/variables";
 import { parseVariableValues, useRenderAgain, useRenderVariables } from "../hooks/renders";
 import { ErrorNote } from "./ErrorNote";
+import { StrictToggle } from "./StrictToggle";
 import { QueuedNote } from "./QueuedNote";
 import { VariableField } from "./VariablesForm";
 
@@ -101,14 +102,7 @@ export function RenderAgainForm({
         </p>
       ) : null}
       <div className="actions">
-        <label className="inline">
-          <input
-            type="checkbox"
-            checked={strict}
-            onChange={(event) => setStrict(event.target.checked)}
-          />
-          Strict variables
-        </label>
+        <StrictToggle checked={strict} onChange={setStrict} />
         <button type="submit" className="primary" disabled={blocked || submit.isPending}>
           Render with these values
         </button>

@@ -1,4 +1,5 @@
-// One render from the service's history, with download (a fresh signed URL, as a queue job),
+// One render from the service's history, played inline (the downloaded file, else a fresh signed
+// URL), with download (a fresh signed URL, as a queue job),
 // open / show in folder when this app downloaded it, "render again" with new variables against the
 // same asset, and delete behind a confirmation.
 import { useState } from "react";
@@ -9,6 +10,7 @@ import { useDeleteRender, useDownloadRender } from "../hooks/renders";
 import { countOf, formatSeconds } from "../render-plan";
 import { useUiStore } from "../store";
 import { ErrorNote } from "./ErrorNote";
+import { InlineVideo, PlayButton, usePlayer } from "./InlinePlayer";
 import { RenderAgainForm } from "./RenderAgainForm";
 
 /** What this app knows about a render from its own queue. */
@@ -25,6 +27,7 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
   const openFile = useOpenJobFile();
   const reveal = useRevealFile();
   const show = useUiStore((state) => state.show);
+  const player = usePlayer();
   const title = render.title ?? render.composition;
   return (
     <li className="render" aria-label={`Render ${title}`} data-render-id={render.render_id}>
@@ -44,9 +47,12 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
         {render.failure_message ? <p className="issue">{render.failure_message}</p> : null}
         <div className="actions">
           {render.status === "completed" ? (
-            <button type="button" onClick={() => download.mutate(render.render_id)}>
-              Download
-            </button>
+            <>
+              <PlayButton open={player.open} onToggle={player.toggle} />
+              <button type="button" onClick={() => download.mutate(render.render_id)}>
+                Download
+              </button>
+            </>
           ) : null}
           {local.file ? (
             <>
@@ -89,6 +95,7 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
             </button>
           </p>
         ) : null}
+        {player.open ? <InlineVideo target={{ renderId: render.render_id }} title={title} /> : null}
         {again ? <RenderAgainForm render={render} onClose={() => setAgain(false)} /> : null}
         {download.error ? <ErrorNote error={download.error} /> : null}
         {openFile.error ? (

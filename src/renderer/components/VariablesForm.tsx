@@ -4,6 +4,7 @@
 import type { VariableDefinition, VariableIssue } from "../../shared/variables";
 import { usePickImage, useVariableState, useVariableValuesFile } from "../hooks/project";
 import { ErrorNote } from "./ErrorNote";
+import { StrictToggle } from "./StrictToggle";
 import { ImageBrowser } from "./ImageBrowser";
 import { useUiStore } from "../store";
 
@@ -208,14 +209,7 @@ export function VariablesForm() {
     <section className="panel" aria-labelledby="variables-title">
       <div className="panel-head">
         <h2 id="variables-title">Variables</h2>
-        <label className="inline">
-          <input
-            type="checkbox"
-            checked={state.strict}
-            onChange={(event) => setStrict(event.target.checked)}
-          />
-          Strict
-        </label>
+        <StrictToggle checked={state.strict} onChange={setStrict} label="Strict" />
         <button
           type="button"
           onClick={resetValues}

@@ -7,15 +7,22 @@ import { desktopApi } from "../transport";
 
 const JOBS_KEY = ["jobs.list"];
 
-function mergeJob(jobs: JobView[] | undefined, job: JobView): JobView[] {
-  const list = jobs ?? [];
-  const index = list.findIndex((existing) => existing.id === job.id);
-  if (index === -1) return [job, ...list];
-  if (list[index]!.revision > job.revision) return list;
-  const next = [...list];
-  next[index] = job;
+/** `item` in place of its older copy in `list` (a copy with an older revision is dropped). */
+export function mergeByRevision<T extends { id: string; revision: number }>(
+  list: T[] | undefined,
+  item: T,
+  where: "first" | "last" = "first",
+): T[] {
+  const items = list ?? [];
+  const index = items.findIndex((existing) => existing.id === item.id);
+  if (index === -1) return where === "first" ? [item, ...items] : [...items, item];
+  if (items[index]!.revision > item.revision) return items;
+  const next = [...items];
+  next[index] = item;
   return next;
 }
+
+const mergeJob = (jobs: JobView[] | undefined, job: JobView) => mergeByRevision(jobs, job);
 
 export function useJobs() {
   const client = useQueryClient();

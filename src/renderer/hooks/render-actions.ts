@@ -1,19 +1,10 @@
 // The Project screen's actions on the current choices: Render (a queue job) and the equivalent
 // CLI command.
 import { useMutation } from "@tanstack/react-query";
-import { cliCommand, renderOptionsProblem } from "../render-plan";
+import { cliCommand, folderName, jobSettingsFrom, renderOptionsProblem } from "../render-plan";
 import { useUiStore } from "../store";
 import { useProjectScan, useVariableState } from "./project";
 import { useSubmitJob } from "./jobs";
-
-function folderName(dir: string): string {
-  return (
-    dir
-      .replace(/[\\/]+$/, "")
-      .split(/[\\/]/)
-      .pop() || dir
-  );
-}
 
 export function useRenderActions() {
   const scan = useProjectScan();
@@ -47,11 +38,7 @@ export function useRenderActions() {
       dir: project.root,
       composition: project.composition,
       settings: {
-        fps: render.fps,
-        quality: render.quality,
-        format: render.format,
-        resolution: render.resolution,
-        ...(render.aspectRatio ? { aspectRatio: render.aspectRatio } : {}),
+        ...jobSettingsFrom(render),
         variables: variables.values,
         strictVariables: variables.strict,
         title: folderName(project.root),

@@ -1,11 +1,14 @@
 // Project: choose (or drop) a folder and a composition, preview it, set its variables and render
-// options, check the upload with a dry run, then render (a job in the queue) or copy the CLI command.
+// options, check the upload with a dry run, then render (a job in the queue), render many videos
+// from a table ("Render many…"), or copy the CLI command. With no project open, "Try an example"
+// opens one of the bundled examples.
 import { useState, type DragEvent } from "react";
 import { DryRunReport } from "../components/DryRunReport";
 import { ErrorNote } from "../components/ErrorNote";
 import { FolderBrowser } from "../components/FolderBrowser";
 import { Preview } from "../components/Preview";
 import { QueuedNote } from "../components/QueuedNote";
+import { RenderManyPanel } from "../components/RenderManyPanel";
 import { RenderOptions } from "../components/RenderOptions";
 import { VariablesForm } from "../components/VariablesForm";
 import { useDropFolder, usePickFolder } from "../hooks/folders";
@@ -16,6 +19,7 @@ import {
   useSettled,
   useVariableState,
 } from "../hooks/project";
+import { useExamples } from "../hooks/media";
 import { useRenderActions } from "../hooks/render-actions";
 import { formatSeconds } from "../render-plan";
 import { useUiStore } from "../store";
@@ -132,6 +136,8 @@ function Actions() {
   const { blockedBy, command, copy, submit, startRender } = useRenderActions();
   const dryRun = useDryRun();
   const dir = useUiStore((state) => state.projectDir);
+  const batchOpen = useUiStore((state) => state.batch.open);
+  const setBatchOpen = useUiStore((state) => state.setBatchOpen);
   return (
     <section className="panel" aria-labelledby="actions-title">
       <h2 id="actions-title">Render</h2>
@@ -146,6 +152,14 @@ function Actions() {
           onClick={startRender}
         >
           Render
+        </button>
+        <button
+          type="button"
+          aria-expanded={batchOpen}
+          disabled={!dir}
+          onClick={() => setBatchOpen(!batchOpen)}
+        >
+          Render many…
         </button>
         <button type="button" disabled={!command} onClick={() => copy.mutate()}>
           Copy CLI command
@@ -167,12 +181,62 @@ function Actions() {
   );
 }
 
+function FirstRun() {
+  const examples = useExamples();
+  const openProject = useUiStore((state) => state.openProject);
+  const [first, ...others] = examples.data ?? [];
+  return (
+    <div className="empty-hero">
+      <h2>Open a project to start</h2>
+      <p>
+        A project is a folder with an HTML composition (usually <code>index.html</code>). Choose
+        one, or drop it here from your file manager, to preview it, fill in its variables and render
+        it.
+      </p>
+      {first ? (
+        <>
+          <p>
+            New here?{" "}
+            <button type="button" className="primary" onClick={() => openProject(first.dir)}>
+              Try an example
+            </button>
+          </p>
+          <p className="muted">
+            {first.name}: {first.description}
+          </p>
+          {others.length > 0 ? (
+            <p className="example-list">
+              More examples:{" "}
+              {others.map((example) => (
+                <button
+                  key={example.name}
+                  type="button"
+                  className="link"
+                  title={example.description}
+                  onClick={() => openProject(example.dir)}
+                >
+                  {example.name}
+                </button>
+              ))}
+            </p>
+          ) : null}
+        </>
+      ) : examples.isPending ? (
+        <p role="status">Looking for the examples…</p>
+      ) : examples.error ? (
+        <ErrorNote error={examples.error} title="The bundled examples cannot be listed." />
+      ) : null}
+    </div>
+  );
+}
+
 const DROPPABLE = ["Files", "text/uri-list", "text/plain"];
 
 export function ProjectScreen() {
   const dir = useUiStore((state) => state.projectDir);
   const scan = useProjectScan();
   const drop = useDropFolder();
+  const batchOpen = useUiStore((state) => state.batch.open);
   const [dragging, setDragging] = useState(false);
   const accepts = (event: DragEvent) =>
     DROPPABLE.some((type) => event.dataTransfer.types.includes(type));
@@ -222,16 +286,14 @@ export function ProjectScreen() {
               </>
             ) : null}
           </div>
+          {batchOpen && scan.data ? (
+            <div className="wide">
+              <RenderManyPanel />
+            </div>
+          ) : null}
         </div>
       ) : (
-        <div className="empty-hero">
-          <h2>Open a project to start</h2>
-          <p>
-            A project is a folder with an HTML composition (usually <code>index.html</code>). Choose
-            one, or drop it here from your file manager, to preview it, fill in its variables and
-            render it.
-          </p>
-        </div>
+        <FirstRun />
       )}
     </div>
   );

@@ -1,0 +1,54 @@
+// A finished video played where it is listed (Queue, History): a real <video> of the downloaded
+// file (served by the main process) or of a fresh signed URL from the service, with the render's
+// thumbnail as its poster. The card holds whether it is open (PlayButton) and shows the video
+// below its actions (InlineVideo); the source is asked for only once Play is pressed.
+import { useState } from "react";
+import { useMediaSource, type MediaTarget } from "../hooks/media";
+import { ErrorNote } from "./ErrorNote";
+
+export function usePlayer() {
+  const [open, setOpen] = useState(false);
+  return { open, toggle: () => setOpen((value) => !value), close: () => setOpen(false) };
+}
+
+export function PlayButton({ open, onToggle }: { open: boolean; onToggle: () => void }) {
+  return (
+    <button type="button" aria-expanded={open} onClick={onToggle}>
+      {open ? "Hide video" : "Play"}
+    </button>
+  );
+}
+
+export function InlineVideo({ target, title }: { target: MediaTarget; title: string }) {
+  const media = useMediaSource(target);
+  const [failed, setFailed] = useState(false);
+  if (media.isPending)
+    return (
+      <p className="inline-video-state" role="status">
+        Loading the video…
+      </p>
+    );
+  if (media.error) return <ErrorNote error={media.error} title="The video cannot be played." />;
+  return (
+    <figure className="inline-video">
+      <video
+        key={media.data.url}
+        src={media.data.url}
+        poster={media.data.poster}
+        controls
+        autoPlay
+        playsInline
+        preload="metadata"
+        aria-label={`Video ${title}`}
+        onError={() => setFailed(true)}
+      />
+      <figcaption className="muted">
+        {failed
+          ? "This video cannot be played here; open it with another app instead."
+          : media.data.source === "file"
+            ? "Playing the downloaded file."
+            : "Playing from the service (not downloaded here)."}
+      </figcaption>
+    </figure>
+  );
+}

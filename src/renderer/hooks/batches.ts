@@ -1,0 +1,56 @@
+// The queue's batches: `batches.list` once, then every `batch` event replaces its batch in the
+// cache (an older revision is dropped), as hooks/jobs.ts does for jobs; plus the batch card's
+// actions. A batch's rows are ordinary jobs (useJobs), told apart by `job.batch`.
+import { useEffect } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { BatchView } from "../../shared/ipc";
+import { desktopApi } from "../transport";
+import { mergeByRevision } from "./jobs";
+
+export const BATCHES_KEY = ["batches.list"];
+
+const mergeBatch = (batches: BatchView[] | undefined, batch: BatchView) =>
+  mergeByRevision(batches, batch, "last");
+
+export function useBatches() {
+  const client = useQueryClient();
+  useEffect(
+    () =>
+      desktopApi().on("batch", (batch: BatchView) =>
+        client.setQueryData<BatchView[]>(BATCHES_KEY, (batches) => mergeBatch(batches, batch)),
+      ),
+    [client],
+  );
+  return useQuery({ queryKey: BATCHES_KEY, queryFn: () => desktopApi()["batches.list"]() });
+}
+
+function useBatchAction<M extends "batches.retryFailed" | "batches.cancel">(method: M) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (batchId: string) => desktopApi()[method]({ batchId }),
+    onSuccess: (batch) =>
+      client.setQueryData<BatchView[]>(BATCHES_KEY, (batches) => mergeBatch(batches, batch)),
+  });
+}
+
+export const useRetryFailedRows = () => useBatchAction("batches.retryFailed");
+export const useCancelBatch = () => useBatchAction("batches.cancel");
+
+export function useRemoveBatch() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (batchId: string) => desktopApi()["batches.remove"]({ batchId }),
+    onSuccess: ({ batchId }) => {
+      client.setQueryData<BatchView[]>(BATCHES_KEY, (batches) =>
+        batches?.filter((batch) => batch.id !== batchId),
+      );
+      void client.invalidateQueries({ queryKey: ["jobs.list"] });
+    },
+  });
+}
+
+export function useOpenBatchFolder() {
+  return useMutation({
+    mutationFn: (batchId: string) => desktopApi()["batches.openFolder"]({ batchId }),
+  });
+}
