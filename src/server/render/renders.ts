@@ -7,9 +7,15 @@ import {
   listRendersQuerySchema,
   renderRequestSchema,
   type RenderList,
+  type RenderWarning,
   type SubmitRenderResponse,
 } from "../../shared/api";
-import { blockingIssues, formatVariableIssue, validateVariables } from "../../shared/variables";
+import {
+  blockingIssues,
+  formatVariableIssue,
+  validateVariables,
+  type VariableIssue,
+} from "../../shared/variables";
 import type { Principal } from "../auth/accounts";
 import { createAssetFromBytes, findAsset, idempotencyKeyOf } from "../assets/assets";
 import type { ServiceContext } from "../context";
@@ -115,10 +121,8 @@ export async function submitRender(
   const facts = await readComposition(ctx, asset.storage_key, composition);
   // A value of the wrong type, outside its enum or its range is refused always (a render of the
   // wrong thing would be charged); an undeclared key only with strict_variables (SPEC.md 4).
-  const issues = blockingIssues(
-    validateVariables(facts.variables, input.variables),
-    input.strict_variables,
-  );
+  const variableIssues = validateVariables(facts.variables, input.variables);
+  const issues = blockingIssues(variableIssues, input.strict_variables);
   if (issues.length > 0) {
     throw new ApiError(
       "svc_project_invalid",
@@ -142,6 +146,7 @@ export async function submitRender(
     composition,
     variables_json: JSON.stringify(input.variables),
     strict_variables: input.strict_variables ? 1 : 0,
+    warnings_json: JSON.stringify(variableIssues.map(toRenderWarning)),
     project_json: JSON.stringify(input.project),
     asset_id: asset.id,
     duration: null,
@@ -164,6 +169,15 @@ export async function submitRender(
     await beforeCommit?.(trx, response);
   });
   return response;
+}
+
+/** A variable issue that did not stop the render (only undeclared keys reach here). */
+function toRenderWarning(issue: VariableIssue): RenderWarning {
+  return {
+    code: "undeclared_variable",
+    message: `${issue.id} is not declared by the composition; it is passed to the page as given`,
+    param: `variables.${issue.id}`,
+  };
 }
 
 export async function findRender(
