@@ -25,6 +25,8 @@ export const API_ERRORS = {
   svc_upload_not_found: 409,
   svc_idempotency_conflict: 409,
   svc_project_too_large: 413,
+  /** A JSON request body over the service's limit (1 MiB). */
+  request_too_large: 413,
   svc_project_invalid: 422,
   svc_checksum_mismatch: 422,
   svc_size_mismatch: 422,

@@ -2,10 +2,11 @@
 // transaction), get, list (newest first, opaque keyset cursor) and soft delete.
 import type { FastifyInstance } from "fastify";
 import type { Transaction } from "kysely";
+import type { z } from "zod";
+import type { listRendersQuerySchema } from "../../shared/api";
 import {
   RENDER_ID_PREFIX,
-  listRendersQuerySchema,
-  renderRequestSchema,
+  type ParsedRenderRequest,
   type RenderList,
   type RenderWarning,
   type SubmitRenderResponse,
@@ -21,7 +22,9 @@ import { createAssetFromBytes, findAsset, idempotencyKeyOf } from "../assets/ass
 import type { ServiceContext } from "../context";
 import type { DB, RendersTable } from "../db/schema";
 import { ApiError } from "../errors";
-import { parseBody, principalOf } from "../http/request";
+import { routeOf } from "../http/operations";
+import { principalOf } from "../http/request";
+import type { ZodTypeProvider } from "../http/schema-compilers";
 import { newId } from "../ids";
 import { withIdempotency } from "../http/idempotency";
 import { checkCompositionPath, readComposition } from "../assets/project";
@@ -33,45 +36,56 @@ import { checkCallbackUrl } from "../webhooks/webhooks";
 export const RENDER_ENDPOINT = "POST /v3/svc/renders";
 
 export function registerRenderRoutes(
-  app: FastifyInstance,
+  instance: FastifyInstance,
   ctx: ServiceContext,
   queue: JobQueue,
 ): void {
-  app.post("/v3/svc/renders", async (request, reply) => {
-    const principal = principalOf(request);
-    const result = await withIdempotency(
-      ctx.db,
-      {
-        userId: principal.user.id,
-        endpoint: RENDER_ENDPOINT,
-        key: idempotencyKeyOf(request.headers),
-        body: request.body,
-      },
-      async (record) => ({
-        status: 201,
-        body: {
-          data: await submitRender(ctx, queue, principal, request.body, (trx, data) =>
-            record(trx, { status: 201, body: { data } }),
-          ),
+  const app = instance.withTypeProvider<ZodTypeProvider>();
+  app.route({
+    ...routeOf("submitRender"),
+    handler: async (request, reply) => {
+      const principal = principalOf(request);
+      const result = await withIdempotency(
+        ctx.db,
+        {
+          userId: principal.user.id,
+          endpoint: RENDER_ENDPOINT,
+          key: idempotencyKeyOf(request.headers),
+          body: request.body,
         },
-      }),
-    );
-    if (result.replayed) reply.header("Idempotent-Replayed", "true");
-    return reply.code(result.status).send(result.body);
+        async (record) => ({
+          status: 201,
+          body: {
+            data: await submitRender(ctx, queue, principal, request.body, (trx, data) =>
+              record(trx, { status: 201, body: { data } }),
+            ),
+          },
+        }),
+      );
+      if (result.replayed) reply.header("Idempotent-Replayed", "true");
+      return reply.code(result.status).send(result.body as never);
+    },
   });
 
-  app.get<{ Params: { id: string } }>("/v3/svc/renders/:id", async (request) => {
-    const row = await findRender(ctx, principalOf(request).user.id, request.params.id);
-    return { data: toRenderRecord(ctx, row) };
+  app.route({
+    ...routeOf("getRender"),
+    handler: async (request) => {
+      const row = await findRender(ctx, principalOf(request).user.id, request.params.id);
+      return { data: toRenderRecord(ctx, row) };
+    },
   });
 
-  app.get("/v3/svc/renders", async (request) => {
-    return listRenders(ctx, principalOf(request).user.id, request.query);
+  app.route({
+    ...routeOf("listRenders"),
+    handler: async (request) => listRenders(ctx, principalOf(request).user.id, request.query),
   });
 
-  app.delete<{ Params: { id: string } }>("/v3/svc/renders/:id", async (request) => {
-    await deleteRender(ctx, queue, principalOf(request).user.id, request.params.id);
-    return { data: { render_id: request.params.id } };
+  app.route({
+    ...routeOf("deleteRender"),
+    handler: async (request) => {
+      await deleteRender(ctx, queue, principalOf(request).user.id, request.params.id);
+      return { data: { render_id: request.params.id } };
+    },
   });
 }
 
@@ -79,11 +93,10 @@ export async function submitRender(
   ctx: ServiceContext,
   queue: JobQueue,
   principal: Principal,
-  body: unknown,
+  input: ParsedRenderRequest,
   /** Runs inside the transaction that creates the render (the idempotency record). */
   beforeCommit?: (trx: Transaction<DB>, response: SubmitRenderResponse) => Promise<void>,
 ): Promise<SubmitRenderResponse> {
-  const input = parseBody(renderRequestSchema, body);
   const composition = checkCompositionPath(input.composition);
   const user = await ctx.db
     .selectFrom("users")
@@ -215,9 +228,8 @@ function decodeCursor(token: string): [number, string] {
 export async function listRenders(
   ctx: ServiceContext,
   userId: string,
-  query: unknown,
+  { limit, token }: z.output<typeof listRendersQuerySchema>,
 ): Promise<RenderList> {
-  const { limit, token } = parseBody(listRendersQuerySchema, query);
   let select = ctx.db
     .selectFrom("renders")
     .selectAll()
