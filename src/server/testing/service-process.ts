@@ -27,11 +27,23 @@ export async function tempDir(prefix = "svc-server-test-"): Promise<string> {
 }
 
 export async function startService(
-  options: { dataDir?: string; workers?: number; env?: Record<string, string> } = {},
+  options: {
+    dataDir?: string;
+    workers?: number;
+    env?: Record<string, string>;
+    /** Another checkout to run the service from (bench/api.ts --baseline). */
+    root?: string;
+    /** Read the log and throw it away (a benchmark's millions of lines). */
+    discardLogs?: boolean;
+    /** Node flags for the service process, e.g. `--cpu-prof`. */
+    nodeArgs?: string[];
+  } = {},
 ): Promise<ServiceProcess> {
   const dataDir = options.dataDir ?? join(await tempDir(), "data");
+  const root = options.root ? resolve(options.root) : REPO;
   const args = [
-    BIN,
+    ...(options.nodeArgs ?? []),
+    join(root, "bin/svc.js"),
     "server",
     "--port",
     "0",
@@ -41,7 +53,7 @@ export async function startService(
     String(options.workers ?? 0),
   ];
   const child = spawn(process.execPath, args, {
-    cwd: REPO,
+    cwd: root,
     env: { ...process.env, SVC_SERVER_LOG_LEVEL: "info", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -49,6 +61,7 @@ export async function startService(
   let stderr = "";
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    if (options.discardLogs) return;
     stderr += chunk;
     if (stderr.length > 4_000_000) stderr = stderr.slice(-2_000_000);
   });
