@@ -58,14 +58,18 @@ const renderBody = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** Both services, so afterAll stops the one that started when the other did not. */
+let starting: Promise<ServiceProcess>[] = [];
+
 beforeAll(async () => {
-  [svc, poor] = await Promise.all([
+  starting = [
     startService({ workers: 0, env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "0" } }),
     startService({
       workers: 0,
       env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "1", SVC_SERVER_LOCAL_CREDITS: "0" },
     }),
-  ]);
+  ];
+  [svc, poor] = (await Promise.all(starting)) as [ServiceProcess, ServiceProcess];
   const served = await fetch(`${svc.url}/v3/openapi.json`);
   document = (await served.json()) as Document;
   const uploaded = await uploadProject(svc, svc.apiKey, projectZip);
@@ -78,7 +82,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([svc?.kill(), poor?.kill()]);
+  const started = await Promise.allSettled(starting);
+  await Promise.all(started.map((s) => (s.status === "fulfilled" ? s.value.kill() : undefined)));
 });
 
 type Case = () => Promise<ApiResponse>;
