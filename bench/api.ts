@@ -1,95 +1,244 @@
-// API latency benchmark: p50/p99 of GET /v3/svc/renders/{id} under 200 concurrent pollers.
-// Starts a real service process on loopback (API only, rate limit off so every request is
-// served, request logging on as in production), creates one render, then runs 200 keep-alive
-// pollers for a fixed time and request budget. Run: npx tsx bench/api.ts [seconds] [pollers]
+// API latency and throughput, open loop: GET /v3/svc/renders/{id} sent at a fixed arrival rate
+// from this process to one service process (API only, rate limit off, request logging at info as
+// in production). Each request has a scheduled send time (start + i / rate); its latency is
+// measured from that time, not from when a connection was free, so a stalled service shows up
+// in the figures instead of slowing the load down (no coordinated omission).
+//
+// Steps: the goal rate (2,000/s) first, then rising rates until p99 passes 50 ms or errors appear;
+// the highest rate with p99 < 50 ms and no errors is the figure. With --baseline DIR, the same
+// steps run against a service started from DIR (another checkout, e.g. `git worktree add` or
+// `git archive` of the commit before a change, with node_modules) alternating A B A B, so both
+// see the same machine load. Whole-machine CPU (/proc/stat) and the load average go with each step.
+//
+// Run: npm run bench:api -- [--seconds 10] [--rates 2000,3000,...] [--reps 1] [--baseline DIR]
 import http from "node:http";
-import { api, startService, uploadProject } from "../src/server/testing/service-process";
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import {
+  api,
+  startService,
+  uploadProject,
+  type ServiceProcess,
+} from "../src/server/testing/service-process";
 import { buildZip, compositionHtml } from "../src/server/testing/zip-builder";
 
-const SECONDS = Number(process.argv[2] ?? 10);
-const POLLERS = Number(process.argv[3] ?? 200);
+const { values: flags } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "10" },
+    rates: { type: "string", default: "2000,3000,4000,5000,6000,7000,8000" },
+    reps: { type: "string", default: "1" },
+    baseline: { type: "string" },
+    connections: { type: "string", default: "512" },
+    "cpu-prof": { type: "string" },
+  },
+});
+const SECONDS = Number(flags.seconds);
+const RATES = flags.rates!.split(",").map(Number);
+const REPS = Number(flags.reps);
+const GOAL = { rate: 2000, p99Ms: 20 };
+const CEILING_P99_MS = 50;
 const WARMUP_SECONDS = 2;
-const MAX_REQUESTS = 500_000;
 
-function percentile(sorted: number[], p: number): number {
+interface Target {
+  name: string;
+  svc: ServiceProcess;
+  url: URL;
+}
+
+interface StepResult {
+  target: string;
+  rate: number;
+  sent: number;
+  achieved: number;
+  errors: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  cpuBusy: number;
+  /** CPU time of the service process per request (user + system, /proc/PID/stat). */
+  serviceCpuUs: number;
+  load1: number;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function main(): Promise<void> {
-  const svc = await startService({ workers: 0, env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "0" } });
-  try {
-    const { assetId } = await uploadProject(
-      svc,
-      svc.apiKey,
-      buildZip([{ name: "index.html", data: compositionHtml() }]),
-    );
-    const submitted = await api(svc, "POST", "/v3/svc/renders", {
-      key: svc.apiKey,
-      body: { project: { type: "asset_id", asset_id: assetId }, title: "bench" },
+/** Busy and total jiffies of the whole machine (all cores, all processes). */
+function cpuTimes(): { busy: number; total: number } {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1);
+  const numbers = fields.map(Number);
+  const idle = numbers[3]! + (numbers[4] ?? 0);
+  const total = numbers.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+/** User + system CPU seconds of one process so far. */
+function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function startTarget(name: string, root?: string): Promise<Target> {
+  const nodeArgs = flags["cpu-prof"]
+    ? ["--cpu-prof", `--cpu-prof-dir=${flags["cpu-prof"]}/${name}`]
+    : [];
+  const svc = await startService({
+    workers: 0,
+    root,
+    env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "0", SVC_SERVER_LOG_LEVEL: "info" },
+    nodeArgs,
+    discardLogs: true,
+  });
+  const { assetId } = await uploadProject(
+    svc,
+    svc.apiKey,
+    buildZip([{ name: "index.html", data: compositionHtml() }]),
+  );
+  const submitted = await api(svc, "POST", "/v3/svc/renders", {
+    key: svc.apiKey,
+    body: { project: { type: "asset_id", asset_id: assetId }, title: "bench" },
+  });
+  if (submitted.status !== 201) throw new Error(`submit: ${JSON.stringify(submitted.body)}`);
+  const url = new URL(`${svc.url}/v3/svc/renders/${submitted.body.data.render_id}`);
+  if (url.hostname !== "127.0.0.1") throw new Error("the benchmark runs on loopback only");
+  return { name, svc, url };
+}
+
+/** Sends `rate` requests per second for `seconds`, each at its scheduled time. */
+async function openLoop(target: Target, rate: number, seconds: number): Promise<StepResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Number(flags.connections) });
+  const headers = { "x-api-key": target.svc.apiKey };
+  const total = Math.round(rate * seconds);
+  const latencies = new Float64Array(total);
+  let done = 0;
+  let errors = 0;
+  let finished!: () => void;
+  const allDone = new Promise<void>((resolve) => (finished = resolve));
+  const complete = (index: number, scheduled: number, ok: boolean) => {
+    latencies[index] = performance.now() - scheduled;
+    if (!ok) errors++;
+    if (++done === total) finished();
+  };
+  const send = (index: number, scheduled: number) => {
+    const request = http.get(target.url, { agent, headers }, (response) => {
+      response.resume();
+      response.on("end", () => complete(index, scheduled, response.statusCode === 200));
     });
-    const renderId: string = submitted.body.data.render_id;
-    const target = new URL(`${svc.url}/v3/svc/renders/${renderId}`);
-    if (target.hostname !== "127.0.0.1") throw new Error("the benchmark runs on loopback only");
-    const agent = new http.Agent({ keepAlive: true, maxSockets: POLLERS });
+    request.on("error", () => complete(index, scheduled, false));
+  };
 
-    const get = () =>
-      new Promise<number>((resolve, reject) => {
-        const started = process.hrtime.bigint();
-        const request = http.get(
-          target,
-          { agent, headers: { "x-api-key": svc.apiKey } },
-          (response) => {
-            response.resume();
-            response.on("end", () => {
-              if (response.statusCode !== 200) reject(new Error(`HTTP ${response.statusCode}`));
-              else resolve(Number(process.hrtime.bigint() - started) / 1e6);
-            });
-          },
-        );
-        request.on("error", reject);
-      });
+  const cpuBefore = cpuTimes();
+  const serviceBefore = processCpuSeconds(target.svc.child.pid!);
+  const start = performance.now() + 5;
+  const interval = 1000 / rate;
+  let next = 0;
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      while (next < total && start + next * interval <= now) {
+        send(next, start + next * interval);
+        next++;
+      }
+      // A timer, not a busy loop: the load generator shares the two cores with the service.
+      if (next < total) setTimeout(tick, Math.max(0, start + next * interval - performance.now()));
+      else resolve();
+    };
+    tick();
+  });
+  const sendingEnded = performance.now();
+  await allDone;
+  const cpuAfter = cpuTimes();
+  const serviceCpu = processCpuSeconds(target.svc.child.pid!) - serviceBefore;
+  agent.destroy();
+  const sorted = latencies.sort();
+  return {
+    target: target.name,
+    rate,
+    sent: total,
+    achieved: total / ((sendingEnded - start) / 1000),
+    errors,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1]!,
+    cpuBusy: (cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total),
+    serviceCpuUs: (serviceCpu / total) * 1e6,
+    load1: loadavg()[0]!,
+  };
+}
 
-    let measuring = false;
-    let stop = false;
-    let total = 0;
-    let errors = 0;
-    const latencies: number[] = [];
-    const poller = async () => {
-      while (!stop && total < MAX_REQUESTS) {
-        total++;
-        try {
-          const ms = await get();
-          if (measuring) latencies.push(ms);
-        } catch {
-          if (measuring) errors++;
+const ms = (value: number) => `${value.toFixed(1)} ms`.padStart(9);
+
+function print(result: StepResult): void {
+  console.log(
+    `${result.target.padEnd(9)} ${String(result.rate).padStart(5)}/s  sent ${String(result.sent).padStart(6)} (${result.achieved.toFixed(0)}/s)  errors ${result.errors}  p50 ${ms(result.p50)}  p90 ${ms(result.p90)}  p99 ${ms(result.p99)}  max ${ms(result.max)}  service CPU ${result.serviceCpuUs.toFixed(0)} µs/req  machine CPU ${(result.cpuBusy * 100).toFixed(0)}%  load ${result.load1.toFixed(1)}`,
+  );
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function main(): Promise<void> {
+  const targets = [await startTarget("current")];
+  if (flags.baseline) targets.unshift(await startTarget("baseline", flags.baseline));
+  try {
+    for (const target of targets) await openLoop(target, 500, WARMUP_SECONDS);
+    console.log(
+      `GET /v3/svc/renders/{id}, open loop, ${SECONDS} s per step, latency from the scheduled send time; load average before: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
+    );
+    const results: StepResult[] = [];
+    const passing = new Map<string, boolean>(targets.map((t) => [t.name, true]));
+    for (const rate of RATES) {
+      for (let rep = 0; rep < REPS; rep++) {
+        for (const target of targets) {
+          if (!passing.get(target.name)) continue;
+          const result = await openLoop(target, rate, SECONDS);
+          results.push(result);
+          print(result);
         }
       }
-    };
-    const pollers = Array.from({ length: POLLERS }, poller);
-    await new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000));
-    measuring = true;
-    const started = Date.now();
-    await new Promise((r) => setTimeout(r, SECONDS * 1000));
-    measuring = false;
-    const elapsed = (Date.now() - started) / 1000;
-    stop = true;
-    await Promise.all(pollers);
-    agent.destroy();
-
-    latencies.sort((a, b) => a - b);
-    const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
+      for (const target of targets) {
+        const mine = results.filter((r) => r.target === target.name && r.rate === rate);
+        if (mine.length === 0) continue;
+        const ok =
+          median(mine.map((r) => r.p99)) < CEILING_P99_MS && mine.every((r) => r.errors === 0);
+        if (!ok) passing.set(target.name, false);
+      }
+      if (![...passing.values()].some(Boolean)) break;
+    }
+    console.log(`\nSummary (median of ${REPS} per step):`);
+    for (const target of targets) {
+      const mine = results.filter((r) => r.target === target.name);
+      const byRate = (rate: number) => mine.filter((r) => r.rate === rate);
+      const goal = byRate(GOAL.rate);
+      const goalP99 = goal.length ? median(goal.map((r) => r.p99)) : NaN;
+      const goalErrors = goal.reduce((n, r) => n + r.errors, 0);
+      const sustained = RATES.filter((rate) => {
+        const steps = byRate(rate);
+        return (
+          steps.length > 0 &&
+          median(steps.map((r) => r.p99)) < CEILING_P99_MS &&
+          steps.every((r) => r.errors === 0)
+        );
+      });
+      console.log(
+        `${target.name}: ${GOAL.rate}/s p99 ${goalP99.toFixed(1)} ms, ${goalErrors} errors (goal p99 < ${GOAL.p99Ms} ms: ${goalP99 < GOAL.p99Ms && goalErrors === 0 ? "met" : "not met"}); highest rate with p99 < ${CEILING_P99_MS} ms and no errors: ${sustained.length ? `${Math.max(...sustained)}/s` : "none of the steps"}`,
+      );
+    }
     console.log(
-      `GET /v3/svc/renders/{id}: ${POLLERS} concurrent keep-alive pollers, ${elapsed.toFixed(1)} s measured after ${WARMUP_SECONDS} s warm-up`,
-    );
-    console.log(
-      `requests ${latencies.length} (${(latencies.length / elapsed).toFixed(0)}/s), errors ${errors}`,
-    );
-    console.log(
-      `p50 ${fmt(percentile(latencies, 50))}  p90 ${fmt(percentile(latencies, 90))}  p99 ${fmt(percentile(latencies, 99))}  max ${fmt(latencies[latencies.length - 1] ?? NaN)}`,
+      `load average after: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
     );
   } finally {
-    await svc.kill();
+    await Promise.all(targets.map((t) => t.svc.kill()));
   }
 }
 

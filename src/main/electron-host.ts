@@ -7,6 +7,17 @@ import type { DesktopHost } from "./host";
 import { appError } from "./ipc-errors";
 import { IMAGE_EXTENSIONS } from "./project-images";
 
+/**
+ * The system browser, for web pages only: `shell.openExternal` also opens file:, smb: and custom
+ * schemes, which can run or mount anything (Electron security checklist, item 15). Every caller
+ * (IPC, sign-in, links from the window) comes through here.
+ */
+export async function openInBrowser(url: string): Promise<boolean> {
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) return false;
+  await shell.openExternal(url);
+  return true;
+}
+
 export function createElectronHost(window: () => BrowserWindow | undefined): DesktopHost {
   return {
     pickFolder: async () => {
@@ -29,10 +40,7 @@ export function createElectronHost(window: () => BrowserWindow | undefined): Des
       shell.showItemInFolder(path);
       return true;
     },
-    openExternal: async (url) => {
-      await shell.openExternal(url);
-      return true;
-    },
+    openExternal: openInBrowser,
     notify: (notification) => {
       if (Notification.isSupported()) {
         new Notification({ title: notification.title, body: notification.body }).show();

@@ -5,9 +5,9 @@
 // lives in plain-Node modules beside this file (desktop-app.ts wires them).
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { app, BrowserWindow, ipcMain, shell } from "electron";
+import { app, BrowserWindow, ipcMain, session } from "electron";
 import { desktopDataDir, startDesktopApp, type DesktopApp } from "./desktop-app";
-import { createElectronFileHost, createElectronHost } from "./electron-host";
+import { createElectronFileHost, createElectronHost, openInBrowser } from "./electron-host";
 import { connectIpcMain } from "./ipc-main";
 
 const RENDERER_DIR = join(__dirname, "../renderer");
@@ -29,20 +29,42 @@ function createWindow(): void {
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
+      // Middle-click would open links in new windows outside the window-open handler.
+      disableBlinkFeatures: "Auxclick",
     },
   });
   mainWindow = window;
   window.once("ready-to-show", () => window.show());
   window.on("closed", () => (mainWindow = undefined));
   window.webContents.setWindowOpenHandler(({ url }) => {
-    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+    void openInBrowser(url);
     return { action: "deny" };
   });
   window.webContents.on("will-navigate", (event) => event.preventDefault());
   void window.loadFile(join(RENDERER_DIR, "index.html"));
 }
 
+/**
+ * No web permission (camera, notifications, geolocation, ...) for any page, the previewed
+ * compositions included; the app's own page may write to the clipboard (its "Copy" buttons).
+ */
+function denyPermissions(): void {
+  const allowed = (permission: string, url: string | undefined) =>
+    permission === "clipboard-sanitized-write" && url !== undefined && isAppPage(url);
+  session.defaultSession.setPermissionRequestHandler((_contents, permission, callback, details) =>
+    callback(allowed(permission, details.requestingUrl)),
+  );
+  session.defaultSession.setPermissionCheckHandler((_contents, permission, _origin, details) =>
+    allowed(permission, details.requestingUrl),
+  );
+}
+
+function isAppPage(url: string): boolean {
+  return url === RENDERER_URL || url.startsWith(`${RENDERER_URL}#`);
+}
+
 void app.whenReady().then(async () => {
+  denyPermissions();
   services = await startDesktopApp({
     appRoot: join(__dirname, "../.."),
     version: app.getVersion(),
@@ -51,7 +73,7 @@ void app.whenReady().then(async () => {
     files: createElectronFileHost(() => mainWindow),
   });
   connectIpcMain(ipcMain, services.router, {
-    isTrustedSender: (url) => url === RENDERER_URL || url.startsWith(`${RENDERER_URL}#`),
+    isTrustedSender: isAppPage,
     target: () => mainWindow?.webContents,
   });
   createWindow();

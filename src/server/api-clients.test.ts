@@ -128,8 +128,24 @@ describe("requests existing clients send", () => {
     }
   });
 
-  it("takes an undeclared key without strict_variables and refuses it with", async () => {
-    expect((await submit({ variables: { nope: 1 } })).status).toBe(201);
+  it("takes an undeclared key without strict_variables with a warning on the record, and refuses it with", async () => {
+    const created = await submit({ variables: { nope: 1, title: "Hi" } });
+    expect(created.status).toBe(201);
+    const record = await api(svc, "GET", `/v3/svc/renders/${created.body.data.render_id}`, {
+      key: svc.apiKey,
+    });
+    expect(record.body.data.warnings).toEqual([
+      {
+        code: "undeclared_variable",
+        message: "nope is not declared by the composition; it is passed to the page as given",
+        param: "variables.nope",
+      },
+    ]);
+    const clean = await submit({ variables: { title: "Hi" } });
+    const cleanRecord = await api(svc, "GET", `/v3/svc/renders/${clean.body.data.render_id}`, {
+      key: svc.apiKey,
+    });
+    expect(cleanRecord.body.data.warnings).toEqual([]);
     expect((await submit({ variables: { nope: 1 }, strict_variables: true })).status).toBe(422);
   });
 });

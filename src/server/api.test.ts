@@ -697,6 +697,7 @@ describe("wire format", () => {
         "failure_code",
         "failure_message",
         "callback_id",
+        "warnings",
         "asset_id",
         "variables",
         "strict_variables",

@@ -25,6 +25,8 @@ export const API_ERRORS = {
   svc_upload_not_found: 409,
   svc_idempotency_conflict: 409,
   svc_project_too_large: 413,
+  /** A JSON request body over the service's limit (1 MiB). */
+  request_too_large: 413,
   svc_project_invalid: 422,
   svc_checksum_mismatch: 422,
   svc_size_mismatch: 422,
@@ -170,6 +172,19 @@ export const submitRenderResponseSchema = z.object({
 });
 export type SubmitRenderResponse = z.infer<typeof submitRenderResponseSchema>;
 
+/**
+ * Something the service accepted but the client should know: today an undeclared variable
+ * (SPEC.md section 4: a warning on the record unless `strict_variables`, then it is a 422).
+ */
+export const RENDER_WARNING_CODES = ["undeclared_variable"] as const;
+export const renderWarningSchema = z.object({
+  code: z.enum(RENDER_WARNING_CODES),
+  message: z.string(),
+  /** The request field it is about, e.g. `variables.subtitle`. */
+  param: z.string(),
+});
+export type RenderWarning = z.infer<typeof renderWarningSchema>;
+
 export const renderRecordSchema = z.object({
   render_id: z.string(),
   status: z.enum(RENDER_STATUSES),
@@ -191,6 +206,8 @@ export const renderRecordSchema = z.object({
   failure_code: z.string().nullable(),
   failure_message: z.string().nullable(),
   callback_id: z.string().nullable(),
+  /** Absent from services older than the field: parsed as none. */
+  warnings: z.array(renderWarningSchema).default([]),
   // svc extensions (not in the hosted API): what the render was made from, so a client can
   // render the same asset again with new values.
   asset_id: z.string(),

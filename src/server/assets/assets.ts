@@ -6,13 +6,13 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import {
   ASSET_ID_PREFIX,
-  createAssetRequestSchema,
   type AssetComposition,
   type AssetRecord,
   type CompleteAssetResponse,
+  type CreateAssetRequest,
   type CreateAssetResponse,
 } from "../../shared/api";
 import { UPLOAD_LIMIT_BYTES } from "../../shared/limits";
@@ -22,47 +22,59 @@ import type { AssetsTable } from "../db/schema";
 import { ApiError } from "../errors";
 import { newId, randomToken } from "../ids";
 import { withIdempotency } from "../http/idempotency";
-import { parseBody, principalOf } from "../http/request";
+import { routeOf } from "../http/operations";
+import { principalOf } from "../http/request";
+import type { ZodTypeProvider } from "../http/schema-compilers";
 import { checkCompositionPath, scanStoredComposition } from "./project";
 import { ArchiveError, inspectZip } from "./zip-inspect";
 
 export const ASSET_ENDPOINT = "POST /v3/assets";
 
-export function registerAssetRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const create = async (request: FastifyRequest, reply: FastifyReply) => {
-    const principal = principalOf(request);
-    const result = await withIdempotency(
-      ctx.db,
-      {
-        userId: principal.user.id,
-        endpoint: ASSET_ENDPOINT,
-        key: idempotencyKeyOf(request.headers),
-        body: request.body,
+export function registerAssetRoutes(instance: FastifyInstance, ctx: ServiceContext): void {
+  const app = instance.withTypeProvider<ZodTypeProvider>();
+  for (const operation of ["createAsset", "createDirectUpload"] as const) {
+    app.route({
+      ...routeOf(operation),
+      handler: async (request, reply) => {
+        const principal = principalOf(request);
+        const result = await withIdempotency(
+          ctx.db,
+          {
+            userId: principal.user.id,
+            endpoint: ASSET_ENDPOINT,
+            key: idempotencyKeyOf(request.headers),
+            body: request.body,
+          },
+          async () => ({
+            status: 201,
+            body: { data: await createAsset(ctx, principal, request.body) },
+          }),
+        );
+        if (result.replayed) reply.header("Idempotent-Replayed", "true");
+        return reply.code(result.status).send(result.body as never);
       },
-      async () => ({
-        status: 201,
-        body: { data: await createAsset(ctx, principal, request.body) },
-      }),
-    );
-    if (result.replayed) reply.header("Idempotent-Replayed", "true");
-    return reply.code(result.status).send(result.body);
-  };
-  app.post("/v3/assets", create);
-  app.post("/v3/assets/direct-uploads", create);
+    });
+  }
 
-  app.post<{ Params: { id: string } }>("/v3/assets/:id/complete", async (request) => {
-    return { data: await completeAsset(ctx, principalOf(request), request.params.id) };
+  app.route({
+    ...routeOf("completeAsset"),
+    handler: async (request) => ({
+      data: await completeAsset(ctx, principalOf(request), request.params.id),
+    }),
   });
 
-  app.get<{ Params: { id: string } }>("/v3/assets/:id", async (request) => {
-    const asset = await findAsset(ctx, principalOf(request).user.id, request.params.id);
-    return { data: toAssetRecord(asset) };
+  app.route({
+    ...routeOf("getAsset"),
+    handler: async (request) => {
+      const asset = await findAsset(ctx, principalOf(request).user.id, request.params.id);
+      return { data: toAssetRecord(asset) };
+    },
   });
 
   // svc extension: what a composition in the asset declares (for "render again" forms).
-  app.get<{ Params: { id: string }; Querystring: { composition?: string } }>(
-    "/v3/svc/assets/:id/composition",
-    async (request): Promise<{ data: AssetComposition }> => {
+  app.route({
+    ...routeOf("getAssetComposition"),
+    handler: async (request): Promise<{ data: AssetComposition }> => {
       const asset = await findAsset(ctx, principalOf(request).user.id, request.params.id);
       if (asset.status !== "ready" || !asset.storage_key) {
         throw new ApiError(
@@ -71,7 +83,7 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServiceContext): 
           "asset_id",
         );
       }
-      const composition = checkCompositionPath(request.query.composition ?? "index.html");
+      const composition = checkCompositionPath(request.query.composition);
       const scan = await scanStoredComposition(ctx, asset.storage_key, composition);
       return {
         data: {
@@ -84,7 +96,7 @@ export function registerAssetRoutes(app: FastifyInstance, ctx: ServiceContext): 
         },
       };
     },
-  );
+  });
 }
 
 export function idempotencyKeyOf(
@@ -97,9 +109,8 @@ export function idempotencyKeyOf(
 export async function createAsset(
   ctx: ServiceContext,
   principal: Principal,
-  body: unknown,
+  input: CreateAssetRequest,
 ): Promise<CreateAssetResponse> {
-  const input = parseBody(createAssetRequestSchema, body);
   if (input.size_bytes > UPLOAD_LIMIT_BYTES) {
     throw new ApiError(
       "svc_project_too_large",

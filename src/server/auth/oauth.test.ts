@@ -246,6 +246,8 @@ describe("authorization code + PKCE", () => {
       });
     const first = await exchange();
     expect(first.status).toBe(200);
+    // Used once, so the service has it cached: the revocation must still reach it at once.
+    expect((await me(first.body.access_token as string)).status).toBe(200);
     const second = await exchange();
     expect(second.status).toBe(400);
     expect(second.body.error).toBe("invalid_grant");
@@ -308,8 +310,9 @@ describe("tokens", () => {
     expect((await me(third.body.access_token as string)).status).toBe(401);
   });
 
-  it("revokes on /v1/oauth/revoke (200 even for unknown tokens) and the access token then gets 401", async () => {
+  it("revokes on /v1/oauth/revoke (200 even for unknown tokens) and the access token then gets 401 at once", async () => {
     const tokens = await signIn();
+    expect((await me(tokens.access_token as string)).status).toBe(200);
     const unknown = await oauthPost(svc.url, "/v1/oauth/revoke", {
       token: "svc_rt_notarealtoken",
       client_id: CLI_CLIENT_ID,

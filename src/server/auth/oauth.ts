@@ -198,12 +198,33 @@ const SLOW_DOWN_STEP_SECONDS = 5;
 /** A poll this much early still counts as on time: client timers and latency jitter. */
 const POLL_JITTER_MS = 250;
 
+/** How long a checked access token is trusted without reading the database again. */
+const ACCESS_TOKEN_CACHE_MS = 5_000;
+
 export class AuthorizationServer {
+  /**
+   * Access tokens checked in the last few seconds, by hash: a client polling several times a
+   * second costs one lookup per few seconds. Every revocation in this process forgets its
+   * family's entries at once; one made by another process over the same database shows within
+   * ACCESS_TOKEN_CACHE_MS.
+   */
+  private readonly accessTokens = new Map<
+    string,
+    { principal: Principal; familyId: string; until: number }
+  >();
+
   constructor(
     private readonly db: Database,
     private readonly settings: OAuthSettings,
     private readonly now: () => number = Date.now,
   ) {}
+
+  private async revokeFamily(db: Database, familyId: string, now: number): Promise<void> {
+    await revokeFamily(db, familyId, now);
+    for (const [hash, entry] of this.accessTokens) {
+      if (entry.familyId === familyId) this.accessTokens.delete(hash);
+    }
+  }
 
   /**
    * Deletes what can no longer be used: codes, device codes and tokens a day past expiry (kept
@@ -279,7 +300,7 @@ export class AuthorizationServer {
       if (!row) return fail(new OAuthError("invalid_grant", "the authorization code is not valid"));
       if (row.used_ms !== null) {
         // RFC 6749 section 4.1.2: a code used twice revokes what it was exchanged for.
-        if (row.family_id) await revokeFamily(trx, row.family_id, now);
+        if (row.family_id) await this.revokeFamily(trx, row.family_id, now);
         return fail(new OAuthError("invalid_grant", "the authorization code was already used"));
       }
       if (row.expires_ms <= now)
@@ -337,7 +358,7 @@ export class AuthorizationServer {
         return { error: new OAuthError("invalid_grant", "the refresh token was revoked") };
       }
       if (row.rotated_ms !== null) {
-        await revokeFamily(trx, row.family_id, now);
+        await this.revokeFamily(trx, row.family_id, now);
         return {
           error: new OAuthError(
             "invalid_grant",
@@ -361,7 +382,7 @@ export class AuthorizationServer {
         .where("revoked_ms", "is", null)
         .executeTakeFirst();
       if (Number(rotated.numUpdatedRows) !== 1) {
-        await revokeFamily(trx, row.family_id, now);
+        await this.revokeFamily(trx, row.family_id, now);
         return { error: new OAuthError("invalid_grant", "the refresh token was already used") };
       }
       const tokens = await issueTokens(trx, this.settings, {
@@ -528,12 +549,16 @@ export class AuthorizationServer {
       .select(["family_id"])
       .where("token_hash", "=", hashSecret(token))
       .executeTakeFirst();
-    if (row) await revokeFamily(this.db, row.family_id, this.now());
+    if (row) await this.revokeFamily(this.db, row.family_id, this.now());
   }
 
   /** The account behind a live access token, for the /v3 API. */
   async authenticateAccessToken(token: string): Promise<Principal | undefined> {
     if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return undefined;
+    const hash = hashSecret(token);
+    const now = this.now();
+    const cached = this.accessTokens.get(hash);
+    if (cached && cached.until > now) return cached.principal;
     const row = await this.db
       .selectFrom("oauth_tokens")
       .innerJoin("users", "users.id", "oauth_tokens.user_id")
@@ -544,13 +569,21 @@ export class AuthorizationServer {
         "oauth_tokens.expires_ms",
         "oauth_tokens.revoked_ms",
       ])
-      .where("oauth_tokens.token_hash", "=", hashSecret(token))
+      .where("oauth_tokens.token_hash", "=", hash)
       .executeTakeFirst();
-    if (!row || row.kind !== "access" || row.revoked_ms !== null || row.expires_ms <= this.now()) {
+    if (!row || row.kind !== "access" || row.revoked_ms !== null || row.expires_ms <= now) {
+      this.accessTokens.delete(hash);
       return undefined;
     }
-    const { family_id, kind: _kind, expires_ms: _expires, revoked_ms: _revoked, ...user } = row;
-    return { user, credentialId: `oauth:${family_id}` };
+    const { family_id, kind: _kind, expires_ms, revoked_ms: _revoked, ...user } = row;
+    const principal = { user, credentialId: `oauth:${family_id}` };
+    if (this.accessTokens.size > 10_000) this.accessTokens.clear();
+    this.accessTokens.set(hash, {
+      principal,
+      familyId: family_id,
+      until: Math.min(now + ACCESS_TOKEN_CACHE_MS, expires_ms),
+    });
+    return principal;
   }
 }
 

@@ -216,8 +216,18 @@ const oauth: Migration = {
   },
 };
 
+/** Warnings on the render record (undeclared variables when not strict, SPEC.md section 4). */
+const renderWarnings: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .alterTable("renders")
+      .addColumn("warnings_json", "text", (c) => c.notNull().defaultTo("[]"))
+      .execute();
+  },
+};
+
 export const migrationProvider: MigrationProvider = {
   async getMigrations() {
-    return { "0001_initial": initial, "0002_oauth": oauth };
+    return { "0001_initial": initial, "0002_oauth": oauth, "0003_render_warnings": renderWarnings };
   },
 };

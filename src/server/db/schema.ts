@@ -53,6 +53,8 @@ export interface RendersTable {
   composition: string;
   variables_json: string;
   strict_variables: number;
+  /** JSON array of RenderWarning (migration 0003). */
+  warnings_json: string;
   project_json: string;
   asset_id: string;
   duration: number | null;

@@ -27,8 +27,12 @@ import { LocalObjectStore } from "../storage/local-store";
 import type { ObjectStore } from "../storage/object-store";
 import { registerStorageRoutes } from "../storage/local-routes";
 import { buildOpenApiDocument } from "./openapi";
+import { OPERATION_ID, routeOf } from "./operations";
+import { useZodSchemas, type ZodTypeProvider } from "./schema-compilers";
 
 const SECRET_QUERY_PARAMS = /([?&](?:sig|signature|api_key|token|code|user_code|state)=)[^&]*/gi;
+
+const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export function redactUrl(url: string): string {
   return url.replace(SECRET_QUERY_PARAMS, "$1[REDACTED]");
@@ -105,6 +109,13 @@ export function configureApp(
   deps: AppDependencies,
 ): FastifyInstance {
   app.decorateRequest("principal", null);
+  // Every /v3 operation is declared in operations.ts, which the OpenAPI document is made from.
+  app.addHook("onRoute", (route) => {
+    const declared = (route.schema as Record<string, unknown> | undefined)?.[OPERATION_ID];
+    if (route.url.startsWith("/v3/") && route.url !== "/v3/openapi.json" && !declared) {
+      throw new Error(`${route.method} ${route.url} is not declared in http/operations.ts`);
+    }
+  });
 
   app.setErrorHandler((error, request, reply) => {
     let apiError: ApiError;
@@ -114,7 +125,10 @@ export function configureApp(
       const fastifyError = error as { statusCode?: number; code?: string; message?: string };
       const status = fastifyError.statusCode ?? 500;
       if (status === 413)
-        apiError = new ApiError("invalid_parameter", "the request body is too large");
+        apiError = new ApiError(
+          "request_too_large",
+          `the request body is over ${BODY_LIMIT_BYTES / 1024 / 1024} MiB; send a smaller JSON body`,
+        );
       else if (status === 415)
         apiError = new ApiError(
           "invalid_parameter",
@@ -217,26 +231,29 @@ export function configureApp(
     });
     registerAssetRoutes(v3, ctx);
     registerRenderRoutes(v3, ctx, deps.queue);
-    v3.get("/v3/users/me", async (request) => {
-      const { user: cached } = principalOf(request);
-      const user = await ctx.db
-        .selectFrom("users")
-        .selectAll()
-        .where("id", "=", cached.id)
-        .executeTakeFirstOrThrow();
-      return {
-        data: {
-          username: user.username,
-          email: user.email,
-          first_name: user.first_name,
-          last_name: user.last_name,
-          billing: {
-            plan: user.plan,
-            credits_remaining: fromMilli(user.credits_remaining_milli),
-            credits_used: fromMilli(user.credits_used_milli),
+    v3.withTypeProvider<ZodTypeProvider>().route({
+      ...routeOf("getMe"),
+      handler: async (request) => {
+        const { user: cached } = principalOf(request);
+        const user = await ctx.db
+          .selectFrom("users")
+          .selectAll()
+          .where("id", "=", cached.id)
+          .executeTakeFirstOrThrow();
+        return {
+          data: {
+            username: user.username,
+            email: user.email,
+            first_name: user.first_name,
+            last_name: user.last_name,
+            billing: {
+              plan: user.plan,
+              credits_remaining: fromMilli(user.credits_remaining_milli),
+              credits_used: fromMilli(user.credits_used_milli),
+            },
           },
-        },
-      };
+        };
+      },
     });
   });
   return app;
@@ -245,12 +262,13 @@ export function configureApp(
 export function createFastify(logLevel: string): FastifyInstance {
   const app = Fastify({
     logger: loggerOptions(logLevel),
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
     logController: new ServiceLogController(),
     forceCloseConnections: true,
     return503OnClosing: true,
   });
   acceptEmptyJsonBodies(app);
+  useZodSchemas(app);
   return app;
 }
 

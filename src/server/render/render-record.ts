@@ -1,6 +1,6 @@
 // Maps a renders row to the wire record of SPEC.md section 4, signing fresh short-lived
 // video/thumbnail URLs on every read (clients must not cache them).
-import type { RenderRecord } from "../../shared/api";
+import type { RenderRecord, RenderWarning } from "../../shared/api";
 import type { RendersTable } from "../db/schema";
 import type { ServiceContext } from "../context";
 import { fromMilli } from "./credits";
@@ -47,6 +47,7 @@ export async function toRenderRecord(
     failure_code: row.failure_code,
     failure_message: row.failure_message,
     callback_id: row.callback_id,
+    warnings: JSON.parse(row.warnings_json) as RenderWarning[],
     asset_id: row.asset_id,
     variables: parseVariables(row.variables_json),
     strict_variables: row.strict_variables === 1,

@@ -2,20 +2,29 @@
 // transaction), get, list (newest first, opaque keyset cursor) and soft delete.
 import type { FastifyInstance } from "fastify";
 import type { Transaction } from "kysely";
+import type { z } from "zod";
+import type { listRendersQuerySchema } from "../../shared/api";
 import {
   RENDER_ID_PREFIX,
-  listRendersQuerySchema,
-  renderRequestSchema,
+  type ParsedRenderRequest,
   type RenderList,
+  type RenderWarning,
   type SubmitRenderResponse,
 } from "../../shared/api";
-import { blockingIssues, formatVariableIssue, validateVariables } from "../../shared/variables";
+import {
+  blockingIssues,
+  formatVariableIssue,
+  validateVariables,
+  type VariableIssue,
+} from "../../shared/variables";
 import type { Principal } from "../auth/accounts";
 import { createAssetFromBytes, findAsset, idempotencyKeyOf } from "../assets/assets";
 import type { ServiceContext } from "../context";
 import type { DB, RendersTable } from "../db/schema";
 import { ApiError } from "../errors";
-import { parseBody, principalOf } from "../http/request";
+import { routeOf } from "../http/operations";
+import { principalOf } from "../http/request";
+import type { ZodTypeProvider } from "../http/schema-compilers";
 import { newId } from "../ids";
 import { withIdempotency } from "../http/idempotency";
 import { checkCompositionPath, readComposition } from "../assets/project";
@@ -27,45 +36,56 @@ import { checkCallbackUrl } from "../webhooks/webhooks";
 export const RENDER_ENDPOINT = "POST /v3/svc/renders";
 
 export function registerRenderRoutes(
-  app: FastifyInstance,
+  instance: FastifyInstance,
   ctx: ServiceContext,
   queue: JobQueue,
 ): void {
-  app.post("/v3/svc/renders", async (request, reply) => {
-    const principal = principalOf(request);
-    const result = await withIdempotency(
-      ctx.db,
-      {
-        userId: principal.user.id,
-        endpoint: RENDER_ENDPOINT,
-        key: idempotencyKeyOf(request.headers),
-        body: request.body,
-      },
-      async (record) => ({
-        status: 201,
-        body: {
-          data: await submitRender(ctx, queue, principal, request.body, (trx, data) =>
-            record(trx, { status: 201, body: { data } }),
-          ),
+  const app = instance.withTypeProvider<ZodTypeProvider>();
+  app.route({
+    ...routeOf("submitRender"),
+    handler: async (request, reply) => {
+      const principal = principalOf(request);
+      const result = await withIdempotency(
+        ctx.db,
+        {
+          userId: principal.user.id,
+          endpoint: RENDER_ENDPOINT,
+          key: idempotencyKeyOf(request.headers),
+          body: request.body,
         },
-      }),
-    );
-    if (result.replayed) reply.header("Idempotent-Replayed", "true");
-    return reply.code(result.status).send(result.body);
+        async (record) => ({
+          status: 201,
+          body: {
+            data: await submitRender(ctx, queue, principal, request.body, (trx, data) =>
+              record(trx, { status: 201, body: { data } }),
+            ),
+          },
+        }),
+      );
+      if (result.replayed) reply.header("Idempotent-Replayed", "true");
+      return reply.code(result.status).send(result.body as never);
+    },
   });
 
-  app.get<{ Params: { id: string } }>("/v3/svc/renders/:id", async (request) => {
-    const row = await findRender(ctx, principalOf(request).user.id, request.params.id);
-    return { data: await toRenderRecord(ctx, row) };
+  app.route({
+    ...routeOf("getRender"),
+    handler: async (request) => {
+      const row = await findRender(ctx, principalOf(request).user.id, request.params.id);
+      return { data: await toRenderRecord(ctx, row) };
+    },
   });
 
-  app.get("/v3/svc/renders", async (request) => {
-    return listRenders(ctx, principalOf(request).user.id, request.query);
+  app.route({
+    ...routeOf("listRenders"),
+    handler: async (request) => listRenders(ctx, principalOf(request).user.id, request.query),
   });
 
-  app.delete<{ Params: { id: string } }>("/v3/svc/renders/:id", async (request) => {
-    await deleteRender(ctx, queue, principalOf(request).user.id, request.params.id);
-    return { data: { render_id: request.params.id } };
+  app.route({
+    ...routeOf("deleteRender"),
+    handler: async (request) => {
+      await deleteRender(ctx, queue, principalOf(request).user.id, request.params.id);
+      return { data: { render_id: request.params.id } };
+    },
   });
 }
 
@@ -73,11 +93,10 @@ export async function submitRender(
   ctx: ServiceContext,
   queue: JobQueue,
   principal: Principal,
-  body: unknown,
+  input: ParsedRenderRequest,
   /** Runs inside the transaction that creates the render (the idempotency record). */
   beforeCommit?: (trx: Transaction<DB>, response: SubmitRenderResponse) => Promise<void>,
 ): Promise<SubmitRenderResponse> {
-  const input = parseBody(renderRequestSchema, body);
   const composition = checkCompositionPath(input.composition);
   const user = await ctx.db
     .selectFrom("users")
@@ -115,10 +134,8 @@ export async function submitRender(
   const facts = await readComposition(ctx, asset.storage_key, composition);
   // A value of the wrong type, outside its enum or its range is refused always (a render of the
   // wrong thing would be charged); an undeclared key only with strict_variables (SPEC.md 4).
-  const issues = blockingIssues(
-    validateVariables(facts.variables, input.variables),
-    input.strict_variables,
-  );
+  const variableIssues = validateVariables(facts.variables, input.variables);
+  const issues = blockingIssues(variableIssues, input.strict_variables);
   if (issues.length > 0) {
     throw new ApiError(
       "svc_project_invalid",
@@ -142,6 +159,7 @@ export async function submitRender(
     composition,
     variables_json: JSON.stringify(input.variables),
     strict_variables: input.strict_variables ? 1 : 0,
+    warnings_json: JSON.stringify(variableIssues.map(toRenderWarning)),
     project_json: JSON.stringify(input.project),
     asset_id: asset.id,
     duration: null,
@@ -164,6 +182,15 @@ export async function submitRender(
     await beforeCommit?.(trx, response);
   });
   return response;
+}
+
+/** A variable issue that did not stop the render (only undeclared keys reach here). */
+function toRenderWarning(issue: VariableIssue): RenderWarning {
+  return {
+    code: "undeclared_variable",
+    message: `${issue.id} is not declared by the composition; it is passed to the page as given`,
+    param: `variables.${issue.id}`,
+  };
 }
 
 export async function findRender(
@@ -201,9 +228,8 @@ function decodeCursor(token: string): [number, string] {
 export async function listRenders(
   ctx: ServiceContext,
   userId: string,
-  query: unknown,
+  { limit, token }: z.output<typeof listRendersQuerySchema>,
 ): Promise<RenderList> {
-  const { limit, token } = parseBody(listRendersQuerySchema, query);
   let select = ctx.db
     .selectFrom("renders")
     .selectAll()

@@ -48,9 +48,16 @@ export async function startService(
     env?: Record<string, string>;
     /** Default: the test project's choice (suiteS3Store), else the data dir. */
     storage?: S3Coordinates | "local";
+    /** Another checkout to run the service from (bench/api.ts --baseline). */
+    root?: string;
+    /** Read the log and throw it away (a benchmark's millions of lines). */
+    discardLogs?: boolean;
+    /** Node flags for the service process, e.g. `--cpu-prof`. */
+    nodeArgs?: string[];
   } = {},
 ): Promise<ServiceProcess> {
   const dataDir = options.dataDir ?? join(await tempDir(), "data");
+  const root = options.root ? resolve(options.root) : REPO;
   const store =
     options.storage === "local" ? undefined : (options.storage ?? (await suiteS3Store()));
   const s3 = store && {
@@ -61,7 +68,8 @@ export async function startService(
     ),
   };
   const args = [
-    BIN,
+    ...(options.nodeArgs ?? []),
+    join(root, "bin/svc.js"),
     "server",
     "--port",
     "0",
@@ -71,7 +79,7 @@ export async function startService(
     String(options.workers ?? 0),
   ];
   const child = spawn(process.execPath, args, {
-    cwd: REPO,
+    cwd: root,
     env: {
       ...process.env,
       SVC_SERVER_LOG_LEVEL: "info",
@@ -84,6 +92,7 @@ export async function startService(
   let stderr = "";
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    if (options.discardLogs) return;
     stderr += chunk;
     if (stderr.length > 4_000_000) stderr = stderr.slice(-2_000_000);
   });
