@@ -1,12 +1,14 @@
 // `svc server`: run the render service, plus its admin commands (users, keys, credits). Thin:
 // parse flags, call src/server, print. Nothing secret is printed except the key that
 // `keys create` exists to show once.
-import { InvalidArgumentError, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { addCredits } from "../server/render/credits";
 import { createApiKey, createUser, findUserByEmail } from "../server/auth/accounts";
 import { LOCAL_SERVICE_PORT } from "../shared/limits";
 import { defaultDataDir, loadConfig } from "../server/config";
-import { openDataDirDatabase, startServer } from "../server/server";
+import { openServiceDatabase, startServer } from "../server/server";
+import type { Database } from "../server/db/database";
+import type { ServerRole } from "../server/config";
 import { checkPasswordStrength, setUserPassword } from "../server/auth/passwords";
 import { promptHidden, readPipedInput, type CliIo } from "./io";
 
@@ -28,17 +30,20 @@ function credits(value: string): number {
 }
 
 interface ServerOptions {
+  role: ServerRole;
   host: string;
   port: number;
   dataDir: string;
   workers?: number;
 }
 
+/** The service's database (SVC_DATABASE_URL, else SQLite in the data dir) for an admin command. */
 async function withDatabase<T>(
   dataDir: string,
-  run: (db: Awaited<ReturnType<typeof openDataDirDatabase>>) => Promise<T>,
+  env: NodeJS.ProcessEnv,
+  run: (db: Database) => Promise<T>,
 ): Promise<T> {
-  const db = await openDataDirDatabase(dataDir);
+  const db = await openServiceDatabase(loadConfig({ dataDir }, env));
   try {
     return await run(db);
   } finally {
@@ -63,6 +68,14 @@ export function registerServerCommand(program: Command, io: CliIo): void {
   const server = program
     .command("server")
     .description("Run the render service (the /v3 API) on this computer, and manage its accounts.")
+    .addOption(
+      new Option(
+        "--role <role>",
+        "all: API and workers in one process; api or worker: one part of the scale-out shape (needs SVC_DATABASE_URL and SVC_STORAGE_URL)",
+      )
+        .choices(["all", "api", "worker"])
+        .default("all"),
+    )
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option(
       "--port <port>",
@@ -77,14 +90,19 @@ export function registerServerCommand(program: Command, io: CliIo): void {
       integer("--workers", 0, 64),
     )
     .action(async (options: ServerOptions) => {
-      const config = loadConfig({
-        host: options.host,
-        port: options.port,
-        dataDir: options.dataDir,
-        workers: options.workers,
-      });
+      let config: ReturnType<typeof loadConfig>;
       let running: Awaited<ReturnType<typeof startServer>>;
       try {
+        config = loadConfig(
+          {
+            role: options.role,
+            host: options.host,
+            port: options.port,
+            dataDir: options.dataDir,
+            ...(options.workers !== undefined ? { workers: options.workers } : {}),
+          },
+          io.env,
+        );
         running = await startServer(config);
       } catch (error) {
         return fail(io, (error as Error).message);
@@ -126,7 +144,7 @@ export function registerServerCommand(program: Command, io: CliIo): void {
       const password = await readPassword(io);
       const problem = checkPasswordStrength(password);
       if (problem) return fail(io, problem);
-      await withDatabase(dataDirOf(command), async (db) => {
+      await withDatabase(dataDirOf(command), io.env, async (db) => {
         const user = await findUserByEmail(db, email);
         if (!user) return fail(io, `no user ${email}`);
         await setUserPassword(db, user.id, password);
@@ -151,7 +169,7 @@ export function registerServerCommand(program: Command, io: CliIo): void {
           const problem = checkPasswordStrength(password);
           if (problem) return fail(io, problem);
         }
-        await withDatabase(dataDirOf(command), async (db) => {
+        await withDatabase(dataDirOf(command), io.env, async (db) => {
           try {
             const user = await createUser(db, {
               email,
@@ -176,7 +194,7 @@ export function registerServerCommand(program: Command, io: CliIo): void {
     .requiredOption("--user <email>", "account the key belongs to")
     .description("Create an API key and print it (it is shown only this once)")
     .action(async (options: { user: string }, command: Command) => {
-      await withDatabase(dataDirOf(command), async (db) => {
+      await withDatabase(dataDirOf(command), io.env, async (db) => {
         const user = await findUserByEmail(db, options.user);
         if (!user)
           return fail(
@@ -197,7 +215,7 @@ export function registerServerCommand(program: Command, io: CliIo): void {
     .argument("<n>", "credits to add (negative to remove)", credits)
     .description("Add credits to an account")
     .action(async (email: string, amount: number, _options: unknown, command: Command) => {
-      await withDatabase(dataDirOf(command), async (db) => {
+      await withDatabase(dataDirOf(command), io.env, async (db) => {
         const user = await findUserByEmail(db, email);
         if (!user) return fail(io, `no user ${email}`);
         const balance = await addCredits(db, user.id, amount);

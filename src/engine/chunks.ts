@@ -7,50 +7,12 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { muxOutput, extractThumbnail, type AudioInput } from "./encode";
 import { resolveFfmpeg } from "./ffmpeg";
-import { renderComposition, segmentLength } from "./render";
+import { representativeFrame, segmentLength, type Chunk } from "./plan";
+import { renderComposition } from "./render";
 import type { RenderCompositionOptions, RenderResult } from "./types";
 import type { OutputFormat } from "../shared/render-options";
 
-export interface Chunk {
-  index: number;
-  firstSegment: number;
-  segmentCount: number;
-  firstFrame: number;
-  frameCount: number;
-}
-
-export interface ChunkSettings {
-  /** Target seconds of video per chunk (rounded to whole segments). */
-  chunkSeconds: number;
-  /** The most chunks one render is cut into. */
-  maxChunks: number;
-}
-
-/** The chunks of a render of `frames` frames at `fps`; one chunk when it is short. */
-export function planChunks(frames: number, fps: number, settings: ChunkSettings): Chunk[] {
-  const length = segmentLength(frames, fps);
-  const segments = Math.ceil(frames / length);
-  const wanted = Math.max(1, Math.round((settings.chunkSeconds * fps) / length));
-  const perChunk = Math.max(wanted, Math.ceil(segments / Math.max(1, settings.maxChunks)));
-  const chunks: Chunk[] = [];
-  for (let first = 0; first < segments; first += perChunk) {
-    const count = Math.min(perChunk, segments - first);
-    const firstFrame = first * length;
-    chunks.push({
-      index: chunks.length,
-      firstSegment: first,
-      segmentCount: count,
-      firstFrame,
-      frameCount: Math.min(frames, (first + count) * length) - firstFrame,
-    });
-  }
-  return chunks;
-}
-
-/** A frame that shows the composition in full swing (as a whole render's thumbnail does). */
-export function representativeFrame(frames: number): number {
-  return Math.min(frames - 1, Math.floor(frames * 0.4));
-}
+export { planChunks, representativeFrame, type Chunk, type ChunkSettings } from "./plan";
 
 export interface ChunkResult {
   segmentFiles: string[];

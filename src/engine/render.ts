@@ -29,6 +29,9 @@ import {
 import { resolveFfmpeg } from "./ffmpeg";
 import { resolveInsideRoot, startProjectServer, type ProjectServer } from "./project-server";
 import { runtimeScript } from "./runtime-bundle";
+import { segmentLength } from "./plan";
+
+export { segmentLength } from "./plan";
 import type { RenderCompositionOptions, RenderProgress, RenderResult } from "./types";
 
 /** JPEG quality of captured frames per tier; x264 re-encodes them, so near-lossless is enough. */
@@ -49,14 +52,6 @@ interface PageMedia {
   duration: number | null;
   mediaStart: number;
   volume: number;
-}
-
-/**
- * Segment length in frames: a function of the frame count and fps only, never of the worker
- * count, so any number of workers encodes the same segments and the output is identical.
- */
-export function segmentLength(frames: number, fps: number): number {
-  return Math.max(1, Math.min(Math.max(fps, Math.ceil(frames / 16)), fps * 4));
 }
 
 export function resolveWorkers(workers: number | "auto" | undefined, segments: number): number {

@@ -1,11 +1,23 @@
 // Service configuration: flags of `svc server` plus SVC_SERVER_* environment variables for the
 // knobs an operator (or a test) rarely turns. Defaults are the embedded desktop setup: loopback
 // only, one worker, page network off, private webhook/url targets refused.
-import { availableParallelism, homedir } from "node:os";
+import { availableParallelism, homedir, hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { LOCAL_SERVICE_PORT } from "../shared/limits";
 
+export type ServerRole = "all" | "api" | "worker";
+
 export interface ServerConfig {
+  /** all: API + workers in one process (the embedded default); api or worker: the scale-out shape. */
+  role: ServerRole;
+  /** SVC_DATABASE_URL: postgres://... selects PostgreSQL and pg-boss; unset: SQLite in the data dir. */
+  databaseUrl: string | undefined;
+  /** Target seconds of video per chunk of a distributed render (whole segments). */
+  chunkSeconds: number;
+  /** The most chunks one render is cut into; 1 renders every render whole on one worker. */
+  maxChunks: number;
+  /** This worker's name in logs and chunk records (default: the host name). */
+  workerName: string;
   host: string;
   port: number;
   dataDir: string;
@@ -45,6 +57,7 @@ export interface ServerConfig {
 }
 
 export interface ServerFlags {
+  role?: ServerRole;
   host?: string;
   port?: number;
   dataDir?: string;
@@ -68,12 +81,29 @@ export function loadConfig(
     return value;
   };
   const bool = (name: string): boolean => /^(1|true|yes|on)$/i.test(env[name] ?? "");
+  const role = flags.role ?? "all";
+  const databaseUrl = env.SVC_DATABASE_URL?.trim() || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error("SVC_DATABASE_URL must be a postgres:// URL (unset it to use SQLite)");
+  }
+  if (role !== "all" && !(databaseUrl && env.SVC_STORAGE_URL?.trim())) {
+    throw new Error(
+      `--role ${role} needs SVC_DATABASE_URL (PostgreSQL) and SVC_STORAGE_URL (S3): the processes of the scale-out shape share them; without them run --role all`,
+    );
+  }
   return {
+    role,
+    databaseUrl,
+    chunkSeconds: Math.max(1, num("SVC_SERVER_CHUNK_SECONDS", 10)),
+    // Chunking pays where many machines share the work; the embedded default renders whole.
+    maxChunks: Math.max(1, Math.floor(num("SVC_SERVER_MAX_CHUNKS", databaseUrl ? 32 : 1))),
+    workerName: env.SVC_WORKER_NAME?.trim() || hostname(),
     host: flags.host ?? "127.0.0.1",
     port: flags.port ?? LOCAL_SERVICE_PORT,
     dataDir: resolve(flags.dataDir ?? defaultDataDir()),
     // A render keeps about two cores busy (browser + encoder): one worker on a 2-core machine.
-    workers: flags.workers ?? Math.max(1, Math.floor(availableParallelism() / 2)),
+    workers:
+      role === "api" ? 0 : (flags.workers ?? Math.max(1, Math.floor(availableParallelism() / 2))),
     leaseSeconds: num("SVC_SERVER_LEASE_SECONDS", 60),
     maxAttempts: num("SVC_SERVER_MAX_ATTEMPTS", 3),
     renderTimeoutSeconds: num("SVC_SERVER_RENDER_TIMEOUT_SECONDS", 30 * 60),

@@ -1,22 +1,28 @@
-// Starting and stopping the service: data dir (0700) with the signing secret (0600), SQLite
-// database, the local account on first start, HTTP listener, render workers and the webhook
-// dispatcher. Shutdown is graceful: /readyz turns 503, workers stop claiming and running renders
-// get the grace period to finish before their leases are released for the next start.
+// Starting and stopping the service: data dir (0700) with the signing secret (0600), database,
+// the local account on first start, HTTP listener, render workers and the webhook dispatcher.
+// Roles: `all` (the embedded default: SQLite, local storage, the table queue, everything in one
+// process), `api` (stateless HTTP + webhooks) and `worker` (renders; its listener answers only
+// /healthz and /readyz) — the scale-out shape, where every process shares PostgreSQL (with pg-boss
+// for the queue) and S3-compatible storage. Shutdown is graceful: /readyz turns 503, workers stop
+// claiming and running renders get the grace period to finish before their leases are released.
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { ensureLocalAccount } from "./auth/accounts";
-import { configureApp, createFastify } from "./http/app";
+import { configureApp, createFastify, registerHealthRoutes } from "./http/app";
 import type { ServerConfig } from "./config";
 import type { ServiceContext } from "./context";
 import type { Database } from "./db/database";
+import { openPostgresDatabase } from "./db/postgres";
 import { openSqliteDatabase } from "./db/sqlite";
+import type { JobQueue } from "./queue/job-queue";
+import { PgBossJobQueue } from "./queue/pgboss-queue";
 import { SqlJobQueue } from "./queue/sql-queue";
 import { RateLimiter } from "./http/rate-limit";
 import { openObjectStore } from "./storage/open-store";
 import { WebhookDispatcher } from "./webhooks/webhooks";
-import { WorkerPool, type RenderFunction } from "./render/worker";
+import { WorkerPool, type Engine } from "./render/worker";
 
 export interface RunningServer {
   url: string;
@@ -26,21 +32,59 @@ export interface RunningServer {
 }
 
 export interface StartOptions {
-  /** The engine entry point; injectable so API-only tests need no browser. */
-  render?: RenderFunction;
+  /** The engine; injectable so API-only tests need no browser. */
+  engine?: Engine;
 }
 
-const unavailableEngine: RenderFunction = () =>
-  Promise.reject(new Error("this process has no render workers"));
+const unavailable = () => Promise.reject(new Error("this process has no render workers"));
+const noEngine: Engine = {
+  renderComposition: unavailable,
+  renderChunk: unavailable,
+  joinChunks: unavailable,
+};
+
+/** The engine, loaded (browser + FFmpeg discovery) only by a process that renders. */
+async function loadEngine(): Promise<Engine> {
+  const [{ renderComposition }, { renderChunk, joinChunks }] = await Promise.all([
+    import("../engine/render"),
+    import("../engine/chunks"),
+  ]);
+  return { renderComposition, renderChunk, joinChunks };
+}
 
 export async function prepareDataDir(dataDir: string): Promise<void> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await mkdir(join(dataDir, "tmp"), { recursive: true });
 }
 
-export async function openDataDirDatabase(dataDir: string): Promise<Database> {
-  await prepareDataDir(dataDir);
-  return openSqliteDatabase(join(dataDir, "svc.db"));
+/** The service's database: PostgreSQL when SVC_DATABASE_URL says so, else SQLite in the data dir. */
+export async function openServiceDatabase(
+  config: Pick<ServerConfig, "dataDir" | "databaseUrl">,
+): Promise<Database> {
+  await prepareDataDir(config.dataDir);
+  return config.databaseUrl
+    ? openPostgresDatabase(config.databaseUrl)
+    : openSqliteDatabase(join(config.dataDir, "svc.db"));
+}
+
+async function openQueue(config: ServerConfig, db: Database, ctx: () => ServiceContext) {
+  if (!config.databaseUrl) {
+    return new SqlJobQueue(db, {
+      leaseSeconds: config.leaseSeconds,
+      maxAttempts: config.maxAttempts,
+    });
+  }
+  return PgBossJobQueue.start(
+    config.databaseUrl,
+    db,
+    {
+      leaseSeconds: config.leaseSeconds,
+      maxAttempts: config.maxAttempts,
+      // The lease notices a dead worker within seconds; this is pg-boss's own backstop.
+      expireInSeconds: config.renderTimeoutSeconds + 300,
+    },
+    (error) => ctx().log.error({ err: error }, "job queue error"),
+  );
 }
 
 async function signingSecret(dataDir: string): Promise<string> {
@@ -92,7 +136,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   await prepareDataDir(config.dataDir);
   const unlock = await lockDataDir(config.dataDir);
-  const db = await openDataDirDatabase(config.dataDir).catch(async (error: unknown) => {
+  const db = await openServiceDatabase(config).catch(async (error: unknown) => {
     await unlock();
     throw error;
   });
@@ -102,45 +146,64 @@ export async function startServer(
   await rm(join(config.dataDir, "work"), { recursive: true, force: true });
   await rm(join(config.dataDir, "tmp"), { recursive: true, force: true });
   await mkdir(join(config.dataDir, "tmp"), { recursive: true });
-  const created = await ensureLocalAccount(db, config.dataDir, config.localAccountCredits);
 
   const app = createFastify(config.logLevel);
   let baseUrl = process.env.SVC_SERVER_PUBLIC_URL?.replace(/\/+$/, "") ?? "";
-  const store = await openObjectStore(config, {
-    signingSecret: await signingSecret(config.dataDir),
-    baseUrl: () => baseUrl,
-  }).catch(async (error: unknown) => {
-    await db.destroy();
-    await unlock();
+  const cleanUp: (() => Promise<unknown>)[] = [() => unlock(), () => db.destroy()];
+  const undo = async () => {
+    for (const step of cleanUp.reverse()) await step().catch(() => undefined);
+  };
+  let ctx: ServiceContext;
+  let queue: JobQueue;
+  let created: Awaited<ReturnType<typeof ensureLocalAccount>>;
+  try {
+    const store = await openObjectStore(config, {
+      signingSecret: await signingSecret(config.dataDir),
+      baseUrl: () => baseUrl,
+    });
+    ctx = { config, db, store, log: app.log, now: Date.now };
+    queue = await openQueue(config, db, () => ctx);
+    cleanUp.push(() => queue.close());
+    // A shared PostgreSQL serves many accounts: the local account is made only where asked for.
+    created =
+      !config.databaseUrl || process.env.SVC_SERVER_LOCAL_ACCOUNT === "1"
+        ? await ensureLocalAccount(db, config.dataDir, config.localAccountCredits)
+        : undefined;
+  } catch (error) {
+    await undo();
     throw error;
-  });
-  const ctx: ServiceContext = { config, db, store, log: app.log, now: Date.now };
-  const queue = new SqlJobQueue(db, {
-    leaseSeconds: config.leaseSeconds,
-    maxAttempts: config.maxAttempts,
-  });
+  }
   let ready = false;
-  configureApp(app, ctx, {
+  const dependencies = {
     queue,
     limiter: new RateLimiter(config.rateLimitPerMinute),
-    store,
+    store: ctx.store,
     isReady: () => ready,
-  });
+  };
+  if (config.role === "worker") registerHealthRoutes(app, ctx, dependencies);
+  else configureApp(app, ctx, dependencies);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`;
   if (!baseUrl) baseUrl = url;
 
-  // The engine (browser + ffmpeg discovery) loads only when this process renders.
-  const render =
-    options.render ??
-    (config.workers > 0 ? (await import("../engine/render")).renderComposition : unavailableEngine);
-  const workers = new WorkerPool(ctx, queue, render);
+  const engine = options.engine ?? (config.workers > 0 ? await loadEngine() : noEngine);
+  const workers = new WorkerPool(ctx, queue, engine);
   workers.start(config.workers);
   const webhooks = new WebhookDispatcher(ctx);
-  webhooks.start();
+  if (config.role !== "worker") webhooks.start();
   ready = true;
+  ctx.log.info(
+    {
+      role: config.role,
+      worker: config.workerName,
+      workers: config.workers,
+      database: config.databaseUrl ? "postgres" : "sqlite",
+      maxChunks: config.maxChunks,
+    },
+    "service started",
+  );
 
   let closing: Promise<void> | undefined;
   return {
@@ -152,8 +215,7 @@ export async function startServer(
         await workers.stop(config.shutdownGraceSeconds * 1000);
         await webhooks.stop();
         await app.close();
-        await db.destroy();
-        await unlock();
+        await undo();
       })();
       return closing;
     },

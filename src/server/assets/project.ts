@@ -33,6 +33,8 @@ export interface CompositionFacts {
   variables: VariableDefinition[];
   /** The composition's own shape, when it is one of the supported ratios. */
   aspectRatio: AspectRatio | undefined;
+  /** Seconds, when the root declares data-duration. */
+  duration: number | undefined;
 }
 
 /** The scan of `composition` inside a stored project zip (svc_project_invalid when unusable). */
@@ -74,5 +76,6 @@ export async function readComposition(
   return {
     variables: parseVariablesSchema(scan.variablesJson).variables,
     aspectRatio: detectAspectRatio(scan.width, scan.height),
+    duration: scan.duration,
   };
 }

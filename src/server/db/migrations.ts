@@ -226,8 +226,53 @@ const renderWarnings: Migration = {
   },
 };
 
+/**
+ * Distributed rendering (issue 17): a render may be cut into chunks that any worker renders, then
+ * joined. The render knows its frame count and how many chunks are done (one atomic counter, so
+ * exactly one chunk's completion queues the join); each chunk records where its segments are and
+ * which worker made them. `jobs.queue_ref` is the pg-boss job behind a job in the scale-out shape.
+ */
+const chunks: Migration = {
+  async up(db: Kysely<unknown>) {
+    const alter = (column: string, type: "integer" | "text", notNull?: number) =>
+      db.schema
+        .alterTable("renders")
+        .addColumn(column, type, (c) =>
+          notNull === undefined ? c : c.notNull().defaultTo(notNull),
+        )
+        .execute();
+    await alter("frames", "integer");
+    await alter("chunk_count", "integer", 1);
+    await alter("chunks_done", "integer", 0);
+    await alter("audio_json", "text");
+    await db.schema.alterTable("jobs").addColumn("queue_ref", "text").execute();
+    await db.schema
+      .createTable("render_chunks")
+      .addColumn("render_id", "text", (c) => c.notNull())
+      .addColumn("idx", "integer", (c) => c.notNull())
+      .addColumn("first_segment", "integer", (c) => c.notNull())
+      .addColumn("segment_count", "integer", (c) => c.notNull())
+      .addColumn("first_frame", "integer", (c) => c.notNull())
+      .addColumn("frame_count", "integer", (c) => c.notNull())
+      .addColumn("state", "text", (c) => c.notNull())
+      .addColumn("frames_done", "integer", (c) => c.notNull())
+      .addColumn("attempts", "integer", (c) => c.notNull())
+      .addColumn("worker", "text")
+      .addColumn("segments_json", "text")
+      .addColumn("started_ms", "bigint")
+      .addColumn("completed_ms", "bigint")
+      .addPrimaryKeyConstraint("render_chunks_pk", ["render_id", "idx"])
+      .execute();
+  },
+};
+
 export const migrationProvider: MigrationProvider = {
   async getMigrations() {
-    return { "0001_initial": initial, "0002_oauth": oauth, "0003_render_warnings": renderWarnings };
+    return {
+      "0001_initial": initial,
+      "0002_oauth": oauth,
+      "0003_render_warnings": renderWarnings,
+      "0004_chunks": chunks,
+    };
   },
 };

@@ -69,10 +69,35 @@ export interface RendersTable {
   callback_url: string | null;
   callback_id: string | null;
   deleted_ms: number | null;
+  /** Frames planned at submit (data-duration x fps), when known (migration 0004). */
+  frames: number | null;
+  /** 1 for a render that one worker renders whole. */
+  chunk_count: number;
+  chunks_done: number;
+  /** JSON AudioInput[] with project-relative sources, from the chunk that starts the render. */
+  audio_json: string | null;
+}
+
+export interface RenderChunksTable {
+  render_id: string;
+  idx: number;
+  first_segment: number;
+  segment_count: number;
+  first_frame: number;
+  frame_count: number;
+  state: "queued" | "rendering" | "done";
+  frames_done: number;
+  attempts: number;
+  /** The worker that rendered it (the last attempt's). */
+  worker: string | null;
+  /** JSON string[]: object keys of its encoded segments, in order. */
+  segments_json: string | null;
+  started_ms: number | null;
+  completed_ms: number | null;
 }
 
 export interface JobsTable {
-  /** Same as the render id: one job per render. */
+  /** The render id, or `<render id>:chunk:<n>` / `<render id>:join` (queue/job-queue.ts). */
   id: string;
   state: "queued" | "active" | "done" | "failed";
   attempts: number;
@@ -80,6 +105,8 @@ export interface JobsTable {
   lease_token: string | null;
   lease_expires_ms: number | null;
   created_ms: number;
+  /** The pg-boss job carrying it, in the scale-out shape. */
+  queue_ref: string | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -172,6 +199,7 @@ export interface DB {
   api_keys: ApiKeysTable;
   assets: AssetsTable;
   renders: RendersTable;
+  render_chunks: RenderChunksTable;
   jobs: JobsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -102,6 +102,38 @@ export function errorBody(error: ApiError): ApiErrorBody {
     : { code: error.code, message: error.message, param: error.param };
 }
 
+/** Liveness, and readiness: the database and the object store answer, and no shutdown began. */
+export function registerHealthRoutes(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  deps: Pick<AppDependencies, "store" | "isReady">,
+): void {
+  app.get("/healthz", async () => ({ data: { status: "ok" } }));
+  app.get("/readyz", async (request, reply) => {
+    try {
+      await sql`select 1`.execute(ctx.db);
+    } catch {
+      return reply
+        .code(503)
+        .send({ error: { code: "service_unavailable", message: "the database is not reachable" } });
+    }
+    try {
+      await deps.store.check();
+    } catch (error) {
+      request.log.warn({ err: error }, "the object store check failed");
+      return reply.code(503).send({
+        error: { code: "service_unavailable", message: "the object store is not reachable" },
+      });
+    }
+    if (!deps.isReady()) {
+      return reply
+        .code(503)
+        .send({ error: { code: "service_unavailable", message: "the service is shutting down" } });
+    }
+    return { data: { status: "ready" } };
+  });
+}
+
 /** Adds the routes to an app whose logger is ctx.log. */
 export function configureApp(
   app: FastifyInstance,
@@ -154,36 +186,13 @@ export function configureApp(
     }),
   );
 
-  app.get("/healthz", async () => ({ data: { status: "ok" } }));
+  registerHealthRoutes(app, ctx, deps);
   // The API's description, without a key (it holds no account data).
   // Built on the first request, not at every start (it converts every schema of the API).
   let openApi: string | undefined;
   app.get("/v3/openapi.json", async (_request, reply) => {
     openApi ??= JSON.stringify(buildOpenApiDocument());
     return reply.type("application/json; charset=utf-8").send(openApi);
-  });
-  app.get("/readyz", async (request, reply) => {
-    try {
-      await sql`select 1`.execute(ctx.db);
-    } catch {
-      return reply
-        .code(503)
-        .send({ error: { code: "service_unavailable", message: "the database is not reachable" } });
-    }
-    try {
-      await deps.store.check();
-    } catch (error) {
-      request.log.warn({ err: error }, "the object store check failed");
-      return reply.code(503).send({
-        error: { code: "service_unavailable", message: "the object store is not reachable" },
-      });
-    }
-    if (!deps.isReady()) {
-      return reply
-        .code(503)
-        .send({ error: { code: "service_unavailable", message: "the service is shutting down" } });
-    }
-    return { data: { status: "ready" } };
   });
 
   if (deps.store instanceof LocalObjectStore) registerStorageRoutes(app, deps.store);

@@ -11,6 +11,30 @@ export interface Lease {
   jobId: string;
   token: string;
   attempt: number;
+  /** The queue engine's own id of the delivery (pg-boss), when there is one. */
+  ref?: string;
+}
+
+/**
+ * The work a job stands for: a whole render (one worker, today's embedded path), one chunk of a
+ * distributed render, or the join of its chunks. Job ids spell it, so both queues store a string.
+ */
+export type RenderJob =
+  | { kind: "whole"; renderId: string }
+  | { kind: "chunk"; renderId: string; chunk: number }
+  | { kind: "join"; renderId: string };
+
+export function jobIdOf(job: RenderJob): string {
+  if (job.kind === "chunk") return `${job.renderId}:chunk:${job.chunk}`;
+  if (job.kind === "join") return `${job.renderId}:join`;
+  return job.renderId;
+}
+
+export function parseJobId(jobId: string): RenderJob {
+  const [renderId = "", kind, chunk] = jobId.split(":");
+  if (kind === "chunk") return { kind, renderId, chunk: Number(chunk) };
+  if (kind === "join") return { kind, renderId };
+  return { kind: "whole", renderId };
 }
 
 export interface JobQueue {
@@ -32,5 +56,8 @@ export interface JobQueue {
   release(lease: Lease): Promise<void>;
   /** Jobs whose lease expired on their last attempt: marks them failed and returns their ids. */
   collectExhausted(): Promise<string[]>;
-  cancel(trx: Transaction<DB> | Database, jobId: string): Promise<void>;
+  /** Stops every job of a render (deleted, or failed in one of its chunks). */
+  cancelRender(trx: Transaction<DB> | Database, renderId: string): Promise<void>;
+  /** Lets go of connections and timers. */
+  close(): Promise<void>;
 }

@@ -76,7 +76,7 @@ describe("SqlJobQueue", () => {
   it("stops a cancelled job: its heartbeat fails and nobody claims it", async () => {
     await queue.enqueue(db, "job");
     const lease = (await queue.claim("w"))!;
-    await queue.cancel(db, "job");
+    await queue.cancelRender(db, "job");
     expect(await queue.heartbeat(lease)).toBe(false);
     now += 60_000;
     expect(await queue.claim("w2")).toBeUndefined();

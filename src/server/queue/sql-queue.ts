@@ -30,6 +30,7 @@ export class SqlJobQueue implements JobQueue {
         lease_token: null,
         lease_expires_ms: null,
         created_ms: this.now(),
+        queue_ref: null,
       })
       .execute();
   }
@@ -128,12 +129,14 @@ export class SqlJobQueue implements JobQueue {
     return rows.map((row) => row.id);
   }
 
-  async cancel(trx: Transaction<DB> | Database, jobId: string): Promise<void> {
+  async cancelRender(trx: Transaction<DB> | Database, renderId: string): Promise<void> {
     await trx
       .updateTable("jobs")
       .set({ state: "failed", lease_owner: null, lease_token: null, lease_expires_ms: null })
-      .where("id", "=", jobId)
+      .where((eb) => eb.or([eb("id", "=", renderId), eb("id", "like", `${renderId}:%`)]))
       .where("state", "in", ["queued", "active"])
       .execute();
   }
+
+  async close(): Promise<void> {}
 }

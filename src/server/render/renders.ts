@@ -28,7 +28,8 @@ import type { ZodTypeProvider } from "../http/schema-compilers";
 import { newId } from "../ids";
 import { withIdempotency } from "../http/idempotency";
 import { checkCompositionPath, readComposition } from "../assets/project";
-import type { JobQueue } from "../queue/job-queue";
+import { planChunks, type Chunk } from "../../engine/plan";
+import { jobIdOf, type JobQueue } from "../queue/job-queue";
 import { toRenderRecord } from "./render-record";
 import { fetchUrlProject } from "../assets/url-project";
 import { checkCallbackUrl } from "../webhooks/webhooks";
@@ -174,14 +175,66 @@ export async function submitRender(
     callback_url: input.callback_url ?? null,
     callback_id: input.callback_id ?? null,
     deleted_ms: null,
+    frames: null,
+    chunk_count: 1,
+    chunks_done: 0,
+    audio_json: null,
   };
+  const chunks = planRenderChunks(ctx, input.fps, facts.duration);
+  if (chunks) {
+    row.frames = chunks.frames;
+    row.chunk_count = chunks.list.length;
+  }
   const response: SubmitRenderResponse = { render_id: id, status: "queued" };
   await ctx.db.transaction().execute(async (trx) => {
     await trx.insertInto("renders").values(row).execute();
-    await queue.enqueue(trx, id);
+    if (!chunks) {
+      await queue.enqueue(trx, jobIdOf({ kind: "whole", renderId: id }));
+    } else {
+      await trx
+        .insertInto("render_chunks")
+        .values(
+          chunks.list.map((chunk) => ({
+            render_id: id,
+            idx: chunk.index,
+            first_segment: chunk.firstSegment,
+            segment_count: chunk.segmentCount,
+            first_frame: chunk.firstFrame,
+            frame_count: chunk.frameCount,
+            state: "queued" as const,
+            frames_done: 0,
+            attempts: 0,
+            worker: null,
+            segments_json: null,
+            started_ms: null,
+            completed_ms: null,
+          })),
+        )
+        .execute();
+      for (const chunk of chunks.list) {
+        await queue.enqueue(trx, jobIdOf({ kind: "chunk", renderId: id, chunk: chunk.index }));
+      }
+    }
     await beforeCommit?.(trx, response);
   });
   return response;
+}
+
+/**
+ * The chunks of a distributed render, or undefined to render it whole: when chunking is off
+ * (SVC_SERVER_MAX_CHUNKS=1, the embedded default), when the composition does not declare its
+ * duration (the frame count is then known only once a page has loaded), or when it is short.
+ */
+function planRenderChunks(
+  ctx: ServiceContext,
+  fps: number,
+  duration: number | undefined,
+): { frames: number; list: Chunk[] } | undefined {
+  if (ctx.config.maxChunks <= 1 || duration === undefined) return undefined;
+  const frames = Math.round(duration * fps);
+  if (frames < 1) return undefined;
+  const list = planChunks(frames, fps, ctx.config);
+  return list.length > 1 ? { frames, list } : undefined;
 }
 
 /** A variable issue that did not stop the render (only undeclared keys reach here). */
@@ -272,7 +325,7 @@ export async function deleteRender(
       .set({ deleted_ms: ctx.now() })
       .where("id", "=", renderId)
       .execute();
-    await queue.cancel(trx, renderId);
+    await queue.cancelRender(trx, renderId);
   });
   for (const key of [row.video_key, row.thumbnail_key]) {
     if (key) await ctx.store.delete(key);

@@ -1,0 +1,52 @@
+// How a render is cut: fixed segments (the unit a worker captures and FFmpeg encodes) and chunks
+// (runs of whole segments that different machines render). Pure arithmetic on the frame count and
+// fps, so the render service can plan a render's chunks without loading the engine.
+
+/**
+ * Segment length in frames: a function of the frame count and fps only, never of the worker
+ * count, so any number of workers encodes the same segments and the output is identical.
+ */
+export function segmentLength(frames: number, fps: number): number {
+  return Math.max(1, Math.min(Math.max(fps, Math.ceil(frames / 16)), fps * 4));
+}
+
+export interface Chunk {
+  index: number;
+  firstSegment: number;
+  segmentCount: number;
+  firstFrame: number;
+  frameCount: number;
+}
+
+export interface ChunkSettings {
+  /** Target seconds of video per chunk (rounded to whole segments). */
+  chunkSeconds: number;
+  /** The most chunks one render is cut into. */
+  maxChunks: number;
+}
+
+/** The chunks of a render of `frames` frames at `fps`; one chunk when it is short. */
+export function planChunks(frames: number, fps: number, settings: ChunkSettings): Chunk[] {
+  const length = segmentLength(frames, fps);
+  const segments = Math.ceil(frames / length);
+  const wanted = Math.max(1, Math.round((settings.chunkSeconds * fps) / length));
+  const perChunk = Math.max(wanted, Math.ceil(segments / Math.max(1, settings.maxChunks)));
+  const chunks: Chunk[] = [];
+  for (let first = 0; first < segments; first += perChunk) {
+    const count = Math.min(perChunk, segments - first);
+    const firstFrame = first * length;
+    chunks.push({
+      index: chunks.length,
+      firstSegment: first,
+      segmentCount: count,
+      firstFrame,
+      frameCount: Math.min(frames, (first + count) * length) - firstFrame,
+    });
+  }
+  return chunks;
+}
+
+/** A frame that shows the composition in full swing (as a whole render's thumbnail does). */
+export function representativeFrame(frames: number): number {
+  return Math.min(frames - 1, Math.floor(frames * 0.4));
+}

@@ -1,0 +1,252 @@
+// The job queue of the scale-out shape: pg-boss on the service's PostgreSQL. pg-boss carries the
+// work: delivery to one worker at a time on any machine, retries with a delay, its own expiry as a
+// backstop, a dead-letter queue for jobs that used up their retries, and cancellation. The `jobs`
+// table keeps what pg-boss does not have: a lease with a heartbeat (so a dead worker is noticed in
+// seconds, not at the job's expiry) and a fencing token that a worker must still hold to finish a
+// job, in the same transaction as the render's completion and charge — pg-boss's own completion
+// goes into that transaction too. A worker presumed dead that comes back can neither complete nor
+// charge anything.
+import { CompiledQuery, type Transaction } from "kysely";
+import PgBoss from "pg-boss";
+import type { Database } from "../db/database";
+import type { DB } from "../db/schema";
+import { randomToken } from "../ids";
+import type { JobQueue, Lease } from "./job-queue";
+
+export const RENDER_QUEUE = "svc-render";
+export const DEAD_LETTER_QUEUE = "svc-render-dead";
+
+interface Payload {
+  jobId: string;
+}
+
+export interface PgBossQueueOptions {
+  leaseSeconds: number;
+  maxAttempts: number;
+  /** pg-boss's own expiry of a delivery that nobody finished (the lease notices sooner). */
+  expireInSeconds: number;
+  /** Seconds before a failed delivery is offered again. */
+  retryDelaySeconds?: number;
+  now?: () => number;
+}
+
+/** pg-boss's database hook, run on a Kysely transaction so its SQL commits with ours. */
+function inTransaction(trx: Transaction<DB> | Database): PgBoss.Db {
+  return {
+    async executeSql(text: string, values: unknown[]) {
+      const result = await trx.executeQuery(CompiledQuery.raw(text, values));
+      return { rows: result.rows as unknown[] as never[] };
+    },
+  };
+}
+
+export class PgBossJobQueue implements JobQueue {
+  private constructor(
+    private readonly db: Database,
+    private readonly boss: PgBoss,
+    private readonly options: PgBossQueueOptions,
+  ) {}
+
+  /** Connects pg-boss to the database at `url` (installing its schema once) and makes the queues. */
+  static async start(
+    url: string,
+    db: Database,
+    options: PgBossQueueOptions,
+    onError: (error: Error) => void,
+  ): Promise<PgBossJobQueue> {
+    const boss = new PgBoss({
+      connectionString: url,
+      schema: "pgboss",
+      application_name: "svc-queue",
+      max: 4,
+      // Expiry and retention need someone to run maintenance; every process may, pg-boss keeps
+      // it to one at a time.
+      supervise: true,
+      maintenanceIntervalSeconds: 30,
+      monitorStateIntervalSeconds: undefined,
+    });
+    boss.on("error", onError);
+    await boss.start();
+    await boss.createQueue(DEAD_LETTER_QUEUE).catch(ignoreExisting);
+    await boss
+      .createQueue(RENDER_QUEUE, {
+        name: RENDER_QUEUE,
+        retryLimit: Math.max(0, options.maxAttempts - 1),
+        retryDelay: options.retryDelaySeconds ?? 1,
+        expireInSeconds: options.expireInSeconds,
+        deadLetter: DEAD_LETTER_QUEUE,
+      })
+      .catch(ignoreExisting);
+    return new PgBossJobQueue(db, boss, options);
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  async enqueue(trx: Transaction<DB> | Database, jobId: string): Promise<void> {
+    const ref = await this.boss.send(RENDER_QUEUE, { jobId } satisfies Payload, {
+      db: inTransaction(trx),
+    });
+    await trx
+      .insertInto("jobs")
+      .values({
+        id: jobId,
+        state: "queued",
+        attempts: 0,
+        lease_owner: null,
+        lease_token: null,
+        lease_expires_ms: null,
+        created_ms: this.now(),
+        queue_ref: ref,
+      })
+      .execute();
+  }
+
+  async claim(owner: string): Promise<Lease | undefined> {
+    for (;;) {
+      const [delivery] = await this.boss.fetch<Payload>(RENDER_QUEUE, { batchSize: 1 });
+      if (!delivery) return undefined;
+      const token = randomToken(24);
+      const claimed = await this.db
+        .updateTable("jobs")
+        .set((eb) => ({
+          state: "active",
+          attempts: eb("attempts", "+", 1),
+          lease_owner: owner,
+          lease_token: token,
+          lease_expires_ms: this.now() + this.options.leaseSeconds * 1000,
+          queue_ref: delivery.id,
+        }))
+        .where("id", "=", delivery.data.jobId)
+        .where("state", "in", ["queued", "active"])
+        .returning("attempts")
+        .executeTakeFirst();
+      if (claimed) {
+        return { jobId: delivery.data.jobId, token, attempt: claimed.attempts, ref: delivery.id };
+      }
+      // Finished or cancelled meanwhile: the delivery is stale.
+      await this.boss.complete(RENDER_QUEUE, delivery.id);
+    }
+  }
+
+  async heartbeat(lease: Lease): Promise<boolean> {
+    const updated = await this.db
+      .updateTable("jobs")
+      .set({ lease_expires_ms: this.now() + this.options.leaseSeconds * 1000 })
+      .where("id", "=", lease.jobId)
+      .where("state", "=", "active")
+      .where("lease_token", "=", lease.token)
+      .executeTakeFirst();
+    return Number(updated.numUpdatedRows) === 1;
+  }
+
+  async finish(
+    lease: Lease,
+    state: "done" | "failed",
+    finish: (trx: Transaction<DB>) => Promise<void>,
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable("jobs")
+        .set({ state, lease_owner: null, lease_token: null, lease_expires_ms: null })
+        .where("id", "=", lease.jobId)
+        .where("state", "=", "active")
+        .where("lease_token", "=", lease.token)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) return false;
+      await finish(trx);
+      // A render that failed for good is finished work too: no retry.
+      if (lease.ref) await this.boss.complete(RENDER_QUEUE, lease.ref, { db: inTransaction(trx) });
+      return true;
+    });
+  }
+
+  async release(lease: Lease): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const released = await trx
+        .updateTable("jobs")
+        .set((eb) => ({
+          state: "queued",
+          attempts: eb("attempts", "-", 1),
+          lease_owner: null,
+          lease_token: null,
+          lease_expires_ms: null,
+        }))
+        .where("id", "=", lease.jobId)
+        .where("state", "=", "active")
+        .where("lease_token", "=", lease.token)
+        .executeTakeFirst();
+      if (Number(released.numUpdatedRows) !== 1) return;
+      // Hand the work back without spending one of pg-boss's retries: a new delivery.
+      if (lease.ref) await this.boss.complete(RENDER_QUEUE, lease.ref, { db: inTransaction(trx) });
+      const ref = await this.boss.send(RENDER_QUEUE, { jobId: lease.jobId } satisfies Payload, {
+        db: inTransaction(trx),
+      });
+      await trx.updateTable("jobs").set({ queue_ref: ref }).where("id", "=", lease.jobId).execute();
+    });
+  }
+
+  /**
+   * Two sweeps. A lease that ran out (its worker died) is taken back and its delivery failed, so
+   * pg-boss offers it again after the retry delay, or, with no retries left, moves it to the dead
+   * letter queue; what is there is marked failed and returned.
+   */
+  async collectExhausted(): Promise<string[]> {
+    const expired = await this.db
+      .selectFrom("jobs")
+      .select(["id", "lease_token", "queue_ref"])
+      .where("state", "=", "active")
+      .where("lease_expires_ms", "<", this.now())
+      .execute();
+    for (const job of expired) {
+      const taken = await this.db
+        .updateTable("jobs")
+        .set({ state: "queued", lease_owner: null, lease_token: null, lease_expires_ms: null })
+        .where("id", "=", job.id)
+        .where("lease_token", "=", job.lease_token)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) === 1 && job.queue_ref) {
+        await this.boss.fail(RENDER_QUEUE, job.queue_ref, { reason: "lease expired" });
+      }
+    }
+    const dead = await this.boss.fetch<Payload>(DEAD_LETTER_QUEUE, { batchSize: 20 });
+    const exhausted: string[] = [];
+    for (const delivery of dead) {
+      const failed = await this.db
+        .updateTable("jobs")
+        .set({ state: "failed", lease_owner: null, lease_token: null, lease_expires_ms: null })
+        .where("id", "=", delivery.data.jobId)
+        .where("state", "in", ["queued", "active"])
+        .executeTakeFirst();
+      if (Number(failed.numUpdatedRows) === 1) exhausted.push(delivery.data.jobId);
+    }
+    if (dead.length > 0) {
+      await this.boss.complete(
+        DEAD_LETTER_QUEUE,
+        dead.map((delivery) => delivery.id),
+      );
+    }
+    return exhausted;
+  }
+
+  async cancelRender(trx: Transaction<DB> | Database, renderId: string): Promise<void> {
+    const cancelled = await trx
+      .updateTable("jobs")
+      .set({ state: "failed", lease_owner: null, lease_token: null, lease_expires_ms: null })
+      .where((eb) => eb.or([eb("id", "=", renderId), eb("id", "like", `${renderId}:%`)]))
+      .where("state", "in", ["queued", "active"])
+      .returning("queue_ref")
+      .execute();
+    const refs = cancelled.flatMap((job) => (job.queue_ref ? [job.queue_ref] : []));
+    if (refs.length > 0) await this.boss.cancel(RENDER_QUEUE, refs, { db: inTransaction(trx) });
+  }
+
+  async close(): Promise<void> {
+    await this.boss.stop({ graceful: false, close: true, wait: true });
+  }
+}
+
+function ignoreExisting(error: unknown): void {
+  if (!/already exists/i.test(String(error))) throw error;
+}
