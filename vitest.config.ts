@@ -1,14 +1,25 @@
 import { configDefaults, defineConfig } from "vitest/config";
+import { postgresUnavailable } from "./src/server/testing/postgres.js";
 import { swiftMissing } from "./src/server/testing/s3-server.js";
 
-// Test files that need the S3-compatible store, and the API suite that runs once more against it.
-const S3_ONLY = ["src/server/storage/s3-store.test.ts", "src/server/s3-flow.test.ts"];
-const API_SUITE = ["src/server/api.test.ts", "src/server/api-clients.test.ts"];
+// Test files of the scale-out shape (PostgreSQL, pg-boss, S3), and the API suite that runs once
+// more against it.
+const SCALE_OUT_ONLY = [
+  "src/server/storage/s3-store.test.ts",
+  "src/server/s3-flow.test.ts",
+  "src/server/queue/pgboss-queue.test.ts",
+  "src/server/scale-out.test.ts",
+];
+const API_SUITE = [
+  "src/server/api.test.ts",
+  "src/server/api-clients.test.ts",
+  "src/server/render-flow.test.ts",
+];
 const inCi = !/^(|0|false|no|off)$/i.test((process.env.CI ?? "").trim());
-const missing = swiftMissing();
-// CI never skips: there the project runs and a missing Swift fails with the apt line.
-const withS3 = !missing || inCi;
-if (!withS3) console.warn(`The "s3" test project is skipped: ${missing}`);
+const missing = [swiftMissing(), postgresUnavailable()].filter(Boolean).join("; ");
+// CI never skips: there the project runs and a missing server fails with the apt line.
+const withScaleOut = !missing || inCi;
+if (!withScaleOut) console.warn(`The "scale-out" test project is skipped: ${missing}`);
 
 export default defineConfig({
   test: {
@@ -22,19 +33,19 @@ export default defineConfig({
         test: {
           name: "default",
           include: ["src/**/*.test.ts", "src/**/*.test.tsx", "scripts/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...S3_ONLY],
+          exclude: [...configDefaults.exclude, ...SCALE_OUT_ONLY],
         },
       },
-      ...(withS3
+      ...(withScaleOut
         ? [
             {
               extends: true as const,
               test: {
-                // One Swift for the project's files; startService stores in it (SVC_TEST_STORAGE).
-                name: "s3",
-                include: [...S3_ONLY, ...API_SUITE],
-                globalSetup: ["src/server/testing/s3-global-setup.ts"],
-                env: { SVC_TEST_STORAGE: "s3" },
+                // One Swift and one PostgreSQL for the project's files; startService uses them.
+                name: "scale-out",
+                include: [...SCALE_OUT_ONLY, ...API_SUITE],
+                globalSetup: ["src/server/testing/scale-out-global-setup.ts"],
+                env: { SVC_TEST_STORAGE: "s3", SVC_TEST_DATABASE: "postgres" },
               },
             },
           ]

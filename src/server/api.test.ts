@@ -85,7 +85,9 @@ describe("service basics", () => {
   });
 
   it("writes the local credentials file 0600 and keeps secrets out of output and logs", async () => {
-    for (const file of ["credentials", "signing-secret", "svc.db"]) {
+    // svc.db exists only when the service keeps its database in the data dir (SQLite).
+    const sqlite = process.env.SVC_TEST_DATABASE !== "postgres";
+    for (const file of ["credentials", "signing-secret", ...(sqlite ? ["svc.db"] : [])]) {
       expect((await stat(join(svc.dataDir, file))).mode & 0o777, file).toBe(0o600);
     }
     expect((await stat(svc.dataDir)).mode & 0o777).toBe(0o700);

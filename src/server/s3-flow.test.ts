@@ -1,4 +1,4 @@
-// The service end to end on S3 storage (the "s3" test project's Swift): the API hands out URLs of
+// The service end to end on S3 storage (the "scale-out" test project's Swift): the API hands out URLs of
 // the object store, clients PUT and GET there — no object bytes pass through the API — and the
 // service checks, renders from and stores to the bucket. The upload goes through the svc client
 // library unchanged (got, a Content-Length, which S3 needs) as well as through plain fetch.

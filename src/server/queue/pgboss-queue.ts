@@ -63,7 +63,6 @@ export class PgBossJobQueue implements JobQueue {
       // it to one at a time.
       supervise: true,
       maintenanceIntervalSeconds: 30,
-      monitorStateIntervalSeconds: undefined,
     });
     boss.on("error", onError);
     await boss.start();

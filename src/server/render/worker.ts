@@ -249,7 +249,7 @@ export class WorkerPool {
         }
         log.info("released for another worker (shutdown)");
       } else if (reason === "lease_lost") {
-        log.warn("abandoned: lease lost, render deleted or failed elsewhere");
+        log.warn("render abandoned: lease lost, render deleted or failed elsewhere");
       } else {
         const failure =
           reason === "timeout"

@@ -1,5 +1,5 @@
 // S3ObjectStore against a real S3-compatible server (OpenStack Swift's s3api, started for the
-// "s3" test project by testing/s3-global-setup.ts), and presigned URLs used by a raw client (plain fetch), as the API's
+// "scale-out" test project by testing/scale-out-global-setup.ts), and presigned URLs used by a raw client (plain fetch), as the API's
 // clients use them. The refusals asserted here come from the object store, not from our code.
 import { HeadObjectCommand } from "@aws-sdk/client-s3";
 import { createHash } from "node:crypto";

@@ -58,6 +58,9 @@ export class S3ObjectStore implements ObjectStore {
 
   constructor(private readonly options: S3StoreOptions) {
     this.now = options.now ?? Date.now;
+    // svc supports Node 20; the SDK's multi-line notice that its future versions will not would
+    // land in every service log and CLI run and tell our users nothing they can act on.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
     this.client = new S3Client({
       region: options.region,
       ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),

@@ -1,14 +1,17 @@
 // Test support: runs the real service as a child process (`node bin/svc.js server --port 0`),
 // reads the bound URL from its stdout, and offers plain-HTTP helpers. No mocks: tests talk to
 // it over loopback exactly as clients do, and can SIGKILL it and start it again on the same dir.
-// Storage is the data dir, or an S3-compatible store: the one given, or in the "s3" test project
-// (SVC_TEST_STORAGE=s3) the project's Swift; objects go under a prefix named after the data dir,
-// so a service started again on the same dir finds its objects.
+// Storage is the data dir, or an S3-compatible store: the one given, or in the "scale-out" test
+// project (SVC_TEST_STORAGE=s3) the project's Swift; objects go under a prefix named after the
+// data dir, so a service started again on the same dir finds its objects. Likewise the database
+// is SQLite in the data dir, or (SVC_TEST_DATABASE=postgres) a database of the project's
+// PostgreSQL named after the data dir.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import pg from "pg";
 import { s3ServiceEnv, type S3Coordinates } from "./s3-server";
 
 const REPO = resolve(import.meta.dirname, "../../..");
@@ -41,6 +44,24 @@ export async function suiteS3Store(): Promise<S3Coordinates | undefined> {
   return inject("s3Server");
 }
 
+/** The scale-out project's PostgreSQL database for a data dir (made on first use), if any. */
+export async function suiteDatabase(dataDir: string): Promise<string | undefined> {
+  if (process.env.SVC_TEST_DATABASE !== "postgres") return undefined;
+  const { inject } = await import("vitest");
+  const server = inject("postgresServer");
+  const name = `svc_${createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 16)}`;
+  const client = new pg.Client({ connectionString: `${server}postgres` });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`).catch((error: { code?: string }) => {
+      if (error.code !== "42P04") throw error; // exists: a restart on the same data dir
+    });
+  } finally {
+    await client.end();
+  }
+  return `${server}${name}`;
+}
+
 export async function startService(
   options: {
     dataDir?: string;
@@ -67,6 +88,7 @@ export async function startService(
       "-",
     ),
   };
+  const databaseUrl = store ? await suiteDatabase(dataDir) : undefined;
   const args = [
     ...(options.nodeArgs ?? []),
     join(root, "bin/svc.js"),
@@ -84,6 +106,9 @@ export async function startService(
       ...process.env,
       SVC_SERVER_LOG_LEVEL: "info",
       ...(s3 ? s3ServiceEnv(s3, s3.prefix) : { SVC_STORAGE_URL: "" }),
+      ...(databaseUrl
+        ? { SVC_DATABASE_URL: databaseUrl, SVC_SERVER_LOCAL_ACCOUNT: "1" }
+        : { SVC_DATABASE_URL: "" }),
       ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -248,9 +273,14 @@ export async function runCli(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  // An admin command on a service's data dir uses that service's database (the PostgreSQL one
+  // when the test project runs the service on PostgreSQL).
+  const dataDir = args[args.indexOf("--data-dir") + 1];
+  const databaseUrl =
+    args.includes("--data-dir") && dataDir ? await suiteDatabase(dataDir) : undefined;
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: REPO,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}), ...env },
   });
   let stdout = "";
   let stderr = "";
