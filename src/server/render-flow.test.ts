@@ -5,7 +5,6 @@ import { writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeMedia } from "../engine/probe";
 import { renderRecordSchema, webhookPayloadSchema } from "../shared/api";
@@ -18,6 +17,7 @@ import {
   waitFor,
   waitForTerminalRender,
   type ServiceProcess,
+  queryServiceDatabase,
 } from "./testing/service-process";
 import { buildZip, compositionHtml } from "./testing/zip-builder";
 
@@ -111,14 +111,20 @@ describe("render flow", () => {
     expect(partial.headers.get("content-range")).toBe(`bytes 0-99/${bytes.length}`);
     expect(Buffer.from(await partial.arrayBuffer())).toEqual(bytes.subarray(0, 100));
 
+    // Signed by the service (data dir: sig/exp) or presigned by the object store (S3: SigV4);
+    // either way the one who checks it refuses a changed signature or a longer life.
+    const s3 = new URL(record.video_url).searchParams.has("X-Amz-Signature");
+    const [sigParam, lifeParam] = s3 ? ["X-Amz-Signature", "X-Amz-Expires"] : ["sig", "exp"];
     const tampered = new URL(record.video_url);
-    const sig = tampered.searchParams.get("sig")!;
-    tampered.searchParams.set("sig", (sig[0] === "A" ? "B" : "A") + sig.slice(1));
+    const sig = tampered.searchParams.get(sigParam)!;
+    tampered.searchParams.set(sigParam, (sig[0] === "a" ? "b" : "a") + sig.slice(1));
     const refused = await fetch(tampered);
     expect(refused.status).toBe(403);
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("forbidden");
+    if (!s3) {
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("forbidden");
+    }
     const longer = new URL(record.video_url);
-    longer.searchParams.set("exp", String(Number(longer.searchParams.get("exp")) + 3600));
+    longer.searchParams.set(lifeParam, String(Number(longer.searchParams.get(lifeParam)) + 3600));
     expect((await fetch(longer)).status).toBe(403);
 
     const me = await api(svc, "GET", "/v3/users/me", { key: svc.apiKey });
@@ -136,7 +142,7 @@ describe("render flow", () => {
       duration: 1,
       failure_message: null,
     });
-    expect(payload.video_url).toContain("/storage/");
+    expect(payload.video_url?.startsWith(svc.storageUrl)).toBe(true);
     expect(
       verifySignature(String(delivery.headers["svc-signature"]), delivery.body, svc.webhookSecret),
     ).toBe(true);
@@ -202,14 +208,14 @@ describe("render flow", () => {
       return mine.length >= 3 ? mine : undefined;
     });
     expect(attempts.map((d) => d.status)).toEqual([500, 500, 200]);
-    const outbox = new BetterSqlite3(join(dir, "data", "svc.db"), { readonly: true });
     const row = await waitFor("the outbox row to be marked delivered", async () => {
-      const found = outbox
-        .prepare("select state, attempts from webhook_deliveries where render_id = ?")
-        .get(submitted.body.data.render_id) as { state: string; attempts: number } | undefined;
+      const [found] = await queryServiceDatabase<{ state: string; attempts: number }>(
+        svc.dataDir,
+        "select state, attempts from webhook_deliveries where render_id = ?",
+        [submitted.body.data.render_id],
+      );
       return found?.state === "delivered" ? found : undefined;
     });
-    outbox.close();
     expect(row).toEqual({ state: "delivered", attempts: 3 });
     for (const attempt of attempts) {
       expect(JSON.parse(attempt.body)).toMatchObject({

@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { s3ServiceEnv, type S3Coordinates } from "./s3-server";
 
@@ -60,6 +61,39 @@ export async function suiteDatabase(dataDir: string): Promise<string | undefined
     await client.end();
   }
   return `${server}${name}`;
+}
+
+/**
+ * Rows of a read-only query on the database of the service with this data dir: SQLite in the dir,
+ * or its PostgreSQL database in the "scale-out" project. Placeholders are `?`.
+ */
+export async function queryServiceDatabase<T>(
+  dataDir: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const url = await suiteDatabase(dataDir);
+  if (!url) {
+    const db = new BetterSqlite3(join(dataDir, "svc.db"), { readonly: true, fileMustExist: true });
+    try {
+      return db.prepare(sql).all(...params) as T[];
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    let n = 0;
+    return (
+      await client.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      )
+    ).rows as T[];
+  } finally {
+    await client.end();
+  }
 }
 
 export async function startService(
