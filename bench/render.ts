@@ -98,7 +98,7 @@ async function measure(name: string, args: Args, workDir: string): Promise<Row> 
   let renderSeconds = Infinity;
   let captureSeconds = Infinity;
   let rendered: Awaited<ReturnType<typeof renderComposition>> | undefined;
-  const captured = new Map<number, Buffer[]>();
+  const captured = new Map<number, (Buffer | null)[]>();
   for (let rep = 0; rep < reps; rep++) {
     let started = performance.now();
     rendered = await renderComposition({
@@ -115,7 +115,7 @@ async function measure(name: string, args: Args, workDir: string): Promise<Row> 
       {
         captureOnly: true,
         sinkForSegment: (index) => {
-          const frames: Buffer[] = [];
+          const frames: (Buffer | null)[] = [];
           captured.set(index, frames);
           return {
             write: async (frame) => void frames.push(frame),

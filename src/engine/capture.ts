@@ -49,8 +49,15 @@ export interface CaptureSessionOptions {
   onBlockedRequest?: (url: string) => void;
 }
 
+/** One captured frame: the picture, and whether it differs from the previous capture. */
+export interface CapturedFrame {
+  image: Buffer;
+  changed: boolean;
+}
+
 export class CaptureSession {
   private lastFrame: Buffer | undefined;
+  private lastData: string | undefined;
 
   private constructor(
     private readonly browserProcess: Browser,
@@ -157,16 +164,26 @@ export class CaptureSession {
     await this.evaluate(`window.__svc.seek(${seconds})`);
   }
 
-  /** Captures the current state of the page as one encoded image. */
-  async capture(): Promise<Buffer> {
-    const frame = await this.captureRaw();
-    if (frame) this.lastFrame = frame;
+  /**
+   * Captures the current state of the page as one encoded image. A frame is unchanged when the
+   * compositor reports no damage (beginFrame then draws nothing and sends no image), or, as a
+   * safety net, when the encoded image is byte for byte the previous one (JPEG and PNG encoding
+   * are deterministic, so equal pixels give equal bytes).
+   */
+  async capture(): Promise<CapturedFrame> {
+    const data = await this.captureRaw();
+    if (data !== undefined && data !== this.lastData) {
+      this.lastData = data;
+      this.lastFrame = Buffer.from(data, "base64");
+      return { image: this.lastFrame, changed: true };
+    }
     if (!this.lastFrame)
       throw new EngineError("capture_failed", "The browser produced no image for the first frame.");
-    return this.lastFrame;
+    return { image: this.lastFrame, changed: false };
   }
 
-  private async captureRaw(): Promise<Buffer | undefined> {
+  /** The frame as base64 text straight from the protocol, or undefined when nothing changed. */
+  private async captureRaw(): Promise<string | undefined> {
     const { imageFormat, jpegQuality } = this.options;
     const format = imageFormat;
     if (this.method === "beginframe") {
@@ -177,9 +194,8 @@ export class CaptureSession {
           optimizeForSpeed: true,
         },
       } as never);
-      const data = (result as { screenshotData?: string }).screenshotData;
-      // No damage since the last frame: the previous image is still exact.
-      return data ? Buffer.from(data, "base64") : undefined;
+      // No damage since the last frame: no image, the previous one is still exact.
+      return (result as { screenshotData?: string }).screenshotData || undefined;
     }
     const result = await this.cdp.send("Page.captureScreenshot", {
       format,
@@ -188,7 +204,7 @@ export class CaptureSession {
       fromSurface: true,
       captureBeyondViewport: false,
     });
-    return Buffer.from(result.data, "base64");
+    return result.data;
   }
 
   private closing: Promise<void> | undefined;

@@ -110,9 +110,12 @@ async function resolveComposition(
   return { root: realRoot, entryPath, urlPath };
 }
 
-/** Where captured frames of one segment go; the encoder normally, a counter in benchmarks. */
+/**
+ * Where captured frames of one segment go; the encoder normally, a counter in benchmarks. A null
+ * frame repeats the previous picture (nothing changed on screen).
+ */
 export interface FrameSink {
-  write(frame: Buffer): Promise<void>;
+  write(frame: Buffer | null): Promise<void>;
   finish(): Promise<void>;
   kill(): void;
 }
@@ -124,6 +127,11 @@ export interface RenderInternals {
   captureOnly?: boolean;
   /** Extra Chromium flags, for experiments. */
   extraArgs?: string[];
+  /**
+   * Send every frame's picture to the encoder even when nothing changed (default false). Output
+   * is the same either way; tests and benchmarks compare the two.
+   */
+  noDedup?: boolean;
 }
 
 export async function renderComposition(
@@ -273,6 +281,7 @@ export async function renderComposition(
     );
 
     let framesDone = 0;
+    let repeatedFrames = 0;
     let nextSegment = 0;
     report({ framesDone, framesTotal: frames, stage: "capturing" });
     const runWorker = async (session: CaptureSession): Promise<void> => {
@@ -293,12 +302,17 @@ export async function renderComposition(
           });
         encoders.add(encoder);
         try {
+          const start = index * length;
           const end = Math.min(frames, (index + 1) * length);
-          for (let frame = index * length; frame < end; frame++) {
+          for (let frame = start; frame < end; frame++) {
             if (cancelled) throw cancelledError();
             await session.seek(frame / fps);
             if (pageErrors.length > 0) throw pageError(pageErrors);
-            await encoder.write(await session.capture());
+            const shot = await session.capture();
+            // A segment starts with a picture; after that, an unchanged frame is a repeat.
+            const repeat = !shot.changed && frame !== start && !internals.noDedup;
+            await encoder.write(repeat ? null : shot.image);
+            if (repeat) repeatedFrames++;
             framesDone++;
             report({ framesDone, framesTotal: frames, stage: "capturing" });
           }
@@ -324,6 +338,7 @@ export async function renderComposition(
       thumbnailPath,
       durationSeconds: frames / fps,
       frames,
+      repeatedFrames,
       width: size.width,
       height: size.height,
       warnings,
