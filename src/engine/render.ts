@@ -262,7 +262,13 @@ export async function renderComposition(
       return session;
     };
 
-    const first = await openSession();
+    // Every worker's browser starts at once: launching and loading a page is mostly waiting on
+    // one process at a time, so starting them one after the other leaves a core idle.
+    const opening = Array.from({ length: resolveWorkers(options.workers, Infinity) }, () =>
+      openSession(),
+    );
+    for (const pending of opening) pending.catch(() => undefined); // awaited below
+    const first = await opening[0]!;
     const info = await first.evaluate<PageInfo>("window.__svc.info()");
     warnings.push(...info.warnings);
     const frames = Math.round(info.duration * fps);
@@ -330,7 +336,11 @@ export async function renderComposition(
       }
       await Promise.all(draining);
     };
-    const extra = await Promise.all(Array.from({ length: workerCount - 1 }, () => openSession()));
+    // A render too short for every worker: the browsers it does not need go now.
+    for (const surplus of opening.slice(workerCount)) {
+      void surplus.then((session) => session.close()).catch(() => undefined);
+    }
+    const extra = await Promise.all(opening.slice(1, workerCount));
     await Promise.all([first, ...extra].map((session) => runWorker(session)));
 
     const result: RenderResult = {
