@@ -87,6 +87,7 @@ describe("repeating unchanged frames", () => {
     ["webm", "transparent"],
   ] as const)(
     "repeats held frames in %s (JPEG and PNG capture) and decodes the same",
+    { timeout: 300_000 },
     async (format, background) => {
       const projectDir = await holdProject(background);
       const { deduped, full } = await renderBoth("hold", { format }, projectDir);
