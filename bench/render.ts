@@ -142,6 +142,7 @@ async function measure(name: string, args: Args, workDir: string): Promise<Row> 
           const encoder = new SegmentEncoder({
             ffmpegPath: ffmpeg.path,
             output: join(workDir, `${name}-encode-${i}.mkv`),
+            frames: captured.get(segments[i]!)!.length,
             fps: args.fps,
             format: "mp4",
             quality: "standard",

@@ -3,7 +3,7 @@
 // shipped inside the @sparticuz/chromium npm package (Linux x64), so `npm install` alone gives a
 // working engine. The bundled browser is unpacked once into a cache folder with temp-file + rename,
 // because several test workers or render workers may ask for it at the same moment.
-import { createReadStream, createWriteStream, existsSync, readFileSync } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, readFileSync, statfsSync } from "node:fs";
 import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { homedir, tmpdir } from "node:os";
@@ -36,16 +36,35 @@ export const BASE_CHROMIUM_ARGS = [
   "--disable-sync",
   "--disable-default-apps",
   "--disable-extensions",
-  "--disable-dev-shm-usage",
   "--hide-scrollbars",
   "--mute-audio",
   "--font-render-hinting=none",
 ];
 
+/** Room /dev/shm must have for Chromium's shared memory to go there. */
+const MIN_DEV_SHM_BYTES = 1024 ** 3;
+
+/**
+ * Chromium keeps shared memory in /dev/shm. Containers often give /dev/shm only 64 MB, which
+ * makes Chromium crash, so --disable-dev-shm-usage is a common default; but it moves that memory
+ * into files under /tmp, which is a disk on many machines. Use /dev/shm when it has room.
+ */
+export function sharedMemoryArgs(): string[] {
+  try {
+    const shm = statfsSync("/dev/shm");
+    if (shm.bavail * shm.bsize >= MIN_DEV_SHM_BYTES) return [];
+  } catch {
+    // no /dev/shm (not Linux, or not mounted)
+  }
+  return process.platform === "linux" ? ["--disable-dev-shm-usage"] : [];
+}
+
 const SYSTEM_CANDIDATES: Record<string, string[]> = {
   linux: [
-    "/usr/bin/chromium-headless-shell",
+    // The binary itself before Debian's /usr/bin wrapper, a shell script that would stay in
+    // between as one more process per browser.
     "/usr/lib/chromium/chromium-headless-shell",
+    "/usr/bin/chromium-headless-shell",
     "/usr/bin/chromium",
     "/usr/bin/chromium-browser",
     "/usr/bin/google-chrome-stable",
@@ -79,7 +98,7 @@ export async function launchChromium(): Promise<Browser> {
   const resolved = await resolveChromium();
   return chromium.launch({
     executablePath: resolved.executablePath,
-    args: BASE_CHROMIUM_ARGS,
+    args: [...BASE_CHROMIUM_ARGS, ...sharedMemoryArgs()],
     env: { ...process.env, ...resolved.env },
   });
 }

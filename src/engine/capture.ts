@@ -10,15 +10,24 @@ import {
   type CDPSession,
   type Page,
 } from "playwright-core";
-import { BASE_CHROMIUM_ARGS, type ResolvedBrowser } from "./browser";
+import { BASE_CHROMIUM_ARGS, sharedMemoryArgs, type ResolvedBrowser } from "./browser";
 import { EngineError } from "./errors";
 import type { FrameImageFormat } from "./encode";
 import { applyNetworkPolicy } from "./network";
 
 export type CaptureMethod = "beginframe" | "screenshot";
 
-/** Flags that make a headless-shell build draw only on HeadlessExperimental.beginFrame. */
+/**
+ * Flags that make a headless-shell build draw only on HeadlessExperimental.beginFrame, in one
+ * process: with --single-process and --no-zygote the renderer and the compositor run as threads
+ * of the browser process, so a frame's pixels are not handed between processes through shared
+ * memory, and closing the browser leaves no zygote or renderer behind to be re-parented (and left
+ * unreaped where PID 1 does not reap, as in many containers): the one process is our child, and
+ * we wait for it.
+ */
 const BEGIN_FRAME_ARGS = [
+  "--single-process",
+  "--no-zygote",
   "--headless=old",
   "--deterministic-mode",
   "--enable-begin-frame-control",
@@ -87,6 +96,7 @@ export class CaptureSession {
       executablePath: options.browser.executablePath,
       args: [
         ...BASE_CHROMIUM_ARGS,
+        ...sharedMemoryArgs(),
         ...(method === "beginframe" ? BEGIN_FRAME_ARGS : []),
         ...(options.extraArgs ?? []),
       ],

@@ -10,7 +10,7 @@ import { setPriority } from "node:os";
 import { join } from "node:path";
 import type { OutputFormat, Quality } from "../shared/render-options";
 import { EngineError } from "./errors";
-import { frameCluster, streamHeader } from "./frame-stream";
+import { frameCluster, imageSize, streamHeader } from "./frame-stream";
 
 export type FrameImageFormat = "jpeg" | "png";
 
@@ -108,6 +108,8 @@ export interface SegmentEncoderOptions {
   format: OutputFormat;
   quality: Quality;
   imageFormat: FrameImageFormat;
+  /** Frames in the segment: exactly this many are encoded, whatever FFmpeg's fps filter does at the end. */
+  frames: number;
   /** Output frame size; captured frames are scaled to it when a composition's shape is slightly off. */
   size: { width: number; height: number };
   /**
@@ -149,6 +151,7 @@ export class SegmentEncoder {
   private frames = 0;
   private lastImage: Buffer | undefined;
   private lastSentIndex = -1;
+  private headerSent = false;
 
   constructor(private readonly options: SegmentEncoderOptions) {
     const codec = CODECS[options.format];
@@ -165,6 +168,9 @@ export class SegmentEncoder {
       "-vf",
       // Scale and convert once per new picture, then let fps fill in the repeated frames.
       `scale=${width}:${height}:flags=bicubic,format=${codec.pixelFormat},fps=${options.fps}`,
+      // Some FFmpeg versions let fps stretch the last picture by one more frame at the end.
+      "-frames:v",
+      String(options.frames),
       ...codec.args(options.quality),
       // Frames are converted with the BT.601 matrix; say so, so players decode the colours exactly.
       "-colorspace",
@@ -187,9 +193,6 @@ export class SegmentEncoder {
     });
     // Writes after FFmpeg died surface as EPIPE; the exit status below carries the real reason.
     this.child.stdin!.on("error", () => undefined);
-    this.child.stdin!.write(
-      streamHeader({ codec: options.imageFormat, fps: options.fps, width, height }),
-    );
     this.done = new Promise((resolve, reject) => {
       this.child.once("error", (error) => {
         this.failure = error;
@@ -234,6 +237,13 @@ export class SegmentEncoder {
 
   private async send(index: number, image: Buffer): Promise<void> {
     const stdin = this.child.stdin!;
+    if (!this.headerSent) {
+      // The track says the size of the captured pictures (FFmpeg's decoder fails on pictures
+      // smaller than the track size), which only the first picture tells.
+      this.headerSent = true;
+      const { imageFormat: codec, fps } = this.options;
+      stdin.write(streamHeader({ codec, fps, ...imageSize(image, codec) }));
+    }
     const [head, body] = frameCluster(index, image);
     stdin.write(head);
     if (stdin.write(body)) return;

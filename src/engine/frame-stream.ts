@@ -90,6 +90,23 @@ function pngCodecPrivate(width: number, height: number): Buffer {
   return header;
 }
 
+/** Width and height of a JPEG (from its start-of-frame marker) or PNG (from IHDR). */
+export function imageSize(image: Buffer, codec: FrameCodec): { width: number; height: number } {
+  if (codec === "png") return { width: image.readUInt32BE(16), height: image.readUInt32BE(20) };
+  let offset = 2;
+  while (offset + 9 < image.length) {
+    if (image[offset] !== 0xff) break;
+    const marker = image[offset + 1]!;
+    const length = image.readUInt16BE(offset + 2);
+    // SOF0-SOF15, except DHT (C4), JPG (C8) and DAC (CC).
+    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
+      return { height: image.readUInt16BE(offset + 5), width: image.readUInt16BE(offset + 7) };
+    }
+    offset += 2 + length;
+  }
+  throw new Error("Not a JPEG with a frame header.");
+}
+
 /**
  * Timestamps count frames: one tick lasts 1/fps s, rounded to whole nanoseconds (Matroska's
  * unit). The error is below 1e-8 frames per frame, so FFmpeg's fps filter puts frame i exactly

@@ -295,11 +295,14 @@ export async function renderComposition(
       // worker captures its next segment; waiting for it would leave the browser idle each time.
       const draining: Promise<void>[] = [];
       for (let index = nextSegment++; index < segmentCount; index = nextSegment++) {
+        const start = index * length;
+        const end = Math.min(frames, (index + 1) * length);
         const encoder =
           internals.sinkForSegment?.(index) ??
           new SegmentEncoder({
             ffmpegPath: ffmpeg.path,
             output: segments[index]!,
+            frames: end - start,
             fps,
             format,
             quality,
@@ -308,8 +311,6 @@ export async function renderComposition(
           });
         encoders.add(encoder);
         try {
-          const start = index * length;
-          const end = Math.min(frames, (index + 1) * length);
           for (let frame = start; frame < end; frame++) {
             if (cancelled) throw cancelledError();
             await session.seek(frame / fps);
