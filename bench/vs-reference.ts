@@ -285,11 +285,21 @@ export async function runVsReference(args: VsReferenceArgs): Promise<VsRow[]> {
     console.log(
       `svc vs reference (hyperframes), ${args.fps} fps, ${args.workers} workers each, ${args.reps} alternating repetitions, tiers ${args.tiers.join(", ")} (load average ${loadavg()[0]!.toFixed(1)})`,
     );
-    for (const [name, dir] of Object.entries(args.compositions)) {
-      if (args.only && !args.only.split(",").includes(name)) continue;
+    // --only also sets the order; tiers run outermost, so a long run gives every composition's
+    // standard figures before the draft ones.
+    const names = args.only ? args.only.split(",") : Object.keys(args.compositions);
+    for (const name of names) {
+      const dir = args.compositions[name];
+      if (!dir)
+        throw new Error(
+          `No composition ${name}; known: ${Object.keys(args.compositions).join(", ")}`,
+        );
       const project = join(workDir, name);
-      await stageProject(resolve(HERE, dir), project);
-      for (const tier of args.tiers) {
+      if (!existsSync(project)) await stageProject(resolve(HERE, dir), project);
+    }
+    for (const tier of args.tiers) {
+      for (const name of names) {
+        const project = join(workDir, name);
         const row = await measure(name, tier, args, project, workDir);
         rows.push(row);
         console.log(formatRow(row));
