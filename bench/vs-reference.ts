@@ -108,22 +108,26 @@ async function stageProject(source: string, target: string): Promise<void> {
   }
 }
 
+/** The same render, in the words both CLIs share (`render DIR -o OUT --quality --fps --workers`). */
+function renderFlags(project: string, output: string, tier: Tier, args: VsReferenceArgs) {
+  return [
+    "render",
+    project,
+    "-o",
+    output,
+    "--quality",
+    tier,
+    "--fps",
+    String(args.fps),
+    "--workers",
+    String(args.workers),
+  ];
+}
+
 function svcCommand(project: string, output: string, tier: Tier, args: VsReferenceArgs) {
   return {
     command: process.execPath,
-    args: [
-      join(ROOT, "bin", "svc.js"),
-      "render",
-      project,
-      "-o",
-      output,
-      "--quality",
-      tier,
-      "--fps",
-      String(args.fps),
-      "--workers",
-      String(args.workers),
-    ],
+    args: [join(ROOT, "bin", "svc.js"), ...renderFlags(project, output, tier, args)],
     env: { ...process.env, ...args.svcEnv },
   };
 }
@@ -131,20 +135,7 @@ function svcCommand(project: string, output: string, tier: Tier, args: VsReferen
 function referenceCommand(project: string, output: string, tier: Tier, args: VsReferenceArgs) {
   return {
     command: NODE22,
-    args: [
-      HYPERFRAMES,
-      "render",
-      project,
-      "-o",
-      output,
-      "--quality",
-      tier,
-      "--fps",
-      String(args.fps),
-      "--workers",
-      String(args.workers),
-      "--quiet",
-    ],
+    args: [HYPERFRAMES, ...renderFlags(project, output, tier, args), "--quiet"],
     env: {
       ...process.env,
       HYPERFRAMES_BROWSER_PATH: REFERENCE_BROWSER,

