@@ -67,6 +67,8 @@ export interface CapturedFrame {
 export class CaptureSession {
   private lastFrame: Buffer | undefined;
   private lastData: string | undefined;
+  /** The previous capture was unchanged: the page is holding still. */
+  private holding = false;
 
   private constructor(
     private readonly browserProcess: Browser,
@@ -176,12 +178,26 @@ export class CaptureSession {
 
   /**
    * Captures the current state of the page as one encoded image. A frame is unchanged when the
-   * compositor reports no damage (beginFrame then draws nothing and sends no image), or, as a
-   * safety net, when the encoded image is byte for byte the previous one (JPEG and PNG encoding
-   * are deterministic, so equal pixels give equal bytes).
+   * compositor reports no damage, or, as a safety net, when the encoded image is byte for byte
+   * the previous one (JPEG and PNG encoding are deterministic, so equal pixels give equal bytes).
+   *
+   * A beginFrame that asks for a screenshot always draws, reads back and encodes a full frame,
+   * damage or not. So while the page holds still (the previous frame was unchanged) and
+   * `skipUnchanged` is on, a frame is first committed without a screenshot: no damage means the
+   * previous image is still exact and nothing is drawn; damage costs one more beginFrame, which
+   * draws the committed frame for the screenshot. When the page is moving, the screenshot is
+   * asked for at once, so animation pays nothing extra.
    */
-  async capture(): Promise<CapturedFrame> {
-    const data = await this.captureRaw();
+  async capture(skipUnchanged = true): Promise<CapturedFrame> {
+    const holding = skipUnchanged && this.holding && this.lastData !== undefined;
+    const data = await this.captureRaw(holding);
+    const unchanged = data === undefined || data === this.lastData;
+    if (skipUnchanged && unchanged && data !== undefined && this.method === "beginframe") {
+      // A beginFrame that drew a screenshot leaves damage that the next one reports although
+      // nothing changed; absorb it now, so the next frame's check sees only real changes.
+      await this.cdp.send("HeadlessExperimental.beginFrame", {});
+    }
+    this.holding = unchanged;
     if (data !== undefined && data !== this.lastData) {
       this.lastData = data;
       this.lastFrame = Buffer.from(data, "base64");
@@ -193,10 +209,14 @@ export class CaptureSession {
   }
 
   /** The frame as base64 text straight from the protocol, or undefined when nothing changed. */
-  private async captureRaw(): Promise<string | undefined> {
+  private async captureRaw(probeFirst = false): Promise<string | undefined> {
     const { imageFormat, jpegQuality } = this.options;
     const format = imageFormat;
     if (this.method === "beginframe") {
+      if (probeFirst) {
+        const probe = await this.cdp.send("HeadlessExperimental.beginFrame", {});
+        if (!probe.hasDamage) return undefined;
+      }
       const result = await this.cdp.send("HeadlessExperimental.beginFrame", {
         screenshot: {
           format,

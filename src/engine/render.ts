@@ -315,7 +315,7 @@ export async function renderComposition(
             if (cancelled) throw cancelledError();
             await session.seek(frame / fps);
             if (pageErrors.length > 0) throw pageError(pageErrors);
-            const shot = await session.capture();
+            const shot = await session.capture(!internals.noDedup);
             // A segment starts with a picture; after that, an unchanged frame is a repeat.
             const repeat = !shot.changed && frame !== start && !internals.noDedup;
             await encoder.write(repeat ? null : shot.image);
