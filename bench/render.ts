@@ -10,10 +10,14 @@
 // Each figure is the best of --reps runs, render and capture-only alternating, so a burst of
 // load from elsewhere hits both sides alike instead of skewing the ratio.
 // Usage: npm run bench [-- --workers N|auto] [--only name] [--fps 30] [--reps 2]
+// Side by side with the reference renderer (bench/vs-reference.ts):
+//   npm run bench -- --vs-reference [--only a,b] [--tiers standard,draft] [--reps 3]
+//                    [--results bench/results/vs-reference.json]
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SegmentEncoder } from "../src/engine/encode";
+import { runVsReference, type Tier } from "./vs-reference";
 import { resolveFfmpeg } from "../src/engine/ffmpeg";
 import {
   renderComposition,
@@ -26,26 +30,44 @@ interface Args {
   workers: number | "auto";
   only: string | undefined;
   fps: number;
-  reps: number;
+  reps: number | undefined;
+  vsReference: boolean;
+  tiers: Tier[];
+  results: string | undefined;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { workers: "auto", only: undefined, fps: 30, reps: 2 };
+  const args: Args = {
+    workers: "auto",
+    only: undefined,
+    fps: 30,
+    reps: undefined,
+    vsReference: false,
+    tiers: ["standard", "draft"],
+    results: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
     if (argv[i] === "--workers" && value) args.workers = value === "auto" ? "auto" : Number(value);
     if (argv[i] === "--only" && value) args.only = value;
     if (argv[i] === "--fps" && value) args.fps = Number(value);
     if (argv[i] === "--reps" && value) args.reps = Math.max(1, Number(value));
+    if (argv[i] === "--vs-reference") args.vsReference = true;
+    if (argv[i] === "--tiers" && value) args.tiers = value.split(",") as Tier[];
+    if (argv[i] === "--results" && value) args.results = value;
   }
   return args;
 }
 
+/** The bench corpus: the examples, the pipeline's floor, and compositions written as people do. */
 const COMPOSITIONS: Record<string, string> = {
   "hello-world": "../examples/hello-world",
   "multi-scene": "../examples/multi-scene",
   "gsap-heavy": "../examples/gsap-heavy",
   "pan-floor": "compositions/pan-floor",
+  "chart-hold": "compositions/chart-hold",
+  "text-explainer": "compositions/text-explainer",
+  "social-vertical": "compositions/social-vertical",
 };
 
 interface Row {
@@ -76,8 +98,8 @@ async function measure(name: string, args: Args, workDir: string): Promise<Row> 
   let renderSeconds = Infinity;
   let captureSeconds = Infinity;
   let rendered: Awaited<ReturnType<typeof renderComposition>> | undefined;
-  const captured = new Map<number, Buffer[]>();
-  for (let rep = 0; rep < args.reps; rep++) {
+  const captured = new Map<number, (Buffer | null)[]>();
+  for (let rep = 0; rep < reps; rep++) {
     let started = performance.now();
     rendered = await renderComposition({
       ...base,
@@ -93,7 +115,7 @@ async function measure(name: string, args: Args, workDir: string): Promise<Row> 
       {
         captureOnly: true,
         sinkForSegment: (index) => {
-          const frames: Buffer[] = [];
+          const frames: (Buffer | null)[] = [];
           captured.set(index, frames);
           return {
             write: async (frame) => void frames.push(frame),
@@ -111,7 +133,7 @@ async function measure(name: string, args: Args, workDir: string): Promise<Row> 
   const segments = [...captured.keys()].sort((a, b) => a - b);
   const workers = resolveWorkers(args.workers, segments.length);
   let encodeSeconds = Infinity;
-  for (let rep = 0; rep < args.reps; rep++) {
+  for (let rep = 0; rep < reps; rep++) {
     const started = performance.now();
     let next = 0;
     await Promise.all(
@@ -120,6 +142,7 @@ async function measure(name: string, args: Args, workDir: string): Promise<Row> 
           const encoder = new SegmentEncoder({
             ffmpegPath: ffmpeg.path,
             output: join(workDir, `${name}-encode-${i}.mkv`),
+            frames: captured.get(segments[i]!)!.length,
             fps: args.fps,
             format: "mp4",
             quality: "standard",
@@ -151,10 +174,24 @@ const discardSink = (): FrameSink => ({
 });
 
 const args = parseArgs(process.argv.slice(2));
+if (args.vsReference) {
+  await runVsReference({
+    compositions: COMPOSITIONS,
+    only: args.only,
+    tiers: args.tiers,
+    reps: args.reps ?? 3,
+    fps: args.fps,
+    workers: args.workers === "auto" ? 2 : args.workers,
+    svcEnv: {},
+    resultsFile: args.results,
+  });
+  process.exit(0);
+}
+const reps = args.reps ?? 2;
 const workDir = await mkdtemp(join(tmpdir(), "svc-bench-"));
 try {
   console.log(
-    `svc render benchmark: 1080p, ${args.fps} fps, standard quality, workers ${args.workers}, best of ${args.reps} runs (load average ${loadavg()[0]!.toFixed(1)})`,
+    `svc render benchmark: 1080p, ${args.fps} fps, standard quality, workers ${args.workers}, best of ${reps} runs (load average ${loadavg()[0]!.toFixed(1)})`,
   );
   console.log(`segment length for 12 s: ${segmentLength(12 * args.fps, args.fps)} frames`);
   const rows: Row[] = [];

@@ -27,6 +27,12 @@ describe("svc doctor", () => {
       ffprobe: { ok: true, path: expect.any(String), version: expect.any(String) },
     });
     expect(typeof report.browser.headlessShell).toBe("boolean");
+    expect(report.browser.reason).toEqual(expect.any(String));
+    // The bundled static FFmpeg is taken over the system one on PATH because it is faster.
+    expect(report.ffmpeg).toMatchObject({
+      source: "bundled",
+      reason: expect.stringContaining("starts in milliseconds"),
+    });
     expect(report.ffmpeg.encoders.map((e: { name: string }) => e.name)).toEqual([
       "libx264",
       "libvpx-vp9",
@@ -58,5 +64,13 @@ describe("svc doctor", () => {
     expect(stdout).toContain("fix: Fix the path in SVC_FFMPEG_PATH");
     expect(stdout).toContain("Not ready");
     expect(code).toBe(1);
+  });
+
+  it("says which browser and FFmpeg it uses and why", async () => {
+    const { stdout } = await svc(["doctor"]);
+    expect(stdout).toMatch(
+      /^✓ ffmpeg .*\(bundled\)\n {15}\S+\n {15}why: the static build that ships with svc/m,
+    );
+    expect(stdout).toMatch(/^✓ browser .*\n {15}\S+\n {15}why: \S/m);
   });
 });

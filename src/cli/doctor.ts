@@ -42,6 +42,7 @@ export function formatDoctorReport(report: DoctorReport): string {
       `${browser.version ?? "version unknown"} (${browser.source}, ${capture})`,
     );
     more(browser.path);
+    if (browser.reason) more(`why: ${browser.reason}`);
   } else {
     row(false, "browser", "not found");
   }
@@ -54,6 +55,7 @@ export function formatDoctorReport(report: DoctorReport): string {
     if (tool.path) {
       row(tool.ok, label, `${tool.version ?? "version unknown"} (${tool.source})`);
       more(tool.path);
+      if (tool.reason) more(`why: ${tool.reason}`);
     } else {
       row(false, label, "not found");
     }

@@ -10,15 +10,24 @@ import {
   type CDPSession,
   type Page,
 } from "playwright-core";
-import { BASE_CHROMIUM_ARGS, type ResolvedBrowser } from "./browser";
+import { BASE_CHROMIUM_ARGS, sharedMemoryArgs, type ResolvedBrowser } from "./browser";
 import { EngineError } from "./errors";
 import type { FrameImageFormat } from "./encode";
 import { applyNetworkPolicy } from "./network";
 
 export type CaptureMethod = "beginframe" | "screenshot";
 
-/** Flags that make a headless-shell build draw only on HeadlessExperimental.beginFrame. */
+/**
+ * Flags that make a headless-shell build draw only on HeadlessExperimental.beginFrame, in one
+ * process: with --single-process and --no-zygote the renderer and the compositor run as threads
+ * of the browser process, so a frame's pixels are not handed between processes through shared
+ * memory, and closing the browser leaves no zygote or renderer behind to be re-parented (and left
+ * unreaped where PID 1 does not reap, as in many containers): the one process is our child, and
+ * we wait for it.
+ */
 const BEGIN_FRAME_ARGS = [
+  "--single-process",
+  "--no-zygote",
   "--headless=old",
   "--deterministic-mode",
   "--enable-begin-frame-control",
@@ -49,8 +58,17 @@ export interface CaptureSessionOptions {
   onBlockedRequest?: (url: string) => void;
 }
 
+/** One captured frame: the picture, and whether it differs from the previous capture. */
+export interface CapturedFrame {
+  image: Buffer;
+  changed: boolean;
+}
+
 export class CaptureSession {
   private lastFrame: Buffer | undefined;
+  private lastData: string | undefined;
+  /** The previous capture was unchanged: the page is holding still. */
+  private holding = false;
 
   private constructor(
     private readonly browserProcess: Browser,
@@ -80,6 +98,7 @@ export class CaptureSession {
       executablePath: options.browser.executablePath,
       args: [
         ...BASE_CHROMIUM_ARGS,
+        ...sharedMemoryArgs(),
         ...(method === "beginframe" ? BEGIN_FRAME_ARGS : []),
         ...(options.extraArgs ?? []),
       ],
@@ -157,19 +176,47 @@ export class CaptureSession {
     await this.evaluate(`window.__svc.seek(${seconds})`);
   }
 
-  /** Captures the current state of the page as one encoded image. */
-  async capture(): Promise<Buffer> {
-    const frame = await this.captureRaw();
-    if (frame) this.lastFrame = frame;
+  /**
+   * Captures the current state of the page as one encoded image. A frame is unchanged when the
+   * compositor reports no damage, or, as a safety net, when the encoded image is byte for byte
+   * the previous one (JPEG and PNG encoding are deterministic, so equal pixels give equal bytes).
+   *
+   * A beginFrame that asks for a screenshot always draws, reads back and encodes a full frame,
+   * damage or not. So while the page holds still (the previous frame was unchanged) and
+   * `skipUnchanged` is on, a frame is first committed without a screenshot: no damage means the
+   * previous image is still exact and nothing is drawn; damage costs one more beginFrame, which
+   * draws the committed frame for the screenshot. When the page is moving, the screenshot is
+   * asked for at once, so animation pays nothing extra.
+   */
+  async capture(skipUnchanged = true): Promise<CapturedFrame> {
+    const holding = skipUnchanged && this.holding && this.lastData !== undefined;
+    const data = await this.captureRaw(holding);
+    const unchanged = data === undefined || data === this.lastData;
+    if (skipUnchanged && unchanged && data !== undefined && this.method === "beginframe") {
+      // A beginFrame that drew a screenshot leaves damage that the next one reports although
+      // nothing changed; absorb it now, so the next frame's check sees only real changes.
+      await this.cdp.send("HeadlessExperimental.beginFrame", {});
+    }
+    this.holding = unchanged;
+    if (data !== undefined && data !== this.lastData) {
+      this.lastData = data;
+      this.lastFrame = Buffer.from(data, "base64");
+      return { image: this.lastFrame, changed: true };
+    }
     if (!this.lastFrame)
       throw new EngineError("capture_failed", "The browser produced no image for the first frame.");
-    return this.lastFrame;
+    return { image: this.lastFrame, changed: false };
   }
 
-  private async captureRaw(): Promise<Buffer | undefined> {
+  /** The frame as base64 text straight from the protocol, or undefined when nothing changed. */
+  private async captureRaw(probeFirst = false): Promise<string | undefined> {
     const { imageFormat, jpegQuality } = this.options;
     const format = imageFormat;
     if (this.method === "beginframe") {
+      if (probeFirst) {
+        const probe = await this.cdp.send("HeadlessExperimental.beginFrame", {});
+        if (!probe.hasDamage) return undefined;
+      }
       const result = await this.cdp.send("HeadlessExperimental.beginFrame", {
         screenshot: {
           format,
@@ -177,9 +224,8 @@ export class CaptureSession {
           optimizeForSpeed: true,
         },
       } as never);
-      const data = (result as { screenshotData?: string }).screenshotData;
-      // No damage since the last frame: the previous image is still exact.
-      return data ? Buffer.from(data, "base64") : undefined;
+      // No damage since the last frame: no image, the previous one is still exact.
+      return (result as { screenshotData?: string }).screenshotData || undefined;
     }
     const result = await this.cdp.send("Page.captureScreenshot", {
       format,
@@ -188,7 +234,7 @@ export class CaptureSession {
       fromSurface: true,
       captureBeyondViewport: false,
     });
-    return Buffer.from(result.data, "base64");
+    return result.data;
   }
 
   private closing: Promise<void> | undefined;

@@ -24,6 +24,8 @@ interface Check {
   ok: boolean;
   path?: string;
   version?: string;
+  /** Why the engine uses this one (and not another it could have found). */
+  reason?: string;
   problem?: string;
   hint?: string;
 }
@@ -78,6 +80,7 @@ async function checkBrowser(env: NodeJS.ProcessEnv): Promise<BrowserCheck> {
     path: resolved.executablePath,
     source: resolved.source,
     headlessShell: resolved.headlessShell,
+    reason: resolved.reason,
   };
   try {
     check.version = await browserVersion(resolved.executablePath, {
@@ -129,7 +132,7 @@ async function checkFfprobe(env: NodeJS.ProcessEnv): Promise<ToolCheck> {
 }
 
 async function checkTool(
-  resolve: () => Promise<{ path: string; source: ToolSource }>,
+  resolve: () => Promise<{ path: string; source: ToolSource; reason: string }>,
   hint: string,
 ): Promise<{ tool: ToolCheck; encoderNames: string[] }> {
   let resolved;

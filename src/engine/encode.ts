@@ -1,13 +1,16 @@
 // Encoding: captured frames stream into FFmpeg's stdin (no per-frame files), one FFmpeg per
-// segment of frames. Segment boundaries depend only on the frame count, never on the worker count,
-// so one worker and four workers produce the same bytes; segments are joined without re-encoding
-// and the audio is mixed in the same final pass.
+// segment of frames, each frame with its timestamp (frame-stream.ts) so that frames which did not
+// change are not sent at all and FFmpeg repeats the previous picture. Segment boundaries depend
+// only on the frame count, never on the worker count, so one worker and four workers produce the
+// same bytes; segments are joined without re-encoding and the audio is mixed in the same final
+// pass.
 import { spawn, type ChildProcess } from "node:child_process";
 import { rm, writeFile } from "node:fs/promises";
 import { setPriority } from "node:os";
 import { join } from "node:path";
 import type { OutputFormat, Quality } from "../shared/render-options";
 import { EngineError } from "./errors";
+import { frameCluster, imageSize, streamHeader } from "./frame-stream";
 
 export type FrameImageFormat = "jpeg" | "png";
 
@@ -15,6 +18,8 @@ interface VideoCodecSettings {
   /** Container of the intermediate segments. */
   segmentFormat: string;
   segmentExtension: string;
+  /** Pixel format the encoder takes, converted once per new picture (not per repeated frame). */
+  pixelFormat: string;
   args(quality: Quality): string[];
   audioArgs: string[];
   muxArgs: string[];
@@ -29,6 +34,7 @@ const CODECS: Record<OutputFormat, VideoCodecSettings> = {
   mp4: {
     segmentFormat: "matroska",
     segmentExtension: "mkv",
+    pixelFormat: "yuv420p",
     args: (quality) => [
       "-c:v",
       "libx264",
@@ -48,6 +54,7 @@ const CODECS: Record<OutputFormat, VideoCodecSettings> = {
   webm: {
     segmentFormat: "webm",
     segmentExtension: "webm",
+    pixelFormat: "yuva420p",
     args: (quality) => [
       "-c:v",
       "libvpx-vp9",
@@ -72,6 +79,7 @@ const CODECS: Record<OutputFormat, VideoCodecSettings> = {
   mov: {
     segmentFormat: "mov",
     segmentExtension: "mov",
+    pixelFormat: "yuva444p10le",
     args: (quality) => [
       "-c:v",
       "prores_ks",
@@ -100,6 +108,8 @@ export interface SegmentEncoderOptions {
   format: OutputFormat;
   quality: Quality;
   imageFormat: FrameImageFormat;
+  /** Frames in the segment: exactly this many are encoded, whatever FFmpeg's fps filter does at the end. */
+  frames: number;
   /** Output frame size; captured frames are scaled to it when a composition's shape is slightly off. */
   size: { width: number; height: number };
   /**
@@ -126,30 +136,41 @@ function lowerPriority(pid: number | undefined): void {
   }
 }
 
-/** One FFmpeg process that turns a stream of JPEG/PNG frames into one video segment. */
+/**
+ * One FFmpeg process that turns a stream of JPEG/PNG frames into one video segment. `write(null)`
+ * says "the same picture as the previous frame": nothing is sent, and FFmpeg's fps filter repeats
+ * the previous picture (already decoded, scaled and converted) for that frame, so the output has
+ * every frame at a constant rate.
+ */
 export class SegmentEncoder {
   private readonly child: ChildProcess;
   private readonly done: Promise<void>;
   private stderrTail = "";
   private failure: Error | undefined;
+  /** Frames written so far (sent or repeated); the next frame's index. */
+  private frames = 0;
+  private lastImage: Buffer | undefined;
+  private lastSentIndex = -1;
+  private headerSent = false;
 
   constructor(private readonly options: SegmentEncoderOptions) {
     const codec = CODECS[options.format];
+    const { width, height } = options.size;
     const args = [
       "-hide_banner",
       "-loglevel",
       "error",
       "-y",
       "-f",
-      "image2pipe",
-      "-framerate",
-      String(options.fps),
-      "-c:v",
-      options.imageFormat === "png" ? "png" : "mjpeg",
+      "matroska",
       "-i",
       "pipe:0",
       "-vf",
-      `scale=${options.size.width}:${options.size.height}:flags=bicubic`,
+      // Scale and convert once per new picture, then let fps fill in the repeated frames.
+      `scale=${width}:${height}:flags=bicubic,format=${codec.pixelFormat},fps=${options.fps}`,
+      // Some FFmpeg versions let fps stretch the last picture by one more frame at the end.
+      "-frames:v",
+      String(options.frames),
       ...codec.args(options.quality),
       // Frames are converted with the BT.601 matrix; say so, so players decode the colours exactly.
       "-colorspace",
@@ -198,11 +219,34 @@ export class SegmentEncoder {
     this.done.catch(() => undefined);
   }
 
-  /** Queues one frame; resolves when FFmpeg can take more (back-pressure). */
-  async write(frame: Buffer): Promise<void> {
+  /**
+   * Queues the next frame, or with null repeats the previous picture; resolves when FFmpeg can
+   * take more (back-pressure).
+   */
+  async write(frame: Buffer | null): Promise<void> {
     if (this.failure) throw this.failure;
+    const index = this.frames++;
+    if (frame === null) {
+      if (!this.lastImage) throw new Error("The first frame of a segment cannot be a repeat.");
+      return;
+    }
+    this.lastImage = frame;
+    this.lastSentIndex = index;
+    await this.send(index, frame);
+  }
+
+  private async send(index: number, image: Buffer): Promise<void> {
     const stdin = this.child.stdin!;
-    if (stdin.write(frame)) return;
+    if (!this.headerSent) {
+      // The track says the size of the captured pictures (FFmpeg's decoder fails on pictures
+      // smaller than the track size), which only the first picture tells.
+      this.headerSent = true;
+      const { imageFormat: codec, fps } = this.options;
+      stdin.write(streamHeader({ codec, fps, ...imageSize(image, codec) }));
+    }
+    const [head, body] = frameCluster(index, image);
+    stdin.write(head);
+    if (stdin.write(body)) return;
     await new Promise<void>((resolve, reject) => {
       const onDrain = () => {
         cleanup();
@@ -225,6 +269,12 @@ export class SegmentEncoder {
   }
 
   async finish(): Promise<void> {
+    // The fps filter fills frames up to the last timestamp it sees: when the segment ends on
+    // repeated frames, send the picture once more at the last index so they are all there.
+    if (this.lastImage && this.lastSentIndex !== this.frames - 1) {
+      this.lastSentIndex = this.frames - 1;
+      await this.send(this.frames - 1, this.lastImage);
+    }
     this.child.stdin!.end();
     await this.done;
   }

@@ -33,8 +33,12 @@ describe("resolveFfmpeg and resolveFfprobe", () => {
       SVC_FFPROBE_PATH: join(dir, "ffprobe"),
       PATH: "/usr/bin",
     };
-    await expect(resolveFfmpeg(env)).resolves.toEqual({ path: env.SVC_FFMPEG_PATH, source: "env" });
-    await expect(resolveFfprobe(env)).resolves.toEqual({
+    await expect(resolveFfmpeg(env)).resolves.toEqual({
+      path: env.SVC_FFMPEG_PATH,
+      source: "env",
+      reason: "SVC_FFMPEG_PATH is set",
+    });
+    await expect(resolveFfprobe(env)).resolves.toMatchObject({
       path: env.SVC_FFPROBE_PATH,
       source: "env",
     });
@@ -54,15 +58,21 @@ describe("resolveFfmpeg and resolveFfprobe", () => {
     });
   });
 
-  it("find the tools on PATH next", async () => {
+  it("take the bundled static ffmpeg before the one on PATH, because it is faster", async () => {
     const env = { PATH: `/nonexistent-dir:${dir}` };
-    await expect(resolveFfmpeg(env)).resolves.toEqual({
-      path: join(dir, "ffmpeg"),
-      source: "path",
+    await expect(resolveFfmpeg(env)).resolves.toMatchObject({
+      path: expect.stringContaining("@ffmpeg-installer"),
+      source: "bundled",
+      reason: expect.stringContaining("starts in milliseconds"),
     });
+  });
+
+  it("find ffprobe on PATH next", async () => {
+    const env = { PATH: `/nonexistent-dir:${dir}` };
     await expect(resolveFfprobe(env)).resolves.toEqual({
       path: join(dir, "ffprobe"),
       source: "path",
+      reason: "found on PATH",
     });
   });
 

@@ -1,9 +1,12 @@
 // Finds the FFmpeg and ffprobe executables the engine encodes and inspects videos with, and reads
-// what a given build can do. Order (SPEC.md section 3): the SVC_FFMPEG_PATH / SVC_FFPROBE_PATH
-// variable, then the tool on PATH, then the static build shipped in the @ffmpeg-installer/ffmpeg
-// and @ffprobe-installer/ffprobe npm packages, so `npm install` alone gives a working engine.
-// A set variable that points nowhere is an error rather than a silent fallback: the user asked
-// for that binary on purpose.
+// what a given build can do. The SVC_FFMPEG_PATH / SVC_FFPROBE_PATH variable comes first; a set
+// variable that points nowhere is an error rather than a silent fallback, since the user asked
+// for that binary on purpose. Then, for ffmpeg, the static build shipped in the
+// @ffmpeg-installer/ffmpeg npm package when it has every encoder the formats need, because it is
+// the faster one: a render starts one FFmpeg per segment, and a distribution's shared build loads
+// a couple of hundred libraries each time (~0.3 s of CPU here, against ~10 ms), and the static
+// x264 measured no slower per frame (bench/README.md). Then the tool on PATH, then (ffprobe) the
+// @ffprobe-installer/ffprobe build, so `npm install` alone gives a working engine.
 import { execFile } from "node:child_process";
 import { constants, existsSync } from "node:fs";
 import { access } from "node:fs/promises";
@@ -16,6 +19,8 @@ export type ToolSource = "env" | "path" | "bundled";
 export interface ResolvedTool {
   path: string;
   source: ToolSource;
+  /** Why this build, in a sentence `svc doctor` shows. */
+  reason: string;
 }
 
 export interface FfmpegInfo {
@@ -32,18 +37,25 @@ interface ToolSpec {
   name: "ffmpeg" | "ffprobe";
   envVar: "SVC_FFMPEG_PATH" | "SVC_FFPROBE_PATH";
   packageName: string;
+  /** Take the bundled build before the one on PATH, when it can do everything needed. */
+  preferBundled: boolean;
 }
 
 const FFMPEG: ToolSpec = {
   name: "ffmpeg",
   envVar: "SVC_FFMPEG_PATH",
   packageName: "@ffmpeg-installer/ffmpeg",
+  preferBundled: true,
 };
 const FFPROBE: ToolSpec = {
   name: "ffprobe",
   envVar: "SVC_FFPROBE_PATH",
   packageName: "@ffprobe-installer/ffprobe",
+  preferBundled: false,
 };
+
+const BUNDLED_IS_FASTER =
+  "the static build that ships with svc: it starts in milliseconds where a shared build loads hundreds of libraries for every segment, and encodes no slower";
 
 export function resolveFfmpeg(env: NodeJS.ProcessEnv = process.env): Promise<ResolvedTool> {
   return resolveTool(FFMPEG, env);
@@ -63,12 +75,39 @@ async function resolveTool(spec: ToolSpec, env: NodeJS.ProcessEnv): Promise<Reso
         `Fix the path in ${spec.envVar}, or unset it to use ${spec.name} from PATH or the copy that ships with svc.`,
       );
     }
-    return { path: fromEnv, source: "env" };
+    return { path: fromEnv, source: "env", reason: `${spec.envVar} is set` };
+  }
+  const bundled = bundledPath(spec.packageName);
+  const bundledRuns = bundled !== undefined && (await isExecutable(bundled));
+  let bundledLacks: string[] = [];
+  if (spec.preferBundled && bundled && bundledRuns) {
+    const encoders = await ffmpegInfo(bundled).then(
+      (info) => info.encoders,
+      () => [] as string[],
+    );
+    bundledLacks = REQUIRED_ENCODERS.filter((name) => !encoders.includes(name));
+    if (bundledLacks.length === 0) {
+      return { path: bundled, source: "bundled", reason: BUNDLED_IS_FASTER };
+    }
   }
   const onPath = await findOnPath(spec.name, env);
-  if (onPath) return { path: onPath, source: "path" };
-  const bundled = bundledPath(spec.packageName);
-  if (bundled && (await isExecutable(bundled))) return { path: bundled, source: "bundled" };
+  if (onPath) {
+    const reason = !spec.preferBundled
+      ? "found on PATH"
+      : bundledRuns
+        ? `found on PATH; the bundled build lacks ${bundledLacks.join(", ") || "a working encoder list"}`
+        : "found on PATH; there is no bundled build for this platform";
+    return { path: onPath, source: "path", reason };
+  }
+  if (bundled && bundledRuns) {
+    return {
+      path: bundled,
+      source: "bundled",
+      reason: spec.preferBundled
+        ? `the build that ships with svc (none on PATH), though it lacks ${bundledLacks.join(", ")}`
+        : `the build that ships with svc (none on PATH)`,
+    };
+  }
   throw new EngineError(
     "ffmpeg_not_found",
     `${spec.name} was not found: ${spec.envVar} is unset, it is not on PATH, and the ${spec.packageName} package has no build for this platform.`,

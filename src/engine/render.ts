@@ -105,9 +105,12 @@ async function resolveComposition(
   return { root: realRoot, entryPath, urlPath };
 }
 
-/** Where captured frames of one segment go; the encoder normally, a counter in benchmarks. */
+/**
+ * Where captured frames of one segment go; the encoder normally, a counter in benchmarks. A null
+ * frame repeats the previous picture (nothing changed on screen).
+ */
 export interface FrameSink {
-  write(frame: Buffer): Promise<void>;
+  write(frame: Buffer | null): Promise<void>;
   finish(): Promise<void>;
   kill(): void;
 }
@@ -125,6 +128,11 @@ export interface RenderInternals {
    * `keepIn` instead of joining them (no output file, no thumbnail).
    */
   segments?: { first: number; count: number; expectedFrames: number; keepIn: string };
+  /**
+   * Send every frame's picture to the encoder even when nothing changed (default false). Output
+   * is the same either way; tests and benchmarks compare the two.
+   */
+  noDedup?: boolean;
 }
 
 export async function renderComposition(
@@ -255,7 +263,13 @@ export async function renderComposition(
       return session;
     };
 
-    const first = await openSession();
+    // Every worker's browser starts at once: launching and loading a page is mostly waiting on
+    // one process at a time, so starting them one after the other leaves a core idle.
+    const opening = Array.from({ length: resolveWorkers(options.workers, Infinity) }, () =>
+      openSession(),
+    );
+    for (const pending of opening) pending.catch(() => undefined); // awaited below
+    const first = await opening[0]!;
     const info = await first.evaluate<PageInfo>("window.__svc.info()");
     warnings.push(...info.warnings);
     const frames = Math.round(info.duration * fps);
@@ -285,6 +299,7 @@ export async function renderComposition(
 
     const framesInRange = Math.min(frames, endSegment * length) - firstSegment * length;
     let framesDone = 0;
+    let repeatedFrames = 0;
     report({ framesDone, framesTotal: framesInRange, stage: "capturing" });
     const blocks = contiguousBlocks(firstSegment, endSegment, workerCount);
     const runWorker = async (session: CaptureSession, block: SegmentBlock): Promise<void> => {
@@ -293,11 +308,14 @@ export async function renderComposition(
       const draining: Promise<void>[] = [];
       await catchUp(session, block.first * length, fps, () => cancelled);
       for (let index = block.first; index < block.end; index++) {
+        const start = index * length;
+        const end = Math.min(frames, (index + 1) * length);
         const encoder =
           internals.sinkForSegment?.(index) ??
           new SegmentEncoder({
             ffmpegPath: ffmpeg.path,
             output: segments[index]!,
+            frames: end - start,
             fps,
             format,
             quality,
@@ -306,12 +324,15 @@ export async function renderComposition(
           });
         encoders.add(encoder);
         try {
-          const end = Math.min(frames, (index + 1) * length);
-          for (let frame = index * length; frame < end; frame++) {
+          for (let frame = start; frame < end; frame++) {
             if (cancelled) throw cancelledError();
             await session.seek(frame / fps);
             if (pageErrors.length > 0) throw pageError(pageErrors);
-            await encoder.write(await session.capture());
+            const shot = await session.capture(!internals.noDedup);
+            // A segment starts with a picture; after that, an unchanged frame is a repeat.
+            const repeat = !shot.changed && frame !== start && !internals.noDedup;
+            await encoder.write(repeat ? null : shot.image);
+            if (repeat) repeatedFrames++;
             framesDone++;
             report({ framesDone, framesTotal: framesInRange, stage: "capturing" });
           }
@@ -329,7 +350,11 @@ export async function renderComposition(
       }
       await Promise.all(draining);
     };
-    const extra = await Promise.all(Array.from({ length: workerCount - 1 }, () => openSession()));
+    // A render too short for every worker: the browsers it does not need go now.
+    for (const surplus of opening.slice(workerCount)) {
+      void surplus.then((session) => session.close()).catch(() => undefined);
+    }
+    const extra = await Promise.all(opening.slice(1, workerCount));
     await Promise.all([first, ...extra].map((session, i) => runWorker(session, blocks[i]!)));
 
     const result: RenderResult = {
@@ -337,6 +362,7 @@ export async function renderComposition(
       thumbnailPath,
       durationSeconds: frames / fps,
       frames,
+      repeatedFrames,
       width: size.width,
       height: size.height,
       warnings,

@@ -41,6 +41,11 @@ export interface RenderResult {
   thumbnailPath: string | undefined;
   durationSeconds: number;
   frames: number;
+  /**
+   * Frames where nothing on screen changed: the previous picture was repeated without a new
+   * capture (faster; the video is the same).
+   */
+  repeatedFrames: number;
   width: number;
   height: number;
   warnings: string[];
