@@ -13,10 +13,13 @@
 // Side by side with the reference renderer (bench/vs-reference.ts):
 //   npm run bench -- --vs-reference [--only a,b] [--tiers standard,draft] [--reps 3]
 //                    [--results bench/results/vs-reference.json]
+// Held-frame skipping on and off, alternating (default pan-floor, where every pixel changes on
+// every frame, so skipping can only cost): npm run bench -- --dedup-ab [--only name] [--reps 3]
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SegmentEncoder } from "../src/engine/encode";
+import { machineCpu } from "./cpu";
 import { runVsReference, type Tier } from "./vs-reference";
 import { resolveFfmpeg } from "../src/engine/ffmpeg";
 import {
@@ -32,6 +35,7 @@ interface Args {
   fps: number;
   reps: number | undefined;
   vsReference: boolean;
+  dedupAb: boolean;
   tiers: Tier[];
   results: string | undefined;
 }
@@ -43,6 +47,7 @@ function parseArgs(argv: string[]): Args {
     fps: 30,
     reps: undefined,
     vsReference: false,
+    dedupAb: false,
     tiers: ["standard", "draft"],
     results: undefined,
   };
@@ -53,6 +58,7 @@ function parseArgs(argv: string[]): Args {
     if (argv[i] === "--fps" && value) args.fps = Number(value);
     if (argv[i] === "--reps" && value) args.reps = Math.max(1, Number(value));
     if (argv[i] === "--vs-reference") args.vsReference = true;
+    if (argv[i] === "--dedup-ab") args.dedupAb = true;
     if (argv[i] === "--tiers" && value) args.tiers = value.split(",") as Tier[];
     if (argv[i] === "--results" && value) args.results = value;
   }
@@ -167,6 +173,68 @@ async function measure(name: string, args: Args, workDir: string): Promise<Row> 
   };
 }
 
+/**
+ * The same render with held-frame skipping on and off, alternating on off, off on, ..., printing wall
+ * time and whole-machine CPU (/proc/stat) of each and the median ratio off / on.
+ */
+async function dedupAb(name: string, reps: number): Promise<void> {
+  const projectDir = resolve(import.meta.dirname, COMPOSITIONS[name]!);
+  const dir = await mkdtemp(join(tmpdir(), "svc-bench-dedup-"));
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+  try {
+    const base = {
+      projectDir,
+      fps: args.fps,
+      quality: "standard" as const,
+      workers: args.workers,
+      allowNetwork: false,
+      thumbnail: false,
+    };
+    await renderComposition(
+      { ...base, output: join(dir, "warm.mp4") },
+      { captureOnly: true, sinkForSegment: discardSink },
+    );
+    console.log(
+      `dedup on/off: ${name}, 1080p${args.fps} standard, workers ${args.workers}, ${reps} pairs (load average ${loadavg()[0]!.toFixed(1)})`,
+    );
+    const ratios: { wall: number; cpu: number }[] = [];
+    for (let rep = 0; rep < reps; rep++) {
+      const figures: Record<"on" | "off", { wall: number; cpu: number; repeated: number }> = {
+        on: { wall: 0, cpu: 0, repeated: 0 },
+        off: { wall: 0, cpu: 0, repeated: 0 },
+      };
+      // The first of a pair runs on a cooler or hotter machine than the second: swap the order
+      // every pair (on off, off on, ...) so that does not favour one side.
+      const order = rep % 2 === 0 ? (["on", "off"] as const) : (["off", "on"] as const);
+      for (const side of order) {
+        const cpuBefore = await machineCpu();
+        const started = performance.now();
+        const result = await renderComposition(
+          { ...base, output: join(dir, `${side}.mp4`) },
+          { noDedup: side === "off" },
+        );
+        figures[side] = {
+          wall: (performance.now() - started) / 1000,
+          cpu: ((await machineCpu()).busy - cpuBefore.busy) / result.frames,
+          repeated: result.repeatedFrames,
+        };
+      }
+      ratios.push({
+        wall: figures.off.wall / figures.on.wall,
+        cpu: figures.off.cpu / figures.on.cpu,
+      });
+      console.log(
+        `pair ${rep + 1}: on ${figures.on.wall.toFixed(1)} s, ${(figures.on.cpu * 1000).toFixed(0)} ms CPU/frame (${figures.on.repeated} repeated) | off ${figures.off.wall.toFixed(1)} s, ${(figures.off.cpu * 1000).toFixed(0)} ms CPU/frame`,
+      );
+    }
+    console.log(
+      `median off/on: wall ${median(ratios.map((r) => r.wall)).toFixed(2)}x, machine CPU per frame ${median(ratios.map((r) => r.cpu)).toFixed(2)}x (above 1: skipping is faster)`,
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 const discardSink = (): FrameSink => ({
   write: async () => undefined,
   finish: async () => undefined,
@@ -185,6 +253,10 @@ if (args.vsReference) {
     svcEnv: {},
     resultsFile: args.results,
   });
+  process.exit(0);
+}
+if (args.dedupAb) {
+  await dedupAb(args.only ?? "pan-floor", args.reps ?? 3);
   process.exit(0);
 }
 const reps = args.reps ?? 2;
