@@ -156,7 +156,7 @@ export class PgBossJobQueue implements JobQueue {
       if (Number(updated.numUpdatedRows) !== 1) return false;
       await finish(trx);
       // A render that failed for good is finished work too: no retry.
-      if (lease.ref) await this.boss.complete(RENDER_QUEUE, lease.ref, { db: inTransaction(trx) });
+      if (lease.ref) await this.completeDelivery(trx, lease.ref, { finished: state });
       return true;
     });
   }
@@ -178,12 +178,25 @@ export class PgBossJobQueue implements JobQueue {
         .executeTakeFirst();
       if (Number(released.numUpdatedRows) !== 1) return;
       // Hand the work back without spending one of pg-boss's retries: a new delivery.
-      if (lease.ref) await this.boss.complete(RENDER_QUEUE, lease.ref, { db: inTransaction(trx) });
+      if (lease.ref) await this.completeDelivery(trx, lease.ref, { released: true });
       const ref = await this.boss.send(RENDER_QUEUE, { jobId: lease.jobId } satisfies Payload, {
         db: inTransaction(trx),
       });
       await trx.updateTable("jobs").set({ queue_ref: ref }).where("id", "=", lease.jobId).execute();
     });
+  }
+
+  /**
+   * Completes a delivery in `trx`. pg-boss 10 reads complete's third argument as the job's output
+   * whatever its typings say, so the connection options must be the fourth: given as the third,
+   * the completion ran on pg-boss's own pool, outside the transaction.
+   */
+  private async completeDelivery(
+    trx: Transaction<DB>,
+    ref: string,
+    output: Record<string, unknown>,
+  ): Promise<void> {
+    await this.boss.complete(RENDER_QUEUE, ref, output, { db: inTransaction(trx) });
   }
 
   /**
