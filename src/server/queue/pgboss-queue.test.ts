@@ -102,19 +102,20 @@ async function queueRef(id: string) {
 }
 
 /**
- * A deferred constraint trigger on `jobs` that, while the gate is closed, raises at commit: the
- * transaction runs all of its work (our row, the render's writes, pg-boss's) and is then rolled
- * back as a whole, as when the database connection dies at the last moment.
+ * A deferred constraint trigger on `table` that, while the gate is closed, raises at commit: a
+ * transaction that changed the table runs all of its work and is then rolled back as a whole, as
+ * when the database connection dies at the last moment.
  */
-async function commitGate() {
-  await sql`create table commit_gate (closed boolean)`.execute(db);
-  await sql`create function refuse_commit() returns trigger language plpgsql as $$
+async function commitGate(table: "jobs" | "pgboss.job") {
+  await sql`create table if not exists commit_gate (closed boolean)`.execute(db);
+  await sql`create or replace function refuse_commit() returns trigger language plpgsql as $$
     begin
       if exists (select 1 from commit_gate) then raise exception 'commit refused'; end if;
       return null;
     end $$`.execute(db);
-  await sql`create constraint trigger refuse_commit after update on jobs
-    deferrable initially deferred for each row execute function refuse_commit()`.execute(db);
+  await sql`create constraint trigger refuse_commit after insert or update or delete
+    on ${sql.table(table)} deferrable initially deferred
+    for each row execute function refuse_commit()`.execute(db);
   return {
     close: () => sql`insert into commit_gate values (true)`.execute(db),
     open: () => sql`delete from commit_gate`.execute(db),
@@ -144,7 +145,7 @@ describe("PgBossJobQueue", () => {
   });
 
   it("finishes and releases in one transaction with pg-boss: a commit that fails changes neither", async () => {
-    const gate = await commitGate();
+    const gate = await commitGate("jobs");
     await queue.enqueue(db, "rndr_a");
     const lease = (await queue.claim("w1"))!;
     const runs: string[] = [];
@@ -184,6 +185,22 @@ describe("PgBossJobQueue", () => {
     expect(runs).toEqual([fresh.token]);
     expect(await jobRow("rndr_a")).toMatchObject({ state: "done", attempts: 2 });
     expect(await bossState(fresh.ref)).toBe("completed");
+  });
+
+  it("takes back an expired lease only together with failing its pg-boss delivery", async () => {
+    await queue.enqueue(db, "rndr_a");
+    const old = (await queue.claim("dead-worker"))!;
+    now += LEASE_MS + 1;
+    const gate = await commitGate("pgboss.job");
+    await gate.close();
+    await expect(queue.collectExhausted()).rejects.toThrow(/commit refused/);
+    await gate.open();
+    // Nothing half done: the lease is still out and the delivery still active, for the next sweep.
+    expect(await jobRow("rndr_a")).toMatchObject({ state: "active", lease_owner: "dead-worker" });
+    expect(await bossState(old.ref)).toBe("active");
+
+    expect(await queue.collectExhausted()).toEqual([]);
+    expect(await queue.claim("w2")).toMatchObject({ jobId: "rndr_a", attempt: 2 });
   });
 
   it("moves a job to the dead letter queue after 3 expired attempts and reports it exhausted once", async () => {
