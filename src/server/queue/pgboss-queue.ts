@@ -40,6 +40,27 @@ function inTransaction(trx: Transaction<DB> | Database): PgBoss.Db {
   };
 }
 
+/**
+ * pg-boss's complete, run on `trx`. pg-boss 10 reads complete's third argument as the jobs' output
+ * whatever its typings say (they also offer the connection options third): given there, `{ db }`
+ * was stored as output and the completion ran on pg-boss's own pool, outside the transaction.
+ */
+async function complete(
+  boss: PgBoss,
+  trx: Transaction<DB>,
+  queue: string,
+  refs: string[],
+  output: object,
+): Promise<void> {
+  const asRun = boss.complete as (
+    name: string,
+    ids: string[],
+    data: object,
+    options: PgBoss.ConnectionOptions,
+  ) => Promise<unknown>;
+  await asRun.call(boss, queue, refs, output, { db: inTransaction(trx) });
+}
+
 export class PgBossJobQueue implements JobQueue {
   private constructor(
     private readonly db: Database,
@@ -156,7 +177,7 @@ export class PgBossJobQueue implements JobQueue {
       if (Number(updated.numUpdatedRows) !== 1) return false;
       await finish(trx);
       // A render that failed for good is finished work too: no retry.
-      if (lease.ref) await this.boss.complete(RENDER_QUEUE, lease.ref, { db: inTransaction(trx) });
+      if (lease.ref) await complete(this.boss, trx, RENDER_QUEUE, [lease.ref], { finished: state });
       return true;
     });
   }
@@ -178,7 +199,7 @@ export class PgBossJobQueue implements JobQueue {
         .executeTakeFirst();
       if (Number(released.numUpdatedRows) !== 1) return;
       // Hand the work back without spending one of pg-boss's retries: a new delivery.
-      if (lease.ref) await this.boss.complete(RENDER_QUEUE, lease.ref, { db: inTransaction(trx) });
+      if (lease.ref) await complete(this.boss, trx, RENDER_QUEUE, [lease.ref], { released: true });
       const ref = await this.boss.send(RENDER_QUEUE, { jobId: lease.jobId } satisfies Payload, {
         db: inTransaction(trx),
       });
@@ -187,46 +208,60 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   /**
-   * Two sweeps. A lease that ran out (its worker died) is taken back and its delivery failed, so
-   * pg-boss offers it again after the retry delay, or, with no retries left, moves it to the dead
-   * letter queue; what is there is marked failed and returned.
+   * Two sweeps. A lease that ran out (its worker died) is taken back and its delivery failed, in
+   * one transaction, so pg-boss offers it again after the retry delay, or, with no retries left,
+   * moves it to the dead letter queue; what is there is marked failed and returned, again in one
+   * transaction with taking it off that queue. A sweep that dies half way leaves nothing half done
+   * (a job taken back without a live delivery would wait for pg-boss's expiry).
    */
   async collectExhausted(): Promise<string[]> {
+    const now = this.now();
     const expired = await this.db
       .selectFrom("jobs")
       .select(["id", "lease_token", "queue_ref"])
       .where("state", "=", "active")
-      .where("lease_expires_ms", "<", this.now())
+      .where("lease_expires_ms", "<", now)
       .execute();
     for (const job of expired) {
-      const taken = await this.db
-        .updateTable("jobs")
-        .set({ state: "queued", lease_owner: null, lease_token: null, lease_expires_ms: null })
-        .where("id", "=", job.id)
-        .where("lease_token", "=", job.lease_token)
-        .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1 && job.queue_ref) {
-        await this.boss.fail(RENDER_QUEUE, job.queue_ref, { reason: "lease expired" });
+      await this.db.transaction().execute(async (trx) => {
+        const taken = await trx
+          .updateTable("jobs")
+          .set({ state: "queued", lease_owner: null, lease_token: null, lease_expires_ms: null })
+          .where("id", "=", job.id)
+          .where("state", "=", "active")
+          .where("lease_token", "=", job.lease_token)
+          // Renewed since the select: the holder is alive after all.
+          .where("lease_expires_ms", "<", now)
+          .executeTakeFirst();
+        if (Number(taken.numUpdatedRows) === 1 && job.queue_ref) {
+          await this.boss.fail(
+            RENDER_QUEUE,
+            job.queue_ref,
+            { reason: "lease expired" },
+            { db: inTransaction(trx) },
+          );
+        }
+      });
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const dead = await this.boss.fetch<Payload>(DEAD_LETTER_QUEUE, {
+        batchSize: 20,
+        db: inTransaction(trx),
+      });
+      const exhausted: string[] = [];
+      for (const delivery of dead) {
+        const failed = await trx
+          .updateTable("jobs")
+          .set({ state: "failed", lease_owner: null, lease_token: null, lease_expires_ms: null })
+          .where("id", "=", delivery.data.jobId)
+          .where("state", "in", ["queued", "active"])
+          .executeTakeFirst();
+        if (Number(failed.numUpdatedRows) === 1) exhausted.push(delivery.data.jobId);
       }
-    }
-    const dead = await this.boss.fetch<Payload>(DEAD_LETTER_QUEUE, { batchSize: 20 });
-    const exhausted: string[] = [];
-    for (const delivery of dead) {
-      const failed = await this.db
-        .updateTable("jobs")
-        .set({ state: "failed", lease_owner: null, lease_token: null, lease_expires_ms: null })
-        .where("id", "=", delivery.data.jobId)
-        .where("state", "in", ["queued", "active"])
-        .executeTakeFirst();
-      if (Number(failed.numUpdatedRows) === 1) exhausted.push(delivery.data.jobId);
-    }
-    if (dead.length > 0) {
-      await this.boss.complete(
-        DEAD_LETTER_QUEUE,
-        dead.map((delivery) => delivery.id),
-      );
-    }
-    return exhausted;
+      const refs = dead.map((delivery) => delivery.id);
+      if (refs.length > 0) await complete(this.boss, trx, DEAD_LETTER_QUEUE, refs, { exhausted });
+      return exhausted;
+    });
   }
 
   async cancelRender(trx: Transaction<DB> | Database, renderId: string): Promise<void> {
