@@ -125,28 +125,38 @@ export class PgBossJobQueue implements JobQueue {
 
   async claim(owner: string): Promise<Lease | undefined> {
     for (;;) {
-      const [delivery] = await this.boss.fetch<Payload>(RENDER_QUEUE, { batchSize: 1 });
-      if (!delivery) return undefined;
-      const token = randomToken(24);
-      const claimed = await this.db
-        .updateTable("jobs")
-        .set((eb) => ({
-          state: "active",
-          attempts: eb("attempts", "+", 1),
-          lease_owner: owner,
-          lease_token: token,
-          lease_expires_ms: this.now() + this.options.leaseSeconds * 1000,
-          queue_ref: delivery.id,
-        }))
-        .where("id", "=", delivery.data.jobId)
-        .where("state", "in", ["queued", "active"])
-        .returning("attempts")
-        .executeTakeFirst();
-      if (claimed) {
-        return { jobId: delivery.data.jobId, token, attempt: claimed.attempts, ref: delivery.id };
-      }
-      // Finished or cancelled meanwhile: the delivery is stale.
-      await this.boss.complete(RENDER_QUEUE, delivery.id);
+      // Taking the delivery and writing our lease commit together: a process that dies between
+      // them would otherwise leave the pg-boss job active with no lease, until pg-boss's expiry.
+      const outcome = await this.db.transaction().execute(async (trx) => {
+        const [delivery] = await this.boss.fetch<Payload>(RENDER_QUEUE, {
+          batchSize: 1,
+          db: inTransaction(trx),
+        });
+        if (!delivery) return "empty" as const;
+        const token = randomToken(24);
+        const claimed = await trx
+          .updateTable("jobs")
+          .set((eb) => ({
+            state: "active",
+            attempts: eb("attempts", "+", 1),
+            lease_owner: owner,
+            lease_token: token,
+            lease_expires_ms: this.now() + this.options.leaseSeconds * 1000,
+            queue_ref: delivery.id,
+          }))
+          .where("id", "=", delivery.data.jobId)
+          .where("state", "in", ["queued", "active"])
+          .returning("attempts")
+          .executeTakeFirst();
+        if (claimed) {
+          return { jobId: delivery.data.jobId, token, attempt: claimed.attempts, ref: delivery.id };
+        }
+        // Finished or cancelled meanwhile: the delivery is stale.
+        await complete(this.boss, trx, RENDER_QUEUE, [delivery.id], { stale: true });
+        return "stale" as const;
+      });
+      if (outcome === "empty") return undefined;
+      if (outcome !== "stale") return outcome;
     }
   }
 
