@@ -126,7 +126,7 @@ describe("fault tolerance", () => {
     expect(after - before).toBe(5);
   });
 
-  it("lets a running render finish on SIGTERM before exiting", async () => {
+  it("lets a running render finish on SIGTERM before exiting, refusing requests meanwhile with 503", async () => {
     const zip = buildZip([{ name: "index.html", data: compositionHtml({ seconds: 2 }) }]);
     const { assetId } = await uploadProject(svc!, svc!.apiKey, zip);
     const renderId = await submit(svc!, assetId);
@@ -138,8 +138,16 @@ describe("fault tolerance", () => {
         intervalMs: 50,
       },
     );
-    await svc!.kill("SIGTERM");
-    expect(svc!.stdout()).toContain("svc server stopping (SIGTERM)");
+    const stopped = svc!.kill("SIGTERM");
+    await waitFor("the shutdown to begin", async () =>
+      svc!.stdout().includes("svc server stopping (SIGTERM)") ? true : undefined,
+    );
+    // While the render finishes, requests are refused in the error envelope, with a retry hint.
+    const refused = await api(svc!, "GET", "/v3/users/me", { key: svc!.apiKey });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe("service_unavailable");
+    expect(refused.headers.get("retry-after")).toBe("1");
+    await stopped;
     expect(
       readDb<{ status: string }>("select status from renders where id = ?", renderId)[0]!.status,
     ).toBe("completed");

@@ -174,11 +174,13 @@ export async function startServer(
     throw error;
   }
   let ready = false;
+  let shuttingDown = false;
   const dependencies = {
     queue,
     limiter: new RateLimiter(config.rateLimitPerMinute),
     store: ctx.store,
     isReady: () => ready,
+    isClosing: () => shuttingDown,
   };
   if (config.role === "worker") registerHealthRoutes(app, ctx, dependencies);
   else configureApp(app, ctx, dependencies);
@@ -212,6 +214,7 @@ export async function startServer(
     close() {
       closing ??= (async () => {
         ready = false;
+        shuttingDown = true;
         await workers.stop(config.shutdownGraceSeconds * 1000);
         await webhooks.stop();
         await app.close();

@@ -94,6 +94,8 @@ export interface AppDependencies {
   store: ObjectStore;
   /** False once shutdown begins: /readyz answers 503. */
   isReady: () => boolean;
+  /** True once shutdown begins: every request answers 503 in the error envelope. */
+  isClosing: () => boolean;
 }
 
 export function errorBody(error: ApiError): ApiErrorBody {
@@ -141,6 +143,18 @@ export function configureApp(
   deps: AppDependencies,
 ): FastifyInstance {
   app.decorateRequest("principal", null);
+  // During shutdown a request that still arrives on an open connection gets our envelope (fastify's
+  // own closing answer has another shape), and is told to retry, on another process.
+  app.addHook("onRequest", async (_request, reply) => {
+    if (!deps.isClosing()) return;
+    return reply
+      .code(503)
+      .header("retry-after", "1")
+      .header("connection", "close")
+      .send({
+        error: { code: "service_unavailable", message: "the service is shutting down; retry" },
+      });
+  });
   // Every /v3 operation is declared in operations.ts, which the OpenAPI document is made from.
   app.addHook("onRoute", (route) => {
     const declared = (route.schema as Record<string, unknown> | undefined)?.[OPERATION_ID];
@@ -274,7 +288,7 @@ export function createFastify(logLevel: string): FastifyInstance {
     bodyLimit: BODY_LIMIT_BYTES,
     logController: new ServiceLogController(),
     forceCloseConnections: true,
-    return503OnClosing: true,
+    return503OnClosing: false,
   });
   acceptEmptyJsonBodies(app);
   useZodSchemas(app);
