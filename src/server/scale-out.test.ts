@@ -91,8 +91,9 @@ function startOnHost(name: string, role: "api" | "worker"): Promise<ServiceProce
     serverArgs: ["--role", role, "--host", address, "--port", PORT],
     env: {
       SVC_SERVER_CHUNK_SECONDS: CHUNK_SECONDS,
-      // A dead worker's chunk is offered again within seconds.
-      SVC_SERVER_LEASE_SECONDS: "4",
+      // A dead worker's chunk is offered again within seconds (heartbeats every 2 s; a loaded
+      // machine may delay one, not three).
+      SVC_SERVER_LEASE_SECONDS: "6",
       SVC_SERVER_SHUTDOWN_GRACE_SECONDS: "1",
       SVC_SERVER_LOCAL_ACCOUNT: role === "api" ? "1" : "0",
       ...(role === "worker" ? { SVC_WORKER_NAME: name } : {}),
@@ -218,9 +219,12 @@ describe.skipIf(unavailable !== undefined && !inCi)("the render service on sever
 
   afterAll(async () => {
     await db?.end().catch(() => undefined);
-    for (const service of [apiService, ...Object.values(workers)]) {
-      await service?.kill().catch(() => undefined);
-    }
+    // The hosts' processes go first and at once: their state is thrown away with the network.
+    await Promise.all(
+      [apiService, ...Object.values(workers)].map((service) =>
+        service?.kill("SIGKILL").catch(() => undefined),
+      ),
+    );
     await Promise.all([store?.stop(), postgres?.stop()]);
     network?.destroy();
     stopReference.abort();

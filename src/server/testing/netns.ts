@@ -6,6 +6,7 @@
 // crashed run's leftovers are recognised and removed by the next run, and two runs never collide.
 // Needs root and iproute2; netnsUnavailable() says why not.
 import { spawnSync } from "node:child_process";
+import { isAlive } from "../process-alive";
 
 export interface Host {
   name: string;
@@ -53,15 +54,6 @@ export function netnsUnavailable(): string | undefined {
 
 function runId(pid = process.pid): string {
   return pid.toString(36);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function killNamespaceProcesses(namespace: string): void {
