@@ -21,6 +21,7 @@ import { PgBossJobQueue } from "./queue/pgboss-queue";
 import { SqlJobQueue } from "./queue/sql-queue";
 import { RateLimiter } from "./http/rate-limit";
 import { openObjectStore } from "./storage/open-store";
+import { isAlive } from "./process-alive";
 import { WebhookDispatcher } from "./webhooks/webhooks";
 import { WorkerPool, type Engine } from "./render/worker";
 
@@ -119,15 +120,6 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
     }
   }
   throw new Error(`cannot lock ${dataDir}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 export async function startServer(

@@ -6,7 +6,7 @@
 // only where the test says.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { chmod, chown, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { appendFile, chmod, chown, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -119,6 +119,10 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   if (init.status !== 0) {
     await rm(dir, { recursive: true, force: true });
     throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+  }
+  if (!["127.0.0.1", "::1", "localhost"].includes(host)) {
+    // initdb trusts loopback only; on another host's address the clients are on its network.
+    await appendFile(join(dataDir, "pg_hba.conf"), "host all all samenet trust\n");
   }
   const [command, args] = asOwner(join(bin, "postgres"), [
     "-D",

@@ -5,7 +5,8 @@
 // project (SVC_TEST_STORAGE=s3) the project's Swift; objects go under a prefix named after the
 // data dir, so a service started again on the same dir finds its objects. Likewise the database
 // is SQLite in the data dir, or (SVC_TEST_DATABASE=postgres) a database of the project's
-// PostgreSQL named after the data dir.
+// PostgreSQL named after the data dir. A multi-host test gives the database, the object prefix, a
+// command prefix (another network namespace) and more server flags (role, address) itself.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile } from "node:fs/promises";
@@ -21,6 +22,7 @@ const BIN = join(REPO, "bin/svc.js");
 export interface ServiceProcess {
   url: string;
   dataDir: string;
+  /** The local account's key; "" for a process that made no local account (a worker). */
   apiKey: string;
   webhookSecret: string;
   /** The S3 store and prefix this service keeps its objects in; undefined for the data dir. */
@@ -109,6 +111,14 @@ export async function startService(
     discardLogs?: boolean;
     /** Node flags for the service process, e.g. `--cpu-prof`. */
     nodeArgs?: string[];
+    /** Objects under this prefix instead of one named after the data dir (services sharing a bucket). */
+    s3Prefix?: string;
+    /** This PostgreSQL database instead of the test project's (with the local account). */
+    databaseUrl?: string;
+    /** Runs the service through this command, e.g. `ip netns exec <ns>` (another host). */
+    commandPrefix?: string[];
+    /** More `svc server` flags, e.g. `--role worker --host 10.0.0.2 --port 8000`. */
+    serverArgs?: string[];
   } = {},
 ): Promise<ServiceProcess> {
   const dataDir = options.dataDir ?? join(await tempDir(), "data");
@@ -117,12 +127,14 @@ export async function startService(
     options.storage === "local" ? undefined : (options.storage ?? (await suiteS3Store()));
   const s3 = store && {
     ...store,
-    prefix: `svc-test/${basename(dirname(dataDir))}/${basename(dataDir)}`.replace(
-      /[^A-Za-z0-9_./-]/g,
-      "-",
-    ),
+    prefix:
+      options.s3Prefix ??
+      `svc-test/${basename(dirname(dataDir))}/${basename(dataDir)}`.replace(
+        /[^A-Za-z0-9_./-]/g,
+        "-",
+      ),
   };
-  const databaseUrl = store ? await suiteDatabase(dataDir) : undefined;
+  const databaseUrl = options.databaseUrl ?? (store ? await suiteDatabase(dataDir) : undefined);
   const args = [
     ...(options.nodeArgs ?? []),
     join(root, "bin/svc.js"),
@@ -133,8 +145,10 @@ export async function startService(
     dataDir,
     "--workers",
     String(options.workers ?? 0),
+    ...(options.serverArgs ?? []),
   ];
-  const child = spawn(process.execPath, args, {
+  const [command, ...commandArgs] = [...(options.commandPrefix ?? []), process.execPath, ...args];
+  const child = spawn(command!, commandArgs, {
     cwd: root,
     env: {
       ...process.env,
@@ -179,10 +193,14 @@ export async function startService(
       );
     });
   });
-  const credentials = JSON.parse(await readFile(join(dataDir, "credentials"), "utf8")) as {
-    api_key: string;
-    webhook_secret: string;
-  };
+  const credentials = (await readFile(join(dataDir, "credentials"), "utf8").then(
+    JSON.parse,
+    (error: NodeJS.ErrnoException) => {
+      // A process of the scale-out shape without the local account has no credentials file.
+      if (error.code === "ENOENT" && databaseUrl) return { api_key: "", webhook_secret: "" };
+      throw error;
+    },
+  )) as { api_key: string; webhook_secret: string };
   return {
     url,
     dataDir,
