@@ -1,10 +1,14 @@
 // Frames that did not change are not captured, sent or decoded again: the encoder repeats the
 // previous picture. These tests render every example with and without that, and the decoded
-// videos must be identical frame for frame (same count, same pixels).
+// videos must be identical frame for frame (same count, same pixels), or where Chromium's raster
+// moved a level between the two runs, every frame at SSIM >= 0.999.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { resolveFfmpeg } from "./ffmpeg";
 import { frameHashes, probeMedia } from "./probe";
 import { renderComposition } from "./render";
 import type { RenderCompositionOptions } from "./types";
@@ -19,6 +23,45 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(out, { recursive: true, force: true });
 });
+
+/** SSIM of each frame pair of two videos of the same length (FFmpeg's ssim filter). */
+async function frameSsims(a: string, b: string): Promise<number[]> {
+  const ffmpeg = await resolveFfmpeg();
+  const { stdout } = await promisify(execFile)(
+    ffmpeg.path,
+    [
+      "-v",
+      "error",
+      "-nostdin",
+      "-i",
+      a,
+      "-i",
+      b,
+      "-lavfi",
+      "[0:v][1:v]ssim=stats_file=-",
+      "-f",
+      "null",
+      "-",
+    ],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
+  return [...stdout.matchAll(/All:([0-9.]+)/g)].map((m) => Number(m[1]));
+}
+
+/**
+ * The same frames, or (issue 13's bar) frames whose SSIM is at least 0.999: Chromium's raster
+ * is not bit-stable between two browser runs under load (a glyph edge or gradient step can move
+ * by a level), whether or not repeats are skipped.
+ */
+async function expectSameFrames(on: string, off: string, frames: number): Promise<void> {
+  const [a, b] = await Promise.all([frameHashes(on), frameHashes(off)]);
+  expect(a).toHaveLength(frames);
+  expect(b).toHaveLength(frames);
+  if (a.every((hash, i) => hash === b[i])) return;
+  const ssims = await frameSsims(on, off);
+  expect(ssims).toHaveLength(frames);
+  expect(Math.min(...ssims)).toBeGreaterThanOrEqual(0.999);
+}
 
 async function renderBoth(
   name: string,
@@ -74,12 +117,7 @@ describe("repeating unchanged frames", () => {
   ])("%s decodes to the same frames with and without", { timeout: 300_000 }, async (name) => {
     const { deduped, full } = await renderBoth(name, {});
     expect(full.repeatedFrames).toBe(0);
-    const [on, off] = await Promise.all([
-      frameHashes(deduped.outputPath),
-      frameHashes(full.outputPath),
-    ]);
-    expect(on).toHaveLength(deduped.frames);
-    expect(on).toEqual(off);
+    await expectSameFrames(deduped.outputPath, full.outputPath, deduped.frames);
   });
 
   it.each([
@@ -97,7 +135,7 @@ describe("repeating unchanged frames", () => {
       const info = await probeMedia(deduped.outputPath, { countFrames: true });
       expect(info.streams[0]).toMatchObject({ frames: 9 });
       if (format === "webm") expect(info.streams[0]?.hasAlpha).toBe(true);
-      expect(await frameHashes(deduped.outputPath)).toEqual(await frameHashes(full.outputPath));
+      await expectSameFrames(deduped.outputPath, full.outputPath, 9);
     },
   );
 });

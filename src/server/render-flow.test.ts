@@ -48,6 +48,9 @@ afterAll(async () => {
 
 const pollUntilTerminal = (renderId: string, timeoutMs?: number) =>
   waitForTerminalRender(svc, renderId, timeoutMs);
+/** The record with URLs signed now: they live 3 s here, which a loaded machine can outlast. */
+const freshUrls = async (renderId: string): Promise<{ video_url: string; thumbnail_url: string }> =>
+  (await api(svc, "GET", `/v3/svc/renders/${renderId}`, { key: svc.apiKey })).body.data;
 
 function verifySignature(header: string, body: string, secret: string): boolean {
   const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
@@ -100,22 +103,25 @@ describe("render flow", () => {
     expect(stream).toMatchObject({ codec: "h264", width: 1920, height: 1080 });
     expect(info.durationSeconds).toBeGreaterThan(0.5);
 
-    const thumbnail = await fetch(record.thumbnail_url);
+    const thumbnail = await fetch((await freshUrls(renderId)).thumbnail_url);
     expect(thumbnail.status).toBe(200);
     expect(Buffer.from(await thumbnail.arrayBuffer()).subarray(0, 3)).toEqual(
       Buffer.from([0xff, 0xd8, 0xff]),
     );
 
-    const partial = await fetch(record.video_url, { headers: { range: "bytes=0-99" } });
+    const partial = await fetch((await freshUrls(renderId)).video_url, {
+      headers: { range: "bytes=0-99" },
+    });
     expect(partial.status).toBe(206);
     expect(partial.headers.get("content-range")).toBe(`bytes 0-99/${bytes.length}`);
     expect(Buffer.from(await partial.arrayBuffer())).toEqual(bytes.subarray(0, 100));
 
     // Signed by the service (data dir: sig/exp) or presigned by the object store (S3: SigV4);
     // either way the one who checks it refuses a changed signature or a longer life.
-    const s3 = new URL(record.video_url).searchParams.has("X-Amz-Signature");
+    const signed = (await freshUrls(renderId)).video_url;
+    const s3 = new URL(signed).searchParams.has("X-Amz-Signature");
     const [sigParam, lifeParam] = s3 ? ["X-Amz-Signature", "X-Amz-Expires"] : ["sig", "exp"];
-    const tampered = new URL(record.video_url);
+    const tampered = new URL(signed);
     const sig = tampered.searchParams.get(sigParam)!;
     tampered.searchParams.set(sigParam, (sig[0] === "a" ? "b" : "a") + sig.slice(1));
     const refused = await fetch(tampered);
@@ -123,7 +129,7 @@ describe("render flow", () => {
     if (!s3) {
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("forbidden");
     }
-    const longer = new URL(record.video_url);
+    const longer = new URL(signed);
     longer.searchParams.set(lifeParam, String(Number(longer.searchParams.get(lifeParam)) + 3600));
     expect((await fetch(longer)).status).toBe(403);
 
@@ -285,7 +291,8 @@ describe("render flow", () => {
       credits_charged: 1.5,
     });
     const file = join(dir, "4k.mp4");
-    await writeFile(file, Buffer.from(await (await fetch(record.video_url)).arrayBuffer()));
+    const { video_url } = await freshUrls(submitted.body.data.render_id);
+    await writeFile(file, Buffer.from(await (await fetch(video_url)).arrayBuffer()));
     expect((await probeMedia(file)).streams.find((s) => s.type === "video")).toMatchObject({
       width: 3840,
       height: 2160,
