@@ -183,7 +183,12 @@ export class RenderJobs {
         },
       });
       if (job.controller.signal.aborted) throw job.controller.signal.reason;
-      await this.options.store.put(job.name, output);
+      await this.options.store.put(job.name, output, job.controller.signal);
+      if (job.controller.signal.aborted) {
+        // Stopped while the video was going in: what got stored goes again.
+        await this.options.store.delete(job.name);
+        throw job.controller.signal.reason;
+      }
       job.state = { call_id: job.id, status: "done", url: renderUrl(job.name) };
     } catch (error) {
       const failure = job.controller.signal.aborted ? job.controller.signal.reason : error;
