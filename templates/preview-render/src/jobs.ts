@@ -183,9 +183,9 @@ export class RenderJobs {
         },
       });
       if (job.controller.signal.aborted) throw job.controller.signal.reason;
-      await this.options.store.put(job.name, output, job.controller.signal);
+      await this.options.store.put(job.name, output);
       if (job.controller.signal.aborted) {
-        // Stopped while the video was going in: what got stored goes again.
+        // Stopped while the video was going in (an upload takes a while): it goes again.
         await this.options.store.delete(job.name);
         throw job.controller.signal.reason;
       }

@@ -1,7 +1,7 @@
 // S3-compatible storage (AWS S3, R2, MinIO, GCS's S3 API, ...), used when S3_BUCKET is set.
 // put uploads the finished file with @aws-sdk/lib-storage: one PUT, or a multipart upload for a
-// large video; either way the object appears only when complete (an aborted or failed upload
-// leaves nothing, its parts are deleted). get answers with a presigned GET URL, and
+// large video; either way the object appears only when complete (a failed upload leaves nothing,
+// its parts are deleted). get answers with a presigned GET URL, and
 // GET /renders/:name redirects there: the store serves the bytes and Range itself, so videos
 // never pass through this server (which may sleep, or cap web requests at 150 s).
 import { createReadStream } from "node:fs";
@@ -54,9 +54,11 @@ export class S3Store implements RenderStore {
     }
   }
 
-  async put(name: string, localFile: string, signal?: AbortSignal): Promise<void> {
+  async put(name: string, localFile: string): Promise<void> {
     checkName(name);
-    const upload = new Upload({
+    // Not aborted midway: Upload.abort() stops waiting but lets a PUT in flight finish, which
+    // could store the object after the job failed. A job stopped meanwhile deletes it afterwards.
+    await new Upload({
       client: this.client,
       params: {
         Bucket: this.settings.bucket,
@@ -67,15 +69,7 @@ export class S3Store implements RenderStore {
       partSize: PART_BYTES,
       queueSize: 2,
       leavePartsOnError: false,
-    });
-    const abort = () => void upload.abort();
-    signal?.addEventListener("abort", abort, { once: true });
-    try {
-      if (signal?.aborted) throw signal.reason;
-      await upload.done();
-    } finally {
-      signal?.removeEventListener("abort", abort);
-    }
+    }).done();
   }
 
   async get(name: string): Promise<StoredVideo | undefined> {

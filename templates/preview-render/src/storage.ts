@@ -24,11 +24,8 @@ export type StoredVideo =
     };
 
 export interface RenderStore {
-  /**
-   * Stores the finished file `localFile` under `name`; readers see all of it or nothing. An
-   * aborted `signal` may stop a put that takes a while (an upload); then nothing is stored.
-   */
-  put(name: string, localFile: string, signal?: AbortSignal): Promise<void>;
+  /** Stores the finished file `localFile` under `name`; readers see all of it or nothing. */
+  put(name: string, localFile: string): Promise<void>;
   get(name: string): Promise<StoredVideo | undefined>;
   delete(name: string): Promise<void>;
 }
