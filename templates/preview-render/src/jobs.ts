@@ -185,7 +185,7 @@ export class RenderJobs {
       if (job.controller.signal.aborted) throw job.controller.signal.reason;
       await this.options.store.put(job.name, output);
       if (job.controller.signal.aborted) {
-        // Stopped while the video was going in (an upload takes a while): it goes again.
+        // Stopped while the video was going in (an upload takes a while): take it out again.
         await this.options.store.delete(job.name);
         throw job.controller.signal.reason;
       }

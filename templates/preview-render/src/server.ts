@@ -1,7 +1,8 @@
 // `npm start`: reads the settings (config.ts), picks the renderer — the sandbox on this machine,
-// or the svc render service when SVC_API_URL and SVC_API_KEY are set — and the store (a folder, or
-// the S3 bucket when S3_BUCKET is set, checked before listening), and serves the app. SIGTERM/SIGINT (a platform stopping the container, Ctrl+C) stop every running
-// render and remove its files before the process exits.
+// or the svc render service when SVC_API_URL and SVC_API_KEY are set — and the store (a folder,
+// or the bucket when S3_BUCKET is set, checked before listening), and serves the app.
+// SIGTERM/SIGINT (a platform stopping the container, Ctrl+C) stop every running render and
+// remove its files before the process exits.
 import { ConfigError, loadConfig, type S3Settings } from "./config";
 import { buildApp } from "./app";
 import { CompositionLibrary } from "./compositions";
