@@ -4,9 +4,11 @@
 // node_modules; TSX_TSCONFIG_PATH points tsx at the repository's tsconfig.json, whose `paths`
 // map `svc/<entry>` to the same files as the package's `exports` (a test keeps the two equal).
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { expect } from "@playwright/test";
+import { probeMedia } from "../src/engine/probe";
 
 export const REPO = resolve(import.meta.dirname, "..");
 export const TEMPLATE_DIR = join(REPO, "templates", "preview-render");
@@ -25,6 +27,16 @@ const TEMPLATE_ENV = [
   "RENDER_TIME_LIMIT_SECONDS",
   "MAX_BODY_BYTES",
   "S3_BUCKET",
+  "S3_PREFIX",
+  "S3_URL_EXPIRES_SECONDS",
+  "AWS_ENDPOINT_URL",
+  "AWS_ENDPOINT_URL_S3",
+  "AWS_REGION",
+  "AWS_DEFAULT_REGION",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_PROFILE",
   "SVC_API_URL",
   "SVC_API_KEY",
   "SVC_ALIAS_API_KEY",
@@ -152,4 +164,50 @@ export async function processesNaming(marker: string): Promise<number[]> {
     if (cmdline.includes(marker)) found.push(Number(pid));
   }
   return found;
+}
+
+/** GET /api/render/:id until it is no longer 202; returns the answer and how many 202s came first. */
+export async function waitForResult(app: TemplateApp, callId: string) {
+  let running = 0;
+  const deadline = Date.now() + 150_000;
+  for (;;) {
+    const answer = await call(app, "GET", `/api/render/${callId}`);
+    if (answer.status !== 202) return { answer, running };
+    expect(answer.body).toMatchObject({ call_id: callId, status: "running" });
+    running++;
+    if (Date.now() > deadline) throw new Error(`render ${callId} still running`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Downloads a stored video and reads it with ffprobe: its video stream, duration and bytes. */
+export async function probeStored(app: TemplateApp, url: string) {
+  const response = await fetch(`${app.url}${url}`);
+  expect(response.status).toBe(200);
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const dir = await mkdtemp(join(tmpdir(), "svc-template-dl-"));
+  try {
+    const file = join(dir, url.split("/").pop()!);
+    await writeFile(file, bytes);
+    const info = await probeMedia(file);
+    const video = info.streams.find((stream) => stream.type === "video");
+    return { video, durationSeconds: info.durationSeconds, bytes };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A compositions folder with "long": the bundled composition lasting 600 s. */
+export async function longComposition(): Promise<string> {
+  const compositions = await mkdtemp(join(tmpdir(), "svc-template-long-"));
+  await mkdir(join(compositions, "long"));
+  const card = await readFile(
+    join(TEMPLATE_DIR, "compositions", "title-card", "index.html"),
+    "utf8",
+  );
+  await writeFile(
+    join(compositions, "long", "index.html"),
+    card.replace('data-duration="3"', 'data-duration="600"'),
+  );
+  return compositions;
 }

@@ -3,67 +3,23 @@
 // section 8, stored videos with Range, every refusal with its code, the concurrency limit, and a
 // render killed at the time limit. Renders are kept tiny (2-4 fps of a 3 s composition).
 import { readFileSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import BetterSqlite3 from "better-sqlite3";
-import { probeMedia } from "../src/engine/probe";
 import { startService } from "../src/server/testing/service-process";
 import {
   call,
+  longComposition,
+  probeStored,
   processesNaming,
   REPO,
   startTemplate,
   TEMPLATE_DIR,
   type TemplateApp,
+  waitForResult,
 } from "./template-app";
-
-/** GET /api/render/:id until it is no longer 202; returns the answer and how many 202s came first. */
-async function waitForResult(app: TemplateApp, callId: string) {
-  let running = 0;
-  const deadline = Date.now() + 150_000;
-  for (;;) {
-    const answer = await call(app, "GET", `/api/render/${callId}`);
-    if (answer.status !== 202) return { answer, running };
-    expect(answer.body).toMatchObject({ call_id: callId, status: "running" });
-    running++;
-    if (Date.now() > deadline) throw new Error(`render ${callId} still running`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-/** Downloads a stored video and reads it with ffprobe: its video stream, duration and bytes. */
-async function probeStored(app: TemplateApp, url: string) {
-  const response = await fetch(`${app.url}${url}`);
-  expect(response.status).toBe(200);
-  const bytes = Buffer.from(await response.arrayBuffer());
-  const dir = await mkdtemp(join(tmpdir(), "svc-template-dl-"));
-  try {
-    const file = join(dir, url.split("/").pop()!);
-    await writeFile(file, bytes);
-    const info = await probeMedia(file);
-    const video = info.streams.find((stream) => stream.type === "video");
-    return { video, durationSeconds: info.durationSeconds, bytes };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-/** A compositions folder with "long": the bundled composition lasting 600 s. */
-async function longComposition(): Promise<string> {
-  const compositions = await mkdtemp(join(tmpdir(), "svc-template-long-"));
-  await mkdir(join(compositions, "long"));
-  const card = await readFile(
-    join(TEMPLATE_DIR, "compositions", "title-card", "index.html"),
-    "utf8",
-  );
-  await writeFile(
-    join(compositions, "long", "index.html"),
-    card.replace('data-duration="3"', 'data-duration="600"'),
-  );
-  return compositions;
-}
 
 test("the svc package exports the entry points the repository's tsconfig maps for the template", () => {
   const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as {
@@ -87,7 +43,7 @@ test("a bad setting stops the template at start with a message naming it", async
     /exited with 2 before listening:[^]*RENDER_MODE must be "sync" or "async", not "fast"/,
   );
   await expect(startTemplate({ S3_BUCKET: "videos" })).rejects.toThrow(
-    /exited with 2 before listening:[^]*S3_BUCKET is set, but this copy of the template stores videos in a folder only/,
+    /exited with 2 before listening:[^]*S3_BUCKET is set without AWS_ENDPOINT_URL, so the bucket is on AWS S3: set AWS_REGION/,
   );
 });
 

@@ -6,7 +6,7 @@
 //   POST /api/render             async: 202 {call_id}; sync: 200 {call_id, status: "done", url}
 //   GET  /api/render/:id         202 {status: "running", progress} | 200 {status: "done", url}
 //                                | 200 {status: "failed", error: {code, message}} | 404
-//   GET  /renders/:name          the video (Range)
+//   GET  /renders/:name          the video (Range), or a redirect to it in the object store
 //   GET  /healthz                {status: "ok"}
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -162,6 +162,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
         "not_found",
         `There is no video ${JSON.stringify(name.slice(0, 80))}.`,
       );
+    if ("url" in video) {
+      // The object store serves the bytes (and Range) itself; the URL expires, so never cache this.
+      return reply
+        .code(302)
+        .header("location", video.url)
+        .header("cache-control", "no-store")
+        .send();
+    }
     const range = parseByteRange(rangeHeader, video.size);
     reply
       .type(contentTypeFor(name))

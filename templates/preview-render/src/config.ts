@@ -17,8 +17,10 @@ export interface TemplateConfig {
   compositionsDir: string;
   /** The composition a request without `composition` renders. */
   defaultComposition: string | undefined;
-  /** Finished videos (the folder store). */
+  /** Finished videos (the folder store), unless `s3` is set. */
   storageDir: string;
+  /** S3-compatible storage (S3_BUCKET set): finished videos go there instead. */
+  s3: S3Settings | undefined;
   /** Per-render scratch space of the sandbox; emptied after each render. */
   workDir: string;
   maxConcurrentRenders: number;
@@ -27,6 +29,19 @@ export interface TemplateConfig {
   maxBodyBytes: number;
   /** The svc render service, when both are set: renders run there instead of in a sandbox. */
   service: { url: string; apiKey: string; pollIntervalSeconds: number } | undefined;
+}
+
+export interface S3Settings {
+  bucket: string;
+  /** Put before every object name with a slash; "" for none. */
+  prefix: string;
+  region: string;
+  /** An S3-compatible server (R2, MinIO, ...); unset: AWS S3 itself. */
+  endpoint: string | undefined;
+  /** Unset: the SDK's default chain (instance or task role, profile). */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
+  /** How long the presigned URL that GET /renders/:name redirects to stays valid. */
+  urlExpiresSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -57,12 +72,6 @@ export function loadConfig(
   if (mode !== "sync" && mode !== "async") {
     throw new ConfigError(`RENDER_MODE must be "sync" or "async", not "${mode}".`);
   }
-  if (env.S3_BUCKET?.trim()) {
-    throw new ConfigError(
-      "S3_BUCKET is set, but this copy of the template stores videos in a folder only. Implement " +
-        'RenderStore for your bucket in src/storage.ts (README: "S3-compatible storage"), or unset S3_BUCKET.',
-    );
-  }
   const serviceUrl = env.SVC_API_URL?.trim().replace(/\/+$/, "") ?? "";
   const apiKey = env.SVC_API_KEY?.trim() ?? "";
   if (Boolean(serviceUrl) !== Boolean(apiKey)) {
@@ -79,6 +88,7 @@ export function loadConfig(
     defaultComposition: env.DEFAULT_COMPOSITION?.trim() || undefined,
     storageDir: resolve(cwd, env.STORAGE_DIR?.trim() || resolve(dataDir, "renders")),
     workDir: resolve(cwd, env.WORK_DIR?.trim() || resolve(dataDir, "work")),
+    s3: env.S3_BUCKET?.trim() ? loadS3Settings(env) : undefined,
     maxConcurrentRenders: integer(env, "MAX_CONCURRENT_RENDERS", 2, 1, 64),
     renderTimeLimitSeconds: integer(env, "RENDER_TIME_LIMIT_SECONDS", 600, 1, 5 * 3600),
     maxBodyBytes: integer(env, "MAX_BODY_BYTES", 64 * 1024, 1024, 16 * 1024 * 1024),
@@ -89,5 +99,56 @@ export function loadConfig(
           pollIntervalSeconds: integer(env, "SVC_POLL_INTERVAL_SECONDS", 2, 1, 60),
         }
       : undefined,
+  };
+}
+
+function loadS3Settings(env: NodeJS.ProcessEnv): S3Settings {
+  const bucket = env.S3_BUCKET!.trim();
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new ConfigError(
+      `S3_BUCKET must be a bucket name (3-63 lowercase letters, digits, dots and hyphens), not "${bucket}".`,
+    );
+  }
+  const prefix = env.S3_PREFIX?.trim().replace(/^\/+|\/+$/g, "") ?? "";
+  if (prefix && !/^[\w-][\w.-]*(\/[\w-][\w.-]*)*$/.test(prefix)) {
+    throw new ConfigError(
+      `S3_PREFIX may hold only folder names of letters, digits, _ . - (not starting with a dot) between single slashes, not "${prefix}".`,
+    );
+  }
+  // The SDK's own names: the S3-only variable wins over the general one.
+  const endpointVariable = env.AWS_ENDPOINT_URL_S3?.trim()
+    ? "AWS_ENDPOINT_URL_S3"
+    : "AWS_ENDPOINT_URL";
+  const endpoint = env[endpointVariable]?.trim().replace(/\/+$/, "") || undefined;
+  if (endpoint && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(endpoint)) {
+    throw new ConfigError(
+      `${endpointVariable} must be the object store's http:// or https:// URL, not "${endpoint}".`,
+    );
+  }
+  // An S3-compatible server usually ignores the region (it is still signed); AWS needs the real one.
+  const region =
+    env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || (endpoint ? "us-east-1" : "");
+  if (!region) {
+    throw new ConfigError(
+      "S3_BUCKET is set without AWS_ENDPOINT_URL, so the bucket is on AWS S3: set AWS_REGION to its region.",
+    );
+  }
+  const accessKeyId = env.AWS_ACCESS_KEY_ID?.trim() ?? "";
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY?.trim() ?? "";
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
+    throw new ConfigError(
+      "Set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or neither to use the platform's role.",
+    );
+  }
+  const sessionToken = env.AWS_SESSION_TOKEN?.trim();
+  return {
+    bucket,
+    prefix,
+    region,
+    endpoint,
+    credentials: accessKeyId
+      ? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }
+      : undefined,
+    urlExpiresSeconds: integer(env, "S3_URL_EXPIRES_SECONDS", 3600, 60, 7 * 24 * 3600),
   };
 }

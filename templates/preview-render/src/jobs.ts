@@ -184,6 +184,11 @@ export class RenderJobs {
       });
       if (job.controller.signal.aborted) throw job.controller.signal.reason;
       await this.options.store.put(job.name, output);
+      if (job.controller.signal.aborted) {
+        // Stopped while the video was going in (an upload takes a while): take it out again.
+        await this.options.store.delete(job.name);
+        throw job.controller.signal.reason;
+      }
       job.state = { call_id: job.id, status: "done", url: renderUrl(job.name) };
     } catch (error) {
       const failure = job.controller.signal.aborted ? job.controller.signal.reason : error;

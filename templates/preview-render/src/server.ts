@@ -1,24 +1,41 @@
 // `npm start`: reads the settings (config.ts), picks the renderer — the sandbox on this machine,
-// or the svc render service when SVC_API_URL and SVC_API_KEY are set — and the folder store, and
-// serves the app. SIGTERM/SIGINT (a platform stopping the container, Ctrl+C) stop every running
-// render and remove its files before the process exits.
-import { ConfigError, loadConfig } from "./config";
+// or the svc render service when SVC_API_URL and SVC_API_KEY are set — and the store (a folder,
+// or the bucket when S3_BUCKET is set, checked before listening), and serves the app.
+// SIGTERM/SIGINT (a platform stopping the container, Ctrl+C) stop every running render and
+// remove its files before the process exits.
+import { ConfigError, loadConfig, type S3Settings } from "./config";
 import { buildApp } from "./app";
 import { CompositionLibrary } from "./compositions";
 import { RenderJobs, type Renderer } from "./jobs";
 import { SandboxRenderer } from "./sandbox-renderer";
-import { FolderStore } from "./storage";
+import { FolderStore, type RenderStore } from "./storage";
 import { playerModule } from "svc/player-assets";
+
+/** A setting the server cannot start with: the message, exit code 2. */
+function refuseToStart(message: string): never {
+  console.error(`svc preview-render: ${message}`);
+  process.exit(2);
+}
+
+/** The bucket's store, once it answers; the SDK is loaded only when a bucket is configured. */
+async function openS3Store(settings: S3Settings): Promise<RenderStore> {
+  const { S3Store, S3SetupError } = await import("./s3-storage");
+  const store = new S3Store(settings);
+  try {
+    await store.check();
+  } catch (error) {
+    if (error instanceof S3SetupError) refuseToStart(error.message);
+    throw error;
+  }
+  return store;
+}
 
 async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`svc preview-render: ${error.message}`);
-      process.exit(2);
-    }
+    if (error instanceof ConfigError) refuseToStart(error.message);
     throw error;
   }
   // The service client is loaded only when it is used; the engine never is (renders run in the
@@ -26,7 +43,7 @@ async function main(): Promise<void> {
   const renderer: Renderer = config.service
     ? new (await import("./service-renderer")).ServiceRenderer(config.service)
     : new SandboxRenderer();
-  const store = new FolderStore(config.storageDir);
+  const store = config.s3 ? await openS3Store(config.s3) : new FolderStore(config.storageDir);
   const jobs = new RenderJobs({
     renderer,
     store,
@@ -54,7 +71,7 @@ async function main(): Promise<void> {
   console.log(`svc preview-render listening on ${address}`);
   console.log(
     `  ${config.renderMode} renders ${config.service ? `on ${config.service.url}` : "in a sandbox process"}, ` +
-      `videos in ${config.storageDir}, compositions: ${names.join(", ") || `none yet in ${config.compositionsDir}`}`,
+      `videos in ${config.s3 ? `s3://${config.s3.bucket}/${config.s3.prefix}` : config.storageDir}, compositions: ${names.join(", ") || `none yet in ${config.compositionsDir}`}`,
   );
 
   let stopping = false;

@@ -1,8 +1,7 @@
 // Where finished videos live, behind a three-call seam: put (a finished local file goes in whole,
-// or not at all), get (size and a byte-range reader, for GET /renders/:name with Range), delete.
-// The folder store is the default and what the serverless-container shape uses on its volume.
-// An object store (S3, R2, GCS's S3 API, blob storage) is one more class with these three methods;
-// see the README's "S3-compatible storage" for the shape of it.
+// or not at all), get (the size and either a byte-range reader, for GET /renders/:name with
+// Range, or a URL to redirect to), delete. The folder store is the default and what the
+// serverless-container shape uses on its volume; S3-compatible storage is s3-storage.ts.
 import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { copyFile, mkdir, rename, rm, stat } from "node:fs/promises";
@@ -12,11 +11,17 @@ import type { Readable } from "node:stream";
 /** Names of stored videos: `<call_id>.<ext>`. Never a path, never a dot file (temp files are). */
 export const STORED_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(mp4|webm|mov)$/;
 
-export interface StoredVideo {
-  size: number;
-  /** Bytes start..end (inclusive), or the whole video. */
-  open(range?: { start: number; end: number }): Readable;
-}
+export type StoredVideo =
+  | {
+      size: number;
+      /** Bytes start..end (inclusive), or the whole video. */
+      open(range?: { start: number; end: number }): Readable;
+    }
+  | {
+      size: number;
+      /** Where the video is fetched from directly (with Range): GET /renders/:name redirects. */
+      url: string;
+    };
 
 export interface RenderStore {
   /** Stores the finished file `localFile` under `name`; readers see all of it or nothing. */
@@ -62,6 +67,6 @@ export class FolderStore implements RenderStore {
   }
 }
 
-function checkName(name: string): void {
+export function checkName(name: string): void {
   if (!STORED_NAME.test(name)) throw new Error(`not a stored video name: ${name}`);
 }
