@@ -22,6 +22,7 @@ import {
   type ServiceProcess,
 } from "../src/server/testing/service-process";
 import { buildZip, compositionHtml } from "../src/server/testing/zip-builder";
+import { busyBetween, cpuTimes } from "./cpu";
 
 const { values: flags } = parseArgs({
   options: {
@@ -65,15 +66,6 @@ interface StepResult {
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-/** Busy and total jiffies of the whole machine (all cores, all processes). */
-function cpuTimes(): { busy: number; total: number } {
-  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1);
-  const numbers = fields.map(Number);
-  const idle = numbers[3]! + (numbers[4] ?? 0);
-  const total = numbers.reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
 }
 
 /** User + system CPU seconds of one process so far. */
@@ -166,7 +158,7 @@ async function openLoop(target: Target, rate: number, seconds: number): Promise<
     p90: percentile(sorted, 90),
     p99: percentile(sorted, 99),
     max: sorted[sorted.length - 1]!,
-    cpuBusy: (cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total),
+    cpuBusy: busyBetween(cpuBefore, cpuAfter),
     serviceCpuUs: (serviceCpu / total) * 1e6,
     load1: loadavg()[0]!,
   };

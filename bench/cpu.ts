@@ -6,7 +6,7 @@
 //   tree     the render's own process tree, through a cgroup v1 cpuacct group the child is started
 //            in (exact, not disturbed by other load); absent where cgroups are not writable.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -21,13 +21,18 @@ export interface CpuTimes {
   system: number;
 }
 
-export async function machineCpu(): Promise<CpuTimes> {
-  const line = (await readFile("/proc/stat", "utf8")).split("\n")[0]!;
-  const [user, nice, system, , , irq, softirq, steal] = line
+/** The aggregate "cpu" line of /proc/stat: jiffies in user, nice, system, idle, iowait, ... */
+function procStatCpu(): number[] {
+  return readFileSync("/proc/stat", "utf8")
+    .split("\n")[0]!
     .trim()
     .split(/\s+/)
     .slice(1)
-    .map(Number) as number[];
+    .map(Number);
+}
+
+export async function machineCpu(): Promise<CpuTimes> {
+  const [user, nice, system, , , irq, softirq, steal] = procStatCpu();
   return {
     busy: (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) / USER_HZ,
     system: (system! + irq! + softirq!) / USER_HZ,
@@ -157,4 +162,20 @@ async function removeGroup(group: string): Promise<void> {
   }
   // Could not remove (processes still exiting): leave an empty marker for the next run to retry.
   await writeFile(join(group, "notify_on_release"), "1").catch(() => undefined);
+}
+
+/** Busy and total jiffies of the whole machine since boot. */
+export function cpuTimes(): { busy: number; total: number } {
+  const numbers = procStatCpu();
+  const idle = numbers[3]! + (numbers[4] ?? 0);
+  const total = numbers.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+/** Busy fraction of the whole machine between two cpuTimes() readings. */
+export function busyBetween(
+  before: ReturnType<typeof cpuTimes>,
+  after: ReturnType<typeof cpuTimes>,
+): number {
+  return (after.busy - before.busy) / Math.max(1, after.total - before.total);
 }

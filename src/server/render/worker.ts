@@ -10,6 +10,8 @@
 // lease, so a render is completed and charged at most once even when a worker presumed dead comes
 // back. Progress is written at most twice a second (for chunks: the sum over chunks). A lost lease,
 // a deleted render or a failed sibling chunk aborts the engine through its signal.
+// Each job's "finished" log line says when its phases began (phasesMs after the claim: capture,
+// encoder drain, upload), so a chunk's time outside capturing frames can be read from the logs.
 import { createReadStream } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -59,6 +61,12 @@ class RenderAbort extends Error {
 const IDLE_POLL_MS = 200;
 const PROGRESS_INTERVAL_MS = 500;
 
+/**
+ * Moments of a job logged with its end (ms after the claim): where a chunk's time goes. Between
+ * "capturing" and "firstFrame" a chunk brings the page to its first frame (catch-up).
+ */
+type Phase = "capturing" | "firstFrame" | "finishing" | "downloaded" | "rendered" | "stored";
+
 /** One job being worked on: its render, lease, work dir and the objects it stored so far. */
 interface Attempt {
   lease: Lease;
@@ -69,6 +77,19 @@ interface Attempt {
   /** Objects stored by this attempt; removed if it does not finish. */
   stored: string[];
   log: ServiceContext["log"];
+  claimedMs: number;
+  phasesMs: Partial<Record<Phase, number>>;
+}
+
+function mark(attempt: Attempt, phase: Phase): void {
+  attempt.phasesMs[phase] ??= Date.now() - attempt.claimedMs;
+}
+
+/** The engine's progress is reported at most every 100 ms: "firstFrame" is that close. */
+function markProgress(attempt: Attempt, progress: RenderProgress): void {
+  if (progress.stage === "preparing") return;
+  mark(attempt, progress.stage);
+  if (progress.framesDone > 0) mark(attempt, "firstFrame");
 }
 
 export class WorkerPool {
@@ -156,6 +177,7 @@ export class WorkerPool {
 
   private async runJob(lease: Lease): Promise<void> {
     const { ctx } = this;
+    const claimedMs = Date.now();
     const job = parseJobId(lease.jobId);
     const render = await ctx.db
       .selectFrom("renders")
@@ -215,6 +237,8 @@ export class WorkerPool {
       signal: controller.signal,
       stored: [],
       log,
+      claimedMs,
+      phasesMs: {},
     };
     try {
       await rm(attempt.workDir, { recursive: true, force: true });
@@ -228,7 +252,10 @@ export class WorkerPool {
         // Lease lost or render deleted meanwhile: this attempt's files are orphans.
         for (const key of attempt.stored) await ctx.store.delete(key);
       }
-      log.info({ finished }, `${job.kind === "whole" ? "render" : job.kind} finished`);
+      log.info(
+        { finished, phasesMs: attempt.phasesMs, totalMs: Date.now() - claimedMs },
+        `${job.kind === "whole" ? "render" : job.kind} finished`,
+      );
     } catch (error) {
       const reason =
         error instanceof RenderAbort
@@ -328,6 +355,7 @@ export class WorkerPool {
       output: join(attempt.workDir, "out", `video.${render.format}`),
       thumbnail: true,
       onProgress: (progress) => {
+        markProgress(attempt, progress);
         const now = Date.now();
         if (now - lastProgress < PROGRESS_INTERVAL_MS || progress.framesTotal <= 0) return;
         lastProgress = now;
@@ -335,6 +363,7 @@ export class WorkerPool {
       },
     });
     if (attempt.signal.aborted) throw attempt.signal.reason;
+    mark(attempt, "rendered");
     const prefix = `${this.prefix(attempt)}/${attempt.lease.attempt}`;
     const videoKey = await this.store(
       attempt,
@@ -344,6 +373,7 @@ export class WorkerPool {
     const thumbnailKey = result.thumbnailPath
       ? await this.store(attempt, `${prefix}/thumbnail.jpg`, result.thumbnailPath)
       : null;
+    mark(attempt, "stored");
     return this.queue.finish(attempt.lease, "done", (trx) =>
       this.completeRender(trx, render, {
         videoKey,
@@ -384,6 +414,7 @@ export class WorkerPool {
       frames: render.frames!,
       outputDir,
       onProgress: (progress: RenderProgress) => {
+        markProgress(attempt, progress);
         const now = Date.now();
         if (now - lastProgress < PROGRESS_INTERVAL_MS) return;
         lastProgress = now;
@@ -391,6 +422,7 @@ export class WorkerPool {
       },
     });
     if (attempt.signal.aborted) throw attempt.signal.reason;
+    mark(attempt, "rendered");
     const prefix = `${this.prefix(attempt)}/chunks/${index}-${lease.attempt}`;
     const segmentKeys: string[] = [];
     for (const file of result.segmentFiles) {
@@ -399,6 +431,7 @@ export class WorkerPool {
     const thumbnailKey = result.thumbnailPath
       ? await this.store(attempt, `${prefix}/thumbnail.jpg`, result.thumbnailPath)
       : undefined;
+    mark(attempt, "stored");
     const audio =
       index === 0
         ? JSON.stringify(result.audio.map((input) => toProjectRelative(input, projectDir)))
@@ -459,6 +492,7 @@ export class WorkerPool {
         releases.push(local.release);
         segmentFiles.push(local.path);
       }
+      mark(attempt, "downloaded");
       const recorded = JSON.parse(render.audio_json ?? "[]") as AudioInput[];
       const projectDir = recorded.length > 0 ? await this.unpackProject(attempt) : attempt.workDir;
       const audio = recorded.flatMap((input) => {
@@ -477,11 +511,13 @@ export class WorkerPool {
         signal: attempt.signal,
       });
       if (attempt.signal.aborted) throw attempt.signal.reason;
+      mark(attempt, "rendered");
       const videoKey = await this.store(
         attempt,
         `${this.prefix(attempt)}/${lease.attempt}/video.${render.format}`,
         output,
       );
+      mark(attempt, "stored");
       const finished = await this.queue.finish(lease, "done", (trx) =>
         this.completeRender(trx, render, {
           videoKey,
