@@ -4,6 +4,7 @@
 // edges clients hit: bodiless requests with and without a JSON content-type, unknown fields
 // (ignored), wrong types (400 naming the param), a huge body (413) and malformed JSON (400), and
 // unknown paths (404 JSON). API-only services (workers: 0): nothing here needs a render.
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiErrorEnvelopeSchema } from "../shared/api";
 import { OPERATIONS, type OperationId } from "./http/operations";
@@ -313,13 +314,13 @@ describe("the edges of the request surface", () => {
   });
 
   it("refuses a body over 1 MiB with 413 and malformed JSON with 400, as JSON errors", async () => {
-    const huge = await fetch(`${svc.url}/v3/assets`, {
-      method: "POST",
-      headers: { "x-api-key": svc.apiKey, "content-type": "application/json" },
-      body: JSON.stringify(assetBody({ filename: "x".repeat(2 * 1024 * 1024) })),
-    });
+    const huge = await postUnread(
+      `${svc.url}/v3/assets`,
+      { "x-api-key": svc.apiKey, "content-type": "application/json" },
+      JSON.stringify(assetBody({ filename: "x".repeat(2 * 1024 * 1024) })),
+    );
     expect(huge.status).toBe(413);
-    expect(((await huge.json()) as Json).error.code).toBe("request_too_large");
+    expect((JSON.parse(huge.text) as Json).error.code).toBe("request_too_large");
     for (const body of ['{"project": ', "{'a': 1}", "nul", '{"a":1}}']) {
       const malformed = await fetch(`${svc.url}/v3/svc/renders`, {
         method: "POST",
@@ -350,3 +351,37 @@ describe("the edges of the request surface", () => {
     }
   });
 });
+
+/**
+ * POSTs a body the service answers before reading it all (413 by its length): the service may
+ * close the connection while the rest is still being sent, which fails fetch now and then; the
+ * answer that came first is what counts.
+ */
+function postUnread(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = request(
+      url,
+      {
+        method: "POST",
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        answered = true;
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", (error) => {
+      if (!answered) reject(error);
+    });
+    req.end(body);
+  });
+}
