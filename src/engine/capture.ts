@@ -100,6 +100,11 @@ export class CaptureSession {
         ...BASE_CHROMIUM_ARGS,
         ...sharedMemoryArgs(),
         ...(method === "beginframe" ? BEGIN_FRAME_ARGS : []),
+        // A page made through the protocol (for begin-frame control) does not take the context's
+        // scale factor: the browser-wide one makes a 4k render a 4k capture, not 1080p scaled up.
+        ...(method === "beginframe" && options.deviceScaleFactor !== 1
+          ? [`--force-device-scale-factor=${options.deviceScaleFactor}`]
+          : []),
         ...(options.extraArgs ?? []),
       ],
       ignoreDefaultArgs: method === "beginframe" ? ["--headless"] : [],

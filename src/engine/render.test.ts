@@ -141,7 +141,7 @@ describe("renderComposition", () => {
     expect(await frameHashes(parallel.outputPath)).toEqual(reference);
   });
 
-  it("renders 4k mp4 at 3840x2160 and 9:16 / 1:1 at their sizes", async () => {
+  it("renders 4k mp4 at 3840x2160 (drawn at 4k) and 9:16 / 1:1 at their sizes", async () => {
     const cases = [
       { width: 1920, height: 1080, resolution: "4k" as const, expected: [3840, 2160] },
       { width: 1080, height: 1920, resolution: "1080p" as const, expected: [1080, 1920] },
@@ -158,6 +158,25 @@ describe("renderComposition", () => {
       const result = await render({ projectDir: dir, fps: 5, resolution });
       const info = await probeMedia(result.outputPath, { countFrames: true });
       expect(info.streams[0]).toMatchObject({ width: expected[0], height: expected[1], frames: 2 });
+      // The browser draws at that size: a 4k render is not a 1080p capture scaled up.
+      const captured: Buffer[] = [];
+      await renderComposition(
+        { projectDir: dir, fps: 5, resolution, output: join(dir, "capture.mp4") },
+        {
+          captureOnly: true,
+          sinkForSegment: () => ({
+            write: async (frame) => void (frame && captured.push(frame)),
+            finish: async () => undefined,
+            kill: () => undefined,
+          }),
+        },
+      );
+      const picture = join(dir, "first-frame.jpg");
+      await writeFile(picture, captured[0]!);
+      expect((await probeMedia(picture)).streams[0]).toMatchObject({
+        width: expected[0],
+        height: expected[1],
+      });
     }
   });
 
