@@ -67,7 +67,12 @@ function Navigation() {
           onClick={() => show(name)}
         >
           {SCREEN_LABELS[name]}
-          {name === "queue" && running > 0 ? <span className="count"> {running}</span> : null}
+          {name === "queue" && running > 0 ? (
+            <>
+              {" "}
+              <span className="count">{running}</span>
+            </>
+          ) : null}
         </button>
       ))}
     </nav>
