@@ -100,6 +100,43 @@ describe("fault tolerance", () => {
     expect((await fetch(done.video_url)).status).toBe(200);
   });
 
+  it("fails a render whose worker died on its last attempt with svc_worker_lost, charging nothing", async () => {
+    const lastDir = join(await tempDir(), "data");
+    const lastEnv = { ...env, SVC_SERVER_MAX_ATTEMPTS: "1" };
+    let service = await startService({ dataDir: lastDir, workers: 1, env: lastEnv });
+    try {
+      const zip = buildZip([{ name: "index.html", data: compositionHtml({ seconds: 5 }) }]);
+      const { assetId } = await uploadProject(service, service.apiKey, zip);
+      const renderId = await submit(service, assetId, { fps: 10 });
+      await waitFor(
+        "the render to start",
+        async () => ((await record(service, renderId)).status === "rendering" ? true : undefined),
+        { timeoutMs: 60_000, intervalMs: 50 },
+      );
+      await service.kill("SIGKILL");
+      service = await startService({ dataDir: lastDir, workers: 1, env: lastEnv });
+      const failed = await waitFor(
+        "the render to be given up",
+        async () => {
+          const current = await record(service, renderId);
+          return current.status === "rendering" || current.status === "queued"
+            ? undefined
+            : current;
+        },
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
+      expect(failed).toMatchObject({
+        status: "failed",
+        failure_code: "svc_worker_lost",
+        credits_charged: 0,
+      });
+      const me = await api(service, "GET", "/v3/users/me", { key: service.apiKey });
+      expect(me.body.data.billing.credits_used).toBe(0);
+    } finally {
+      await service.kill("SIGKILL");
+    }
+  });
+
   it("completes all of 5 renders queued across a restart", async () => {
     const zip = buildZip([{ name: "index.html", data: compositionHtml({ seconds: 1 }) }]);
     const { assetId } = await uploadProject(svc!, svc!.apiKey, zip);

@@ -54,8 +54,14 @@ export interface JobQueue {
   ): Promise<boolean>;
   /** Gives the job back without using up the attempt (graceful shutdown). */
   release(lease: Lease): Promise<void>;
-  /** Jobs whose lease expired on their last attempt: marks them failed and returns their ids. */
-  collectExhausted(): Promise<string[]>;
+  /**
+   * Jobs whose lease expired on their last attempt: marks them failed and returns their ids.
+   * `onExhausted` runs for each in the transaction that marks it, so what the caller does about it
+   * (fail the render) happens exactly when the job is marked, whatever dies in between.
+   */
+  collectExhausted(
+    onExhausted?: (trx: Transaction<DB>, jobId: string) => Promise<void>,
+  ): Promise<string[]>;
   /** Stops every job of a render (deleted, or failed in one of its chunks). */
   cancelRender(trx: Transaction<DB> | Database, renderId: string): Promise<void>;
   /** Lets go of connections and timers. */

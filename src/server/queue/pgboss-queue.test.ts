@@ -210,8 +210,20 @@ describe("PgBossJobQueue", () => {
       last = (await queue.claim("w"))!;
       expect(last.attempt).toBe(attempt);
       now += LEASE_MS + 1;
-      expect(await queue.collectExhausted()).toEqual(attempt < 3 ? [] : ["rndr_a"]);
+      if (attempt < 3) expect(await queue.collectExhausted()).toEqual([]);
     }
+    // What the caller does about it (fail the render) shares the transaction that takes the dead
+    // letter: when it throws, the dead letter is still there for the next sweep.
+    await expect(
+      queue.collectExhausted(async () => {
+        throw new Error("the render could not be failed");
+      }),
+    ).rejects.toThrow("the render could not be failed");
+    const seen: string[] = [];
+    expect(await queue.collectExhausted(async (_trx, jobId) => void seen.push(jobId))).toEqual([
+      "rndr_a",
+    ]);
+    expect(seen).toEqual(["rndr_a"]);
     expect(await queue.collectExhausted()).toEqual([]);
     expect(await queue.claim("w")).toBeUndefined();
     expect(await finishes(last!, [])).toBe(false);

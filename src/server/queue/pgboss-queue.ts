@@ -224,7 +224,9 @@ export class PgBossJobQueue implements JobQueue {
    * transaction with taking it off that queue. A sweep that dies half way leaves nothing half done
    * (a job taken back without a live delivery would wait for pg-boss's expiry).
    */
-  async collectExhausted(): Promise<string[]> {
+  async collectExhausted(
+    onExhausted?: (trx: Transaction<DB>, jobId: string) => Promise<void>,
+  ): Promise<string[]> {
     const now = this.now();
     const expired = await this.db
       .selectFrom("jobs")
@@ -266,7 +268,10 @@ export class PgBossJobQueue implements JobQueue {
           .where("id", "=", delivery.data.jobId)
           .where("state", "in", ["queued", "active"])
           .executeTakeFirst();
-        if (Number(failed.numUpdatedRows) === 1) exhausted.push(delivery.data.jobId);
+        if (Number(failed.numUpdatedRows) === 1) {
+          exhausted.push(delivery.data.jobId);
+          await onExhausted?.(trx, delivery.data.jobId);
+        }
       }
       const refs = dead.map((delivery) => delivery.id);
       if (refs.length > 0) await complete(this.boss, trx, DEAD_LETTER_QUEUE, refs, { exhausted });

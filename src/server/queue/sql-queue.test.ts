@@ -55,14 +55,24 @@ describe("SqlJobQueue", () => {
     expect(ranForFresh).toBe(1);
   });
 
-  it("gives up after 3 attempts: the job is collected as exhausted instead of claimed again", async () => {
+  it("gives up after 3 attempts: the job is collected as exhausted, once, together with what the caller does about it", async () => {
     await queue.enqueue(db, "job");
     for (let attempt = 1; attempt <= 3; attempt++) {
       expect((await queue.claim("w"))?.attempt).toBe(attempt);
       now += 10_001;
     }
     expect(await queue.claim("w")).toBeUndefined();
-    expect(await queue.collectExhausted()).toEqual(["job"]);
+    // What the caller does about it shares the marking's transaction: if it fails, so does that.
+    await expect(
+      queue.collectExhausted(async () => {
+        throw new Error("the render could not be failed");
+      }),
+    ).rejects.toThrow("the render could not be failed");
+    const seen: string[] = [];
+    expect(await queue.collectExhausted(async (_trx, jobId) => void seen.push(jobId))).toEqual([
+      "job",
+    ]);
+    expect(seen).toEqual(["job"]);
     expect(await queue.collectExhausted()).toEqual([]);
   });
 

@@ -117,16 +117,21 @@ export class SqlJobQueue implements JobQueue {
       .execute();
   }
 
-  async collectExhausted(): Promise<string[]> {
-    const rows = await this.db
-      .updateTable("jobs")
-      .set({ state: "failed", lease_owner: null, lease_token: null, lease_expires_ms: null })
-      .where("state", "=", "active")
-      .where("lease_expires_ms", "<", this.now())
-      .where("attempts", ">=", this.options.maxAttempts)
-      .returning("id")
-      .execute();
-    return rows.map((row) => row.id);
+  async collectExhausted(
+    onExhausted?: (trx: Transaction<DB>, jobId: string) => Promise<void>,
+  ): Promise<string[]> {
+    return this.db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .updateTable("jobs")
+        .set({ state: "failed", lease_owner: null, lease_token: null, lease_expires_ms: null })
+        .where("state", "=", "active")
+        .where("lease_expires_ms", "<", this.now())
+        .where("attempts", ">=", this.options.maxAttempts)
+        .returning("id")
+        .execute();
+      for (const row of rows) await onExhausted?.(trx, row.id);
+      return rows.map((row) => row.id);
+    });
   }
 
   async cancelRender(trx: Transaction<DB> | Database, renderId: string): Promise<void> {

@@ -151,28 +151,28 @@ export class WorkerPool {
 
   /** Renders whose worker died on the last attempt become failed (and notify their webhook). */
   private async failExhausted(): Promise<void> {
-    for (const jobId of await this.queue.collectExhausted()) {
+    // The render fails in the transaction that marks its job exhausted: no window in which the
+    // job is failed and the render still "rendering".
+    await this.queue.collectExhausted(async (trx, jobId) => {
       const { renderId } = parseJobId(jobId);
-      await this.ctx.db.transaction().execute(async (trx) => {
-        const now = this.ctx.now();
-        const updated = await trx
-          .updateTable("renders")
-          .set({
-            status: "failed",
-            failure_code: "svc_worker_lost",
-            failure_message: "the render was interrupted on every attempt (worker lost); try again",
-            completed_ms: now,
-          })
-          .where("id", "=", renderId)
-          .where("status", "in", ["queued", "rendering"])
-          .returningAll()
-          .executeTakeFirst();
-        if (updated) {
-          await this.queue.cancelRender(trx, renderId);
-          await enqueueWebhook(trx, updated, now);
-        }
-      });
-    }
+      const now = this.ctx.now();
+      const updated = await trx
+        .updateTable("renders")
+        .set({
+          status: "failed",
+          failure_code: "svc_worker_lost",
+          failure_message: "the render was interrupted on every attempt (worker lost); try again",
+          completed_ms: now,
+        })
+        .where("id", "=", renderId)
+        .where("status", "in", ["queued", "rendering"])
+        .returningAll()
+        .executeTakeFirst();
+      if (updated) {
+        await this.queue.cancelRender(trx, renderId);
+        await enqueueWebhook(trx, updated, now);
+      }
+    });
   }
 
   private async runJob(lease: Lease): Promise<void> {
