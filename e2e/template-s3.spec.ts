@@ -74,7 +74,7 @@ test("sync mode: the video is one object in the bucket, /renders/:name redirects
   const prefix = `sync-${Date.now()}`;
   const app = await startTemplate(s3Env(prefix, { RENDER_MODE: "sync" }));
   try {
-    expect(app.logs()).toContain(`videos in s3://${s3.bucket}/${prefix}`);
+    await expect.poll(() => app.logs()).toContain(`videos in s3://${s3.bucket}/${prefix}`);
     const answer = await call(app, "POST", "/api/render", { fps: 2, quality: "draft" });
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({

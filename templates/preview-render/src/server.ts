@@ -68,9 +68,10 @@ async function main(): Promise<void> {
 
   const address = await app.listen({ host: config.host, port: config.port });
   const names = await compositions.list();
-  console.log(`svc preview-render listening on ${address}`);
+  // One write: whoever waits for the "listening" line gets the settings line with it.
   console.log(
-    `  ${config.renderMode} renders ${config.service ? `on ${config.service.url}` : "in a sandbox process"}, ` +
+    `svc preview-render listening on ${address}\n` +
+      `  ${config.renderMode} renders ${config.service ? `on ${config.service.url}` : "in a sandbox process"}, ` +
       `videos in ${config.s3 ? `s3://${config.s3.bucket}/${config.s3.prefix}` : config.storageDir}, compositions: ${names.join(", ") || `none yet in ${config.compositionsDir}`}`,
   );
 
