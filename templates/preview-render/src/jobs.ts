@@ -163,6 +163,8 @@ export class RenderJobs {
         ),
       timeLimitSeconds * 1000,
     );
+    // Published only once the work folder is gone: whoever sees the result finds nothing left.
+    let result: JobResult;
     try {
       await mkdir(workDir, { recursive: true });
       const output = join(workDir, job.name);
@@ -189,10 +191,10 @@ export class RenderJobs {
         await this.options.store.delete(job.name);
         throw job.controller.signal.reason;
       }
-      job.state = { call_id: job.id, status: "done", url: renderUrl(job.name) };
+      result = { call_id: job.id, status: "done", url: renderUrl(job.name) };
     } catch (error) {
       const failure = job.controller.signal.aborted ? job.controller.signal.reason : error;
-      job.state = {
+      result = {
         call_id: job.id,
         status: "failed",
         error:
@@ -207,9 +209,12 @@ export class RenderJobs {
     } finally {
       clearTimeout(timer);
       // Retried: a killed sandbox's last processes may still be letting go of their files.
-      await rm(workDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+      await rm(workDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }).catch(
+        (error: unknown) => console.error(`render ${job.id}: could not remove ${workDir}:`, error),
+      );
     }
-    return job.state;
+    job.state = result;
+    return result;
   }
 
   /** Seconds until a slot is likely free: the shortest estimate of a running render. */
