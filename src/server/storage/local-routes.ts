@@ -5,6 +5,7 @@ import type { Readable } from "node:stream";
 import { ApiError } from "../errors";
 import type { LocalObjectStore } from "./local-store";
 import { contentTypeOf, ObjectTooLargeError } from "./object-store";
+import { parseByteRange } from "../../shared/byte-range";
 
 type SignedQuery = { exp?: string; size?: string; sig?: string };
 
@@ -94,25 +95,10 @@ function sendObject(
   return reply.send(stream);
 }
 
-/** Parses a single-range `Range` header. null = whole object. */
+/** Parses a single-range `Range` header (the shared parser). null = whole object. */
 export function parseRange(
   header: string | undefined,
   size: number,
 ): { start: number; end: number } | null | "unsatisfiable" {
-  if (!header) return null;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match || (match[1] === "" && match[2] === "")) return null;
-  let start: number;
-  let end: number;
-  if (match[1] === "") {
-    const suffix = Number(match[2]);
-    if (suffix === 0) return "unsatisfiable";
-    start = Math.max(0, size - suffix);
-    end = size - 1;
-  } else {
-    start = Number(match[1]);
-    end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
-  }
-  if (start >= size || start > end) return "unsatisfiable";
-  return { start, end };
+  return parseByteRange(header, size) ?? null;
 }
