@@ -50,3 +50,35 @@ export function planChunks(frames: number, fps: number, settings: ChunkSettings)
 export function representativeFrame(frames: number): number {
   return Math.min(frames - 1, Math.floor(frames * 0.4));
 }
+
+/** Segments one worker has still to start: [next, end). */
+export interface SegmentRun {
+  next: number;
+  end: number;
+}
+
+/**
+ * Work stealing between the workers of one render. Workers start on contiguous blocks, but a
+ * block's cost depends on the page (an intro that animates, an ending that holds still), so a
+ * worker whose block is done takes the upper half of the segments not yet started by the worker
+ * with the most left, when that worker has at least `minimum` of them (the thief pays a catch-up,
+ * sometimes a fresh browser, so a lone segment stays with its owner). The thief's run becomes the
+ * stolen range; returns false when there is nothing worth taking.
+ */
+export function stealSegments(runs: SegmentRun[], thief: number, minimum = 2): boolean {
+  const least = Math.max(1, minimum);
+  let victim = -1;
+  for (let i = 0; i < runs.length; i++) {
+    if (i === thief) continue;
+    const left = runs[i]!.end - runs[i]!.next;
+    if (left >= least && (victim < 0 || left > runs[victim]!.end - runs[victim]!.next)) {
+      victim = i;
+    }
+  }
+  if (victim < 0) return false;
+  const from = runs[victim]!;
+  const split = from.end - Math.max(1, Math.floor((from.end - from.next) / 2));
+  runs[thief] = { next: split, end: from.end };
+  from.end = split;
+  return true;
+}

@@ -141,6 +141,79 @@ describe("renderComposition", () => {
     expect(await frameHashes(parallel.outputPath)).toEqual(reference);
   });
 
+  it("lets a worker that ran out of segments take half of another's, and the frames stay one worker's", async () => {
+    // 12 s at 2 fps: twelve 2-frame segments. Boxes come in with GSAP "from" tweens through the
+    // whole timeline, so a worker that jumps ahead without stepping the scripts would show them
+    // elsewhere, and the background moves so that no two frames are alike.
+    const boxes = Array.from(
+      { length: 6 },
+      (_, i) =>
+        `<div class="box" style="position:absolute;left:${120 + i * 280}px;top:420px;width:200px;height:200px;background:hsl(${i * 60},80%,55%)"></div>`,
+    ).join("");
+    const dir = await project("stealing", {
+      "index.html": page(
+        `<div id="bg" style="position:absolute;left:0;top:0;width:3840px;height:1080px;background:linear-gradient(90deg,#123,#c63,#123,#3c6)"></div>${boxes}
+         ${GSAP}
+         <script>
+           const tl = gsap.timeline({ paused: true });
+           tl.to("#bg", { x: -1920, duration: 12, ease: "none" }, 0);
+           document.querySelectorAll(".box").forEach((box, i) =>
+             tl.from(box, { y: 300, opacity: 0, duration: 1.2, ease: "back.out(2)" }, 0.5 + i * 1.8));
+           window.__timelines = { main: tl };
+         </script>`,
+        { duration: 12 },
+      ),
+    });
+    const single = await render({ projectDir: dir, fps: 2, workers: 1 });
+    const reference = await frameHashes(single.outputPath);
+    expect(reference).toHaveLength(24);
+
+    // Worker 1 starts with nothing and takes the upper half of worker 0's segments: a jump
+    // forward in its own page.
+    const forward: { relaunch: boolean }[] = [];
+    const ahead = await renderComposition(
+      {
+        projectDir: dir,
+        fps: 2,
+        workers: 2,
+        allowNetwork: false,
+        output: join(scratch, "out", "steal-forward.mp4"),
+      },
+      {
+        blocks: (first, end) => [
+          { first, end },
+          { first: end, end },
+        ],
+        onSteal: (s) => forward.push(s),
+      },
+    );
+    expect(forward.length).toBeGreaterThan(0);
+    expect(forward[0]!.relaunch).toBe(false);
+    expect(await frameHashes(ahead.outputPath)).toEqual(reference);
+
+    // Worker 1 starts with the last segment only; when it is done the rest lies behind its page,
+    // so it takes segments in a fresh browser.
+    const backward: { relaunch: boolean }[] = [];
+    const behind = await renderComposition(
+      {
+        projectDir: dir,
+        fps: 2,
+        workers: 2,
+        allowNetwork: false,
+        output: join(scratch, "out", "steal-back.mp4"),
+      },
+      {
+        blocks: (first, end) => [
+          { first, end: end - 1 },
+          { first: end - 1, end },
+        ],
+        onSteal: (s) => backward.push(s),
+      },
+    );
+    expect(backward.some((s) => s.relaunch)).toBe(true);
+    expect(await frameHashes(behind.outputPath)).toEqual(reference);
+  });
+
   it("renders 4k mp4 at 3840x2160 (drawn at 4k) and 9:16 / 1:1 at their sizes", async () => {
     const cases = [
       { width: 1920, height: 1080, resolution: "4k" as const, expected: [3840, 2160] },

@@ -29,7 +29,7 @@ import {
 import { resolveFfmpeg } from "./ffmpeg";
 import { resolveInsideRoot, startProjectServer, type ProjectServer } from "./project-server";
 import { runtimeScript } from "./runtime-bundle";
-import { segmentLength } from "./plan";
+import { segmentLength, stealSegments, type SegmentRun } from "./plan";
 
 export { segmentLength } from "./plan";
 import type { RenderCompositionOptions, RenderProgress, RenderResult } from "./types";
@@ -133,6 +133,10 @@ export interface RenderInternals {
    * is the same either way; tests and benchmarks compare the two.
    */
   noDedup?: boolean;
+  /** The first block of segments of each worker (tests: an uneven start that forces stealing). */
+  blocks?: (first: number, end: number, workers: number) => SegmentBlock[];
+  /** Called when a worker takes segments from another (tests and benchmarks count these). */
+  onSteal?: (steal: { worker: number; first: number; end: number; relaunch: boolean }) => void;
 }
 
 export async function renderComposition(
@@ -301,15 +305,43 @@ export async function renderComposition(
     let framesDone = 0;
     let repeatedFrames = 0;
     report({ framesDone, framesTotal: framesInRange, stage: "capturing" });
-    const blocks = contiguousBlocks(firstSegment, endSegment, workerCount);
-    const runWorker = async (session: CaptureSession, block: SegmentBlock): Promise<void> => {
+    const runs: SegmentRun[] = (internals.blocks ?? contiguousBlocks)(
+      firstSegment,
+      endSegment,
+      workerCount,
+    ).map((block) => ({ next: block.first, end: block.end }));
+    const runWorker = async (worker: number, firstSession: CaptureSession): Promise<void> => {
+      let session = firstSession;
       // A finished segment's encoder drains (x264's lookahead, the muxer, process exit) while this
       // worker captures its next segment; waiting for it would leave the browser idle each time.
       const draining: Promise<void>[] = [];
-      await catchUp(session, block.first * length, fps, () => cancelled);
-      for (let index = block.first; index < block.end; index++) {
+      /** The next frame this worker's page can draw without a catch-up. */
+      let position = 0;
+      for (;;) {
+        if (runs[worker]!.next >= runs[worker]!.end) {
+          if (!stealSegments(runs, worker)) break;
+          const from = runs[worker]!.next * length;
+          // Behind the page's position: scripts cannot be stepped backwards, so the stolen
+          // segments get a fresh browser, which catches up exactly as a worker starting there.
+          const relaunch = from < position;
+          internals.onSteal?.({
+            worker,
+            first: runs[worker]!.next,
+            end: runs[worker]!.end,
+            relaunch,
+          });
+          if (relaunch) {
+            const stale = session;
+            session = await openSession();
+            live[worker] = session;
+            void stale.close();
+            position = 0;
+          }
+        }
+        const index = runs[worker]!.next++;
         const start = index * length;
         const end = Math.min(frames, (index + 1) * length);
+        if (start !== position) await catchUp(session, position, start, fps, () => cancelled);
         const encoder =
           internals.sinkForSegment?.(index) ??
           new SegmentEncoder({
@@ -341,6 +373,7 @@ export async function renderComposition(
           encoders.delete(encoder);
           throw error;
         }
+        position = end;
         const done = encoder.finish().finally(() => {
           encoder.kill();
           encoders.delete(encoder);
@@ -355,7 +388,8 @@ export async function renderComposition(
       void surplus.then((session) => session.close()).catch(() => undefined);
     }
     const extra = await Promise.all(opening.slice(1, workerCount));
-    await Promise.all([first, ...extra].map((session, i) => runWorker(session, blocks[i]!)));
+    const live = [first, ...extra];
+    await Promise.all(live.map((session, i) => runWorker(i, session)));
 
     const result: RenderResult = {
       outputPath,
@@ -369,7 +403,7 @@ export async function renderComposition(
     };
     if (internals.captureOnly) return { ...result, thumbnailPath: undefined };
     report({ framesDone, framesTotal: framesInRange, stage: "finishing" });
-    const media = await first.evaluate<PageMedia[]>("window.__svc.media()");
+    const media = await live[0]!.evaluate<PageMedia[]>("window.__svc.media()");
     const audio = await audioInputs(
       media,
       server.origin,
@@ -436,7 +470,7 @@ export async function renderComposition(
  */
 const PREROLL_FRAMES = 5;
 
-interface SegmentBlock {
+export interface SegmentBlock {
   first: number;
   end: number;
 }
@@ -454,21 +488,23 @@ export function contiguousBlocks(first: number, end: number, workers: number): S
 }
 
 /**
- * Brings a freshly loaded page to the state it has after a render of every frame before
- * `startFrame`: page scripts are stepped through each earlier frame time (GSAP records a tween's
- * start values when it first renders, so a timeline jumped to frame n can differ from one stepped
- * to it), and the last PREROLL_FRAMES are drawn too.
+ * Brings a page that has drawn every frame before `fromFrame` (0: a freshly loaded page) to the
+ * state it has after a render of every frame before `startFrame`: page scripts are stepped through
+ * each frame time in between (GSAP records a tween's start values when it first renders, so a
+ * timeline jumped to frame n can differ from one stepped to it), and the last PREROLL_FRAMES are
+ * drawn too.
  */
 async function catchUp(
   session: CaptureSession,
+  fromFrame: number,
   startFrame: number,
   fps: number,
   cancelled: () => boolean,
 ): Promise<void> {
-  if (startFrame <= 0) return;
-  const drawFrom = Math.max(0, startFrame - PREROLL_FRAMES);
+  if (startFrame <= fromFrame) return;
+  const drawFrom = Math.max(fromFrame, startFrame - PREROLL_FRAMES);
   await session.evaluate(
-    `(async () => { for (let f = 0; f < ${drawFrom}; f++) await window.__svc.seek(f / ${fps}); })()`,
+    `(async () => { for (let f = ${fromFrame}; f < ${drawFrom}; f++) await window.__svc.seek(f / ${fps}); })()`,
   );
   for (let frame = drawFrom; frame < startFrame; frame++) {
     if (cancelled()) throw cancelledError();
