@@ -11,7 +11,7 @@ import { isServiceAnswering } from "../core/local-service";
 import { apiCredential, OAuthSession } from "../core/oauth";
 import { LOCAL_SERVICE_PORT } from "../shared/limits";
 import { loadConfig } from "../server/config";
-import { startServer } from "../server/server";
+import type { startServer } from "../server/server";
 import type { CliIo } from "./io";
 import { VERSION } from "./version";
 
@@ -60,6 +60,8 @@ export async function ensureLocalService(
   );
   let running: Awaited<ReturnType<typeof startServer>>;
   try {
+    // Loaded here, not at the top: only this path needs the service's code (see cli/server.ts).
+    const { startServer } = await import("../server/server");
     running = await startServer(serverConfig);
   } catch (error) {
     throw new ClientError(

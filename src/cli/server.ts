@@ -6,11 +6,18 @@ import { addCredits } from "../server/render/credits";
 import { createApiKey, createUser, findUserByEmail } from "../server/auth/accounts";
 import { LOCAL_SERVICE_PORT } from "../shared/limits";
 import { defaultDataDir, loadConfig } from "../server/config";
-import { openServiceDatabase, startServer } from "../server/server";
 import type { Database } from "../server/db/database";
+import type { startServer } from "../server/server";
 import type { ServerRole } from "../server/config";
 import { checkPasswordStrength, setUserPassword } from "../server/auth/passwords";
 import { promptHidden, readPipedInput, type CliIo } from "./io";
+
+/**
+ * The service itself (fastify, the database drivers, pg-boss, the S3 client) loads only when a
+ * command needs it: imported up front it added ~2 s to the start of every `svc` command, `svc
+ * render` included.
+ */
+const loadService = () => import("../server/server");
 
 function integer(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -43,6 +50,7 @@ async function withDatabase<T>(
   env: NodeJS.ProcessEnv,
   run: (db: Database) => Promise<T>,
 ): Promise<T> {
+  const { openServiceDatabase } = await loadService();
   const db = await openServiceDatabase(loadConfig({ dataDir }, env));
   try {
     return await run(db);
@@ -103,7 +111,7 @@ export function registerServerCommand(program: Command, io: CliIo): void {
           },
           io.env,
         );
-        running = await startServer(config);
+        running = await (await loadService()).startServer(config);
       } catch (error) {
         return fail(io, (error as Error).message);
       }
