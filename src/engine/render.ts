@@ -1,6 +1,7 @@
 // renderComposition: the engine's one entry point. Stages: check options and the project, start
 // the project server and browsers, wait until the page is ready, capture frames in fixed segments
-// (workers take segments from a shared queue), encode each segment while capturing, then join the
+// (each worker starts on a block of them and, when done, takes half of the segments another has not
+// started: stealSegments in plan.ts), encode each segment while capturing, then join the
 // segments and mix audio into the output, and cut a thumbnail. The output is written under a temp
 // name and renamed, and every temp file is removed whatever happens, so a failed or cancelled
 // render leaves nothing behind.
