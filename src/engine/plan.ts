@@ -62,8 +62,8 @@ export interface SegmentRun {
  * block's cost depends on the page (an intro that animates, an ending that holds still), so a
  * worker whose block is done takes the upper half of the segments not yet started by the worker
  * with the most left, when that worker has at least `minimum` of them (the thief pays a catch-up,
- * sometimes a fresh browser, so a lone segment stays with its owner). The thief's run becomes the
- * stolen range; returns false when there is nothing worth taking.
+ * sometimes a fresh browser, so a lone segment stays with its owner). The thief's run (changed in
+ * place) becomes the stolen range; returns false when there is nothing worth taking.
  */
 export function stealSegments(runs: SegmentRun[], thief: number, minimum = 2): boolean {
   const least = Math.max(1, minimum);
@@ -78,7 +78,8 @@ export function stealSegments(runs: SegmentRun[], thief: number, minimum = 2): b
   if (victim < 0) return false;
   const from = runs[victim]!;
   const split = from.end - Math.max(1, Math.floor((from.end - from.next) / 2));
-  runs[thief] = { next: split, end: from.end };
+  runs[thief]!.next = split;
+  runs[thief]!.end = from.end;
   from.end = split;
   return true;
 }

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineError } from "./errors";
 import { decodeFrame, frameHashes, pixelAt, probeMedia } from "./probe";
-import { renderComposition } from "./render";
+import { renderComposition, type RenderInternals } from "./render";
 import type { RenderCompositionOptions } from "./types";
 
 let scratch: string;
@@ -71,11 +71,14 @@ const RAMPS = page(
    </script>`,
 );
 
-async function render(options: Omit<RenderCompositionOptions, "output"> & { output?: string }) {
+async function render(
+  options: Omit<RenderCompositionOptions, "output"> & { output?: string },
+  internals: RenderInternals = {},
+) {
   const output =
     options.output ??
     join(scratch, "out", `${Math.random().toString(36).slice(2)}.${options.format ?? "mp4"}`);
-  return renderComposition({ allowNetwork: false, ...options, output });
+  return renderComposition({ allowNetwork: false, ...options, output }, internals);
 }
 
 async function expectEngineError(promise: Promise<unknown>, code: string): Promise<EngineError> {
@@ -171,14 +174,8 @@ describe("renderComposition", () => {
     // Worker 1 starts with nothing and takes the upper half of worker 0's segments: a jump
     // forward in its own page.
     const forward: { relaunch: boolean }[] = [];
-    const ahead = await renderComposition(
-      {
-        projectDir: dir,
-        fps: 2,
-        workers: 2,
-        allowNetwork: false,
-        output: join(scratch, "out", "steal-forward.mp4"),
-      },
+    const ahead = await render(
+      { projectDir: dir, fps: 2, workers: 2 },
       {
         blocks: (first, end) => [
           { first, end },
@@ -194,14 +191,8 @@ describe("renderComposition", () => {
     // Worker 1 starts with the last segment only; when it is done the rest lies behind its page,
     // so it takes segments in a fresh browser.
     const backward: { relaunch: boolean }[] = [];
-    const behind = await renderComposition(
-      {
-        projectDir: dir,
-        fps: 2,
-        workers: 2,
-        allowNetwork: false,
-        output: join(scratch, "out", "steal-back.mp4"),
-      },
+    const behind = await render(
+      { projectDir: dir, fps: 2, workers: 2 },
       {
         blocks: (first, end) => [
           { first, end: end - 1 },

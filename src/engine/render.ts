@@ -318,17 +318,18 @@ export async function renderComposition(
       const draining: Promise<void>[] = [];
       /** The next frame this worker's page can draw without a catch-up. */
       let position = 0;
+      const run = runs[worker]!;
       for (;;) {
-        if (runs[worker]!.next >= runs[worker]!.end) {
+        if (run.next >= run.end) {
           if (!stealSegments(runs, worker)) break;
-          const from = runs[worker]!.next * length;
+          const from = run.next * length;
           // Behind the page's position: scripts cannot be stepped backwards, so the stolen
           // segments get a fresh browser, which catches up exactly as a worker starting there.
           const relaunch = from < position;
           internals.onSteal?.({
             worker,
-            first: runs[worker]!.next,
-            end: runs[worker]!.end,
+            first: run.next,
+            end: run.end,
             relaunch,
           });
           if (relaunch) {
@@ -339,7 +340,7 @@ export async function renderComposition(
             position = 0;
           }
         }
-        const index = runs[worker]!.next++;
+        const index = run.next++;
         const start = index * length;
         const end = Math.min(frames, (index + 1) * length);
         if (start !== position) await catchUp(session, position, start, fps, () => cancelled);
