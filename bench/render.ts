@@ -38,6 +38,7 @@ interface Args {
   dedupAb: boolean;
   tiers: Tier[];
   results: string | undefined;
+  keep: string | undefined;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -50,6 +51,7 @@ function parseArgs(argv: string[]): Args {
     dedupAb: false,
     tiers: ["standard", "draft"],
     results: undefined,
+    keep: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
@@ -61,6 +63,7 @@ function parseArgs(argv: string[]): Args {
     if (argv[i] === "--dedup-ab") args.dedupAb = true;
     if (argv[i] === "--tiers" && value) args.tiers = value.split(",") as Tier[];
     if (argv[i] === "--results" && value) args.results = value;
+    if (argv[i] === "--keep" && value) args.keep = resolve(value);
   }
   return args;
 }
@@ -252,6 +255,7 @@ if (args.vsReference) {
     workers: args.workers === "auto" ? 2 : args.workers,
     svcEnv: {},
     resultsFile: args.results,
+    keepDir: args.keep,
   });
   process.exit(0);
 }

@@ -42,6 +42,8 @@ export interface VsReferenceArgs {
   /** Extra environment for the svc side (experiments). */
   svcEnv: Record<string, string>;
   resultsFile: string | undefined;
+  /** Folder to keep each row's two outputs in (last repetition), for a look at the frames. */
+  keepDir: string | undefined;
 }
 
 interface Side {
@@ -227,6 +229,11 @@ async function measure(
     probeMedia(svcOut, { countFrames: true }),
     probeMedia(refOut, { countFrames: true }),
   ]);
+  if (args.keepDir) {
+    await mkdir(args.keepDir, { recursive: true });
+    await copyFile(svcOut, join(args.keepDir, basename(svcOut)));
+    await copyFile(refOut, join(args.keepDir, basename(refOut)));
+  }
   const frames = svcInfo.streams.find((s) => s.type === "video")?.frames ?? 0;
   const refFrames = refInfo.streams.find((s) => s.type === "video")?.frames ?? 0;
   if (frames !== refFrames) {
