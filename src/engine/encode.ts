@@ -32,8 +32,10 @@ interface VideoCodecSettings {
  */
 const CODECS: Record<OutputFormat, VideoCodecSettings> = {
   mp4: {
-    segmentFormat: "matroska",
-    segmentExtension: "mkv",
+    // MP4 segments keep each frame's exact time (timescale 15360 at 30 fps); Matroska rounds
+    // timestamps to the millisecond, and the joined file carried frames up to 0.5 ms off the grid.
+    segmentFormat: "mp4",
+    segmentExtension: "mp4",
     pixelFormat: "yuv420p",
     args: (quality) => [
       "-c:v",
