@@ -204,6 +204,10 @@ test("keeps a long svc cloud render working across 2-second token expiries, then
       join(REPO, "examples/hello-world"),
       "--quality",
       "draft",
+      // 10 fps: still ~10 s of polling across five 2-second tokens, without a 150-frame render
+      // that a busy machine stretches past the test's time limit.
+      "--fps",
+      "10",
       "--poll-interval",
       "1",
       "-o",
