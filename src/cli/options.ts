@@ -23,7 +23,9 @@ export function addOutputOptionFlags(command: Command, resolutionNote = ""): Com
       DEFAULT_FPS,
     )
     .addOption(
-      new Option("--quality <tier>", "quality tier (draft: fast preview drawn at 3/4 size)").choices(QUALITIES).default("standard"),
+      new Option("--quality <tier>", "quality tier (draft: fast preview drawn at 3/4 size)")
+        .choices(QUALITIES)
+        .default("standard"),
     )
     .addOption(
       new Option("--format <format>", "output format (webm and mov keep transparency)")
