@@ -3,19 +3,45 @@
 //   draws when we ask, so each screenshot shows exactly the seeked state, and it is the fastest
 //   path measured here (see bench/render.ts).
 // - "screenshot": Page.captureScreenshot, for full Chrome builds that lack beginFrame control.
-import {
-  chromium,
-  type Browser,
-  type BrowserContext,
-  type CDPSession,
-  type Page,
-} from "playwright-core";
 import { BASE_CHROMIUM_ARGS, sharedMemoryArgs, type ResolvedBrowser } from "./browser";
+import { CdpBrowser } from "./cdp";
 import { EngineError } from "./errors";
 import type { FrameImageFormat } from "./encode";
-import { applyNetworkPolicy } from "./network";
+import { applyNetworkPolicy, type NetworkPolicy, type PolicyTarget } from "./network";
 
 export type CaptureMethod = "beginframe" | "screenshot";
+
+/**
+ * Flags an automated, windowless browser needs: no throttling of a page nobody looks at, no
+ * first-run or sign-in screens, sRGB output whatever the machine's display profile, and media
+ * queries that describe a mouse (hover, fine pointer) on every machine. The set playwright-core
+ * launched renders with before the engine drove the protocol itself (cdp.ts), so pictures stay
+ * identical across that change.
+ */
+const AUTOMATION_ARGS = [
+  "--disable-field-trial-config",
+  "--disable-background-timer-throttling",
+  "--disable-backgrounding-occluded-windows",
+  "--disable-renderer-backgrounding",
+  "--disable-back-forward-cache",
+  "--disable-breakpad",
+  "--disable-component-extensions-with-background-pages",
+  "--disable-features=AvoidUnnecessaryBeforeUnloadCheckSync,DestroyProfileOnBrowserClose,HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,LensOverlay,MediaRouter,PaintHolding,ThirdPartyStoragePartitioning,OptimizationHints,NetworkTimeServiceQuerying",
+  "--enable-features=CDPScreenshotNewSurface",
+  "--allow-pre-commit-input",
+  "--disable-hang-monitor",
+  "--disable-ipc-flooding-protection",
+  "--disable-popup-blocking",
+  "--disable-prompt-on-repost",
+  "--force-color-profile=srgb",
+  "--metrics-recording-only",
+  "--password-store=basic",
+  "--use-mock-keychain",
+  "--no-service-autorun",
+  "--disable-search-engine-choice-screen",
+  "--blink-settings=primaryHoverType=2,availableHoverTypes=2,primaryPointerType=4,availablePointerTypes=4",
+  "--no-startup-window",
+];
 
 /**
  * Flags that make a headless-shell build draw only on HeadlessExperimental.beginFrame, in one
@@ -63,7 +89,8 @@ export interface CaptureSessionOptions {
   transparent: boolean;
   imageFormat: FrameImageFormat;
   jpegQuality: number;
-  initScript: string;
+  /** The page runtime, installed before any page script runs (may still be building). */
+  initScript: string | Promise<string>;
   projectOrigin: string;
   allowNetwork: boolean;
   preferredMethod?: CaptureMethod;
@@ -86,9 +113,8 @@ export class CaptureSession {
   private holding = false;
 
   private constructor(
-    private readonly browserProcess: Browser,
-    readonly page: Page,
-    private readonly cdp: CDPSession,
+    private readonly browser: CdpBrowser,
+    private readonly sessionId: string,
     readonly method: CaptureMethod,
     private readonly options: CaptureSessionOptions,
   ) {}
@@ -109,13 +135,14 @@ export class CaptureSession {
     options: CaptureSessionOptions,
     method: CaptureMethod,
   ): Promise<CaptureSession> {
-    const browser = await chromium.launch({
+    const browser = await CdpBrowser.launch({
       executablePath: options.browser.executablePath,
       args: [
+        ...AUTOMATION_ARGS,
         ...BASE_CHROMIUM_ARGS,
         ...sharedMemoryArgs(),
-        ...(method === "beginframe" ? BEGIN_FRAME_ARGS : []),
-        // A page made through the protocol (for begin-frame control) does not take the context's
+        ...(method === "beginframe" ? BEGIN_FRAME_ARGS : ["--headless"]),
+        // A page made through the protocol (for begin-frame control) does not take the emulated
         // scale factor: the browser-wide one makes a 4k render a 4k capture, not 1080p scaled up.
         ...(method === "beginframe" && options.deviceScaleFactor !== 1
           ? [`--force-device-scale-factor=${options.deviceScaleFactor}`]
@@ -123,60 +150,134 @@ export class CaptureSession {
         ...rasterTileArgs(options),
         ...(options.extraArgs ?? []),
       ],
-      ignoreDefaultArgs: method === "beginframe" ? ["--headless"] : [],
       env: { ...process.env, ...options.browser.env },
     });
     try {
-      const context = await browser.newContext({
-        viewport: options.viewport,
-        deviceScaleFactor: options.deviceScaleFactor,
-        reducedMotion: "no-preference",
+      const { targetId } = await browser.send<{ targetId: string }>("Target.createTarget", {
+        url: "about:blank",
+        width: options.viewport.width,
+        height: options.viewport.height,
+        ...(method === "beginframe" ? { enableBeginFrameControl: true } : {}),
       });
-      await applyNetworkPolicy(context, {
-        projectOrigin: options.projectOrigin,
-        allowNetwork: options.allowNetwork,
-        ...(options.onBlockedRequest ? { onBlocked: options.onBlockedRequest } : {}),
+      const { sessionId } = await browser.send<{ sessionId: string }>("Target.attachToTarget", {
+        targetId,
+        flatten: true,
       });
-      await context.addInitScript({ content: options.initScript });
-      const page =
-        method === "beginframe"
-          ? await newBeginFramePage(browser, context, options)
-          : await context.newPage();
-      page.on("pageerror", (error) => options.onPageError(error.message));
-      const cdp = await context.newCDPSession(page);
-      if (options.transparent) {
-        await cdp.send("Emulation.setDefaultBackgroundColorOverride", {
-          color: { r: 0, g: 0, b: 0, a: 0 },
-        });
-      }
-      const session = new CaptureSession(browser, page, cdp, method, options);
+      const session = new CaptureSession(browser, sessionId, method, options);
+      await session.prepare();
       if (method === "beginframe") await session.captureRaw(); // proves the method works here
       return session;
     } catch (error) {
-      await browser.close().catch(() => undefined);
+      await browser.close();
       throw error;
     }
   }
 
+  /** Page setup before the composition loads: errors, init script, size, network policy. */
+  private async prepare(): Promise<void> {
+    const { options } = this;
+    this.on("Runtime.exceptionThrown", (params) =>
+      options.onPageError(exceptionMessage(params.exceptionDetails as ExceptionDetails)),
+    );
+    const policy = {
+      projectOrigin: options.projectOrigin,
+      allowNetwork: options.allowNetwork,
+      ...(options.onBlockedRequest ? { onBlocked: options.onBlockedRequest } : {}),
+    };
+    await Promise.all([
+      this.send("Page.enable"),
+      this.send("Runtime.enable"),
+      Promise.resolve(options.initScript).then((source) =>
+        this.send("Page.addScriptToEvaluateOnNewDocument", { source }),
+      ),
+      this.send("Emulation.setDeviceMetricsOverride", {
+        width: options.viewport.width,
+        height: options.viewport.height,
+        screenWidth: options.viewport.width,
+        screenHeight: options.viewport.height,
+        deviceScaleFactor: options.deviceScaleFactor,
+        mobile: false,
+      }),
+      this.send("Emulation.setFocusEmulationEnabled", { enabled: true }),
+      this.send("Emulation.setEmulatedMedia", {
+        media: "",
+        features: [{ name: "prefers-reduced-motion", value: "no-preference" }],
+      }),
+      options.transparent
+        ? this.send("Emulation.setDefaultBackgroundColorOverride", {
+            color: { r: 0, g: 0, b: 0, a: 0 },
+          })
+        : undefined,
+      // Covers the page's dedicated workers too: their requests go through the page.
+      applyNetworkPolicy(this.target(this.sessionId), policy),
+      this.holdWorkersToPolicy(policy),
+    ]);
+  }
+
+  /**
+   * Service and shared workers fetch outside the page, so each is attached as it starts, held
+   * until the same network policy covers it, then let go.
+   */
+  private async holdWorkersToPolicy(policy: NetworkPolicy): Promise<void> {
+    this.browser.on("Target.attachedToTarget", (params) => {
+      const child = this.target(params.sessionId as string);
+      // A worker the policy cannot cover stays held: it never runs, so it fetches nothing.
+      void applyNetworkPolicy(child, policy)
+        .then(() => child.send("Runtime.runIfWaitingForDebugger"))
+        .catch(() => undefined);
+    });
+    await this.browser.send("Target.setAutoAttach", {
+      autoAttach: true,
+      waitForDebuggerOnStart: true,
+      flatten: true,
+      filter: [{ type: "service_worker" }, { type: "shared_worker" }],
+    });
+  }
+
   /** Navigates to the composition; readiness (images, fonts, media) is the runtime's to report. */
   async load(url: string, timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    let loaded!: () => void;
+    const domContentLoaded = new Promise<void>((resolve) => (loaded = resolve));
+    this.on("Page.domContentEventFired", () => loaded());
     try {
-      await this.page.goto(url, { waitUntil: "domcontentloaded", timeout: timeoutMs });
-    } catch (error) {
-      if (error instanceof Error && error.name === "TimeoutError") {
-        throw new EngineError(
-          "timeout",
-          `Timed out after ${Math.round(timeoutMs / 1000)} s loading ${new URL(url).pathname}.`,
-          "Check that the entry file loads in a browser.",
-        );
-      }
-      throw error;
+      await Promise.race([
+        (async () => {
+          const result = await this.send<{ errorText?: string }>("Page.navigate", { url });
+          if (result.errorText) {
+            throw new EngineError(
+              "composition_not_found",
+              `Could not load ${new URL(url).pathname}: ${result.errorText}.`,
+              "Check that the entry file loads in a browser.",
+            );
+          }
+          await domContentLoaded;
+        })(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new EngineError(
+                  "timeout",
+                  `Timed out after ${Math.round(timeoutMs / 1000)} s loading ${new URL(url).pathname}.`,
+                  "Check that the entry file loads in a browser.",
+                ),
+              ),
+            timeoutMs,
+          );
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
   /** Runs an expression in the page and returns its JSON value; page exceptions become page_error. */
   async evaluate<T>(expression: string): Promise<T> {
-    const result = await this.cdp.send("Runtime.evaluate", {
+    const result = await this.send<{
+      result: { value?: unknown };
+      exceptionDetails?: ExceptionDetails;
+    }>("Runtime.evaluate", {
       expression,
       awaitPromise: true,
       returnByValue: true,
@@ -216,7 +317,7 @@ export class CaptureSession {
     if (skipUnchanged && unchanged && data !== undefined && this.method === "beginframe") {
       // A beginFrame that drew a screenshot leaves damage that the next one reports although
       // nothing changed; absorb it now, so the next frame's check sees only real changes.
-      await this.cdp.send("HeadlessExperimental.beginFrame", {});
+      await this.send("HeadlessExperimental.beginFrame", {});
     }
     this.holding = unchanged;
     if (data !== undefined && data !== this.lastData) {
@@ -235,20 +336,23 @@ export class CaptureSession {
     const format = imageFormat;
     if (this.method === "beginframe") {
       if (probeFirst) {
-        const probe = await this.cdp.send("HeadlessExperimental.beginFrame", {});
+        const probe = await this.send<{ hasDamage: boolean }>("HeadlessExperimental.beginFrame");
         if (!probe.hasDamage) return undefined;
       }
-      const result = await this.cdp.send("HeadlessExperimental.beginFrame", {
-        screenshot: {
-          format,
-          ...(format === "jpeg" ? { quality: jpegQuality } : {}),
-          optimizeForSpeed: true,
+      const result = await this.send<{ screenshotData?: string }>(
+        "HeadlessExperimental.beginFrame",
+        {
+          screenshot: {
+            format,
+            ...(format === "jpeg" ? { quality: jpegQuality } : {}),
+            optimizeForSpeed: true,
+          },
         },
-      } as never);
+      );
       // No damage since the last frame: no image, the previous one is still exact.
-      return (result as { screenshotData?: string }).screenshotData || undefined;
+      return result.screenshotData || undefined;
     }
-    const result = await this.cdp.send("Page.captureScreenshot", {
+    const result = await this.send<{ data: string }>("Page.captureScreenshot", {
       format,
       ...(format === "jpeg" ? { quality: jpegQuality } : {}),
       optimizeForSpeed: true,
@@ -258,41 +362,45 @@ export class CaptureSession {
     return result.data;
   }
 
-  private closing: Promise<void> | undefined;
-
-  /** Closes the browser; safe to call more than once (cancellation and clean-up both do). */
+  /** Closes the browser and waits for its process; safe to call more than once. */
   close(): Promise<void> {
-    this.closing ??= this.browserProcess.close().catch(() => undefined);
-    return this.closing;
+    return this.browser.close();
   }
 
   /** Stops the browser at once (cancellation). */
   kill(): void {
-    const process = this.browserProcess as unknown as {
-      process?: () => { kill(signal: string): void } | null;
+    this.browser.kill();
+    void this.browser.close();
+  }
+
+  private send<T = Record<string, unknown>>(method: string, params: object = {}): Promise<T> {
+    return this.browser.send<T>(method, params, this.sessionId);
+  }
+
+  private on(method: string, handler: (params: Record<string, unknown>) => void): void {
+    this.browser.on(method, handler, this.sessionId);
+  }
+
+  private target(sessionId: string): PolicyTarget {
+    return {
+      send: (method, params) => this.browser.send(method, params, sessionId),
+      on: (method, handler) => this.browser.on(method, handler, sessionId),
     };
-    void this.browserProcess.close().catch(() => undefined);
-    process.process?.()?.kill("SIGKILL");
   }
 }
 
-async function newBeginFramePage(
-  browser: Browser,
-  context: BrowserContext,
-  options: CaptureSessionOptions,
-): Promise<Page> {
-  const browserSession = await browser.newBrowserCDPSession();
-  const { browserContextIds } = await browserSession.send("Target.getBrowserContexts");
-  const contextId = browserContextIds[browserContextIds.length - 1];
-  const pagePromise = context.waitForEvent("page");
-  await browserSession.send("Target.createTarget", {
-    url: "about:blank",
-    enableBeginFrameControl: true,
-    ...(contextId ? { browserContextId: contextId } : {}),
-    width: options.viewport.width,
-    height: options.viewport.height,
-  });
-  const page = await pagePromise;
-  await browserSession.detach();
-  return page;
+interface ExceptionDetails {
+  text: string;
+  exception?: { description?: string; value?: unknown };
+}
+
+/** "Cannot read properties of null" from a thrown TypeError, as a console shows it. */
+function exceptionMessage(details: ExceptionDetails): string {
+  const description = details.exception?.description;
+  if (description) {
+    const firstLine = description.split("\n")[0]!;
+    return firstLine.replace(/^(?:[A-Z]\w*)?Error: /, "");
+  }
+  const value = details.exception?.value;
+  return value !== undefined ? String(value) : details.text;
 }

@@ -5,7 +5,6 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { BrowserContext } from "playwright-core";
 import { gsapDistFileForUrl } from "../shared/cdn";
 
 let gsapDistDir: string | undefined;
@@ -39,31 +38,58 @@ export interface NetworkPolicy {
   onBlocked?: (url: string) => void;
 }
 
+/** The part of a protocol session the policy needs (a page or a worker of it). */
+export interface PolicyTarget {
+  send(method: string, params?: object): Promise<unknown>;
+  on(method: string, handler: (params: Record<string, unknown>) => void): void;
+}
+
+/**
+ * Pauses every request of the target (Fetch domain) and answers it by the policy. data: and blob:
+ * URLs never reach the network, so the browser does not pause them.
+ */
 export async function applyNetworkPolicy(
-  context: BrowserContext,
+  target: PolicyTarget,
   policy: NetworkPolicy,
 ): Promise<void> {
-  await context.route(
-    (url) => url.origin !== policy.projectOrigin,
-    async (route) => {
-      const url = route.request().url();
-      if (url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
-      const gsapFile = gsapFileForUrl(url);
-      if (gsapFile) {
-        try {
-          const body = await readFile(gsapFile);
-          return route.fulfill({
-            status: 200,
-            contentType: "text/javascript; charset=utf-8",
-            body,
-          });
-        } catch {
-          return route.fulfill({ status: 404, body: `GSAP file not in the local package: ${url}` });
-        }
-      }
-      if (policy.allowNetwork) return route.continue();
-      policy.onBlocked?.(url);
-      return route.abort("blockedbyclient");
-    },
-  );
+  target.on("Fetch.requestPaused", (params) => {
+    const requestId = params.requestId as string;
+    const url = (params.request as { url: string }).url;
+    void answerRequest(target, requestId, url, policy).catch(() => undefined); // page gone
+  });
+  await target.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }] });
+}
+
+async function answerRequest(
+  target: PolicyTarget,
+  requestId: string,
+  url: string,
+  policy: NetworkPolicy,
+): Promise<unknown> {
+  if (originOf(url) === policy.projectOrigin)
+    return target.send("Fetch.continueRequest", { requestId });
+  const gsapFile = gsapFileForUrl(url);
+  if (gsapFile) {
+    const body = await readFile(gsapFile).catch(() => undefined);
+    return target.send("Fetch.fulfillRequest", {
+      requestId,
+      responseCode: body ? 200 : 404,
+      responseHeaders: [
+        { name: "Content-Type", value: body ? "text/javascript; charset=utf-8" : "text/plain" },
+        { name: "Access-Control-Allow-Origin", value: "*" },
+      ],
+      body: (body ?? Buffer.from(`GSAP file not in the local package: ${url}`)).toString("base64"),
+    });
+  }
+  if (policy.allowNetwork) return target.send("Fetch.continueRequest", { requestId });
+  policy.onBlocked?.(url);
+  return target.send("Fetch.failRequest", { requestId, errorReason: "BlockedByClient" });
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }

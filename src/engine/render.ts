@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rename, rm, stat } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { basename, dirname, extname, join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { detectAspectRatio, scanCompositionHtml } from "../shared/composition-scan";
 import {
   ALPHA_FORMATS,
@@ -251,8 +252,10 @@ export async function renderComposition(
   const report = progressReporter(options.onProgress);
   try {
     report({ framesDone: 0, framesTotal: 0, stage: "preparing" });
+    // Built while the browsers start (esbuild, once per process); each page awaits it.
+    const initScript = runtimeScript({ variables: values });
+    initScript.catch(() => undefined); // surfaced by the sessions that await it
     server = await startProjectServer(root);
-    const initScript = await runtimeScript({ variables: values });
     const readyTimeoutMs = (options.readyTimeoutSeconds ?? 30) * 1000;
     const blocked = new Set<string>();
     const openSession = async (): Promise<CaptureSession> => {
@@ -433,7 +436,8 @@ export async function renderComposition(
       }
       return { ...result, thumbnailPath: undefined, chunk: { segmentFiles: kept, audio } };
     }
-    await Promise.all(sessions.map((session) => session.close()));
+    // The browsers quit while FFmpeg joins the segments; `finally` waits for them.
+    for (const session of sessions) void session.close();
     await muxOutput({
       ffmpegPath: ffmpeg.path,
       segments,
@@ -548,6 +552,9 @@ function representativeTime(durationSeconds: number): number {
   return durationSeconds * 0.4;
 }
 
+/** How often the page is asked whether it is ready (fonts, images, media) before the first frame. */
+const READY_POLL_MS = 50;
+
 async function waitUntilReady(
   session: CaptureSession,
   timeoutMs: number,
@@ -577,7 +584,7 @@ async function waitUntilReady(
         "Check that these files exist in the project and load in a browser, or raise the ready timeout.",
       );
     }
-    await session.page.waitForTimeout(50);
+    await sleep(READY_POLL_MS);
   }
 }
 

@@ -1,0 +1,204 @@
+// A small Chrome DevTools Protocol client over --remote-debugging-pipe, for the render path.
+// Why not playwright-core, which the tests and tools use: a render needs a dozen protocol calls,
+// and playwright-core costs ~1 s to import and routes every message through its client/server
+// layers (a render sends two per frame, one of them a 300 KB screenshot). The pipe (fd 3 to the
+// browser, fd 4 back, messages ending in NUL) needs no listening port, so no other local user can
+// drive the browser, and the browser quits when our end closes.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { EngineError } from "./errors";
+
+type EventHandler = (params: Record<string, unknown>) => void;
+
+interface Pending {
+  resolve: (value: Record<string, unknown>) => void;
+  reject: (error: Error) => void;
+  method: string;
+}
+
+export interface BrowserLaunch {
+  executablePath: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** How long the browser may take to answer its first message. */
+  timeoutMs?: number;
+}
+
+/** How much of the browser's stderr is kept for an error message. */
+const STDERR_TAIL_BYTES = 4096;
+/** How long Browser.close may take before the process is killed. */
+const CLOSE_GRACE_MS = 5000;
+
+export class CdpBrowser {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly handlers = new Map<string, Set<EventHandler>>();
+  private stderrTail = "";
+  private exitError: EngineError | undefined;
+  private closing: Promise<void> | undefined;
+  /** Settles when the browser process has exited and been waited for. */
+  readonly exited: Promise<void>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly toBrowser: Writable,
+    fromBrowser: Readable,
+    private readonly userDataDir: string,
+  ) {
+    this.exited = new Promise((done) => child.once("exit", () => done()));
+    child.once("exit", (code, signal) => {
+      this.exitError ??= new EngineError(
+        "capture_failed",
+        `The browser quit unexpectedly (${signal ?? `exit code ${code}`})${this.stderrSummary()}.`,
+        "Render again; if it keeps failing, run `svc doctor` to check the browser.",
+      );
+      for (const pending of this.pending.values()) pending.reject(this.exitError);
+      this.pending.clear();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
+    });
+    let buffered: Buffer[] = [];
+    fromBrowser.on("data", (chunk: Buffer) => {
+      let start = 0;
+      for (let end = chunk.indexOf(0); end !== -1; end = chunk.indexOf(0, start)) {
+        buffered.push(chunk.subarray(start, end));
+        const text = Buffer.concat(buffered).toString("utf8");
+        buffered = [];
+        start = end + 1;
+        this.dispatch(JSON.parse(text) as Record<string, unknown>);
+      }
+      if (start < chunk.length) buffered.push(chunk.subarray(start));
+    });
+    // A write after the browser died fails here; the exit handler reports it.
+    toBrowser.on("error", () => undefined);
+    fromBrowser.on("error", () => undefined);
+  }
+
+  /** Starts the browser with a fresh profile folder and waits until it answers. */
+  static async launch(options: BrowserLaunch): Promise<CdpBrowser> {
+    const userDataDir = await mkdtemp(join(tmpdir(), "svc-chromium-"));
+    const child = spawn(
+      options.executablePath,
+      [...options.args, `--user-data-dir=${userDataDir}`, "--remote-debugging-pipe"],
+      { env: options.env, stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] },
+    );
+    const spawned = new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", reject);
+    });
+    try {
+      await spawned;
+    } catch (error) {
+      await rm(userDataDir, { recursive: true, force: true });
+      throw new EngineError(
+        "browser_not_found",
+        `Could not start the browser at ${options.executablePath}: ${(error as Error).message}.`,
+        "Run `svc doctor` to see which browser svc uses, or set SVC_CHROMIUM_PATH.",
+      );
+    }
+    const browser = new CdpBrowser(
+      child,
+      child.stdio[3] as Writable,
+      child.stdio[4] as Readable,
+      userDataDir,
+    );
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        browser.send("Browser.getVersion"),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new EngineError(
+                  "timeout",
+                  `The browser did not start within ${Math.round(timeoutMs / 1000)} s${browser.stderrSummary()}.`,
+                  "Run `svc doctor` to check the browser.",
+                ),
+              ),
+            timeoutMs,
+          );
+        }),
+      ]);
+    } catch (error) {
+      await browser.close();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    return browser;
+  }
+
+  /** Sends a command (to a page when `sessionId` is given) and resolves with its result. */
+  send<T = Record<string, unknown>>(
+    method: string,
+    params: object = {},
+    sessionId?: string,
+  ): Promise<T> {
+    if (this.exitError) return Promise.reject(this.exitError);
+    const id = this.nextId++;
+    const message = JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) });
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as Pending["resolve"], reject, method });
+      this.toBrowser.write(message + "\0");
+    });
+  }
+
+  /** Calls `handler` for each event of this name (from the page `sessionId`, if given). */
+  on(method: string, handler: EventHandler, sessionId?: string): void {
+    const key = sessionId ? `${sessionId}:${method}` : method;
+    let set = this.handlers.get(key);
+    if (!set) this.handlers.set(key, (set = new Set()));
+    set.add(handler);
+  }
+
+  /** Asks the browser to quit, kills it if it does not, and removes its profile folder. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (!this.exitError) {
+        this.send("Browser.close").catch(() => undefined);
+        this.toBrowser.end();
+        const timer = setTimeout(() => this.child.kill("SIGKILL"), CLOSE_GRACE_MS);
+        await this.exited;
+        clearTimeout(timer);
+      }
+      await this.exited;
+      await rm(this.userDataDir, { recursive: true, force: true, maxRetries: 3 });
+    })();
+    return this.closing;
+  }
+
+  /** Stops the browser at once (cancellation); close() still cleans up after it. */
+  kill(): void {
+    this.child.kill("SIGKILL");
+  }
+
+  private dispatch(message: Record<string, unknown>): void {
+    if (typeof message.id === "number") {
+      const pending = this.pending.get(message.id);
+      if (!pending) return;
+      this.pending.delete(message.id);
+      const error = message.error as { message?: string } | undefined;
+      if (error) {
+        pending.reject(new Error(`${pending.method}: ${error.message ?? "protocol error"}`));
+      } else {
+        pending.resolve((message.result ?? {}) as Record<string, unknown>);
+      }
+      return;
+    }
+    const method = message.method as string;
+    const params = (message.params ?? {}) as Record<string, unknown>;
+    const key = message.sessionId ? `${message.sessionId as string}:${method}` : method;
+    for (const handler of this.handlers.get(key) ?? []) handler(params);
+  }
+
+  private stderrSummary(): string {
+    const lines = this.stderrTail.trim().split("\n").filter(Boolean);
+    return lines.length > 0 ? `: ${lines.slice(-3).join(" / ")}` : "";
+  }
+}
