@@ -288,7 +288,7 @@ export async function runInProcess(
   }
   const io = recordingIo(merged);
   try {
-    await buildProgram(io).parseAsync(["node", "svc", ...args]);
+    await (await buildProgram(io)).parseAsync(["node", "svc", ...args]);
   } catch (error) {
     if (error instanceof CommanderError) io.exitCode = 2;
     else reportError(error, args.includes("--json"), io);

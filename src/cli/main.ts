@@ -7,7 +7,7 @@ import { buildProgram } from "./program";
 
 async function main(): Promise<void> {
   const io = processIo();
-  const program = buildProgram(io);
+  const program = await buildProgram(io, process.argv[2]);
   try {
     await program.parseAsync(process.argv);
   } catch (error) {

@@ -6,10 +6,15 @@ import { processIo, type CliIo } from "./io";
 import { registerDoctorCommand } from "./doctor";
 import { registerRenderCommand } from "./render";
 import { VERSION } from "./version";
-import { registerServerCommand } from "./server";
-import { registerCloudCommands } from "./cloud";
 
-export function buildProgram(io: CliIo = processIo()): Command {
+/**
+ * Commands that need none of the service client (HTTP, sign-in, keychain: ~0.5 s of imports). When
+ * one of them is the command being run, only these are loaded, so `svc render` starts sooner.
+ */
+const LOCAL_COMMANDS = new Set(["render", "doctor"]);
+
+/** `command` is the first word after `svc`, when known: the tree is trimmed to what it needs. */
+export async function buildProgram(io: CliIo = processIo(), command?: string): Promise<Command> {
   const program = new Command("svc")
     .description("Turn HTML video compositions into MP4, WebM and MOV files.")
     .version(VERSION, "-V, --version", "print the svc version")
@@ -23,6 +28,11 @@ export function buildProgram(io: CliIo = processIo()): Command {
     .exitOverride();
   registerRenderCommand(program, io);
   registerDoctorCommand(program, io);
+  if (command !== undefined && LOCAL_COMMANDS.has(command)) return program;
+  const [{ registerServerCommand }, { registerCloudCommands }] = await Promise.all([
+    import("./server"),
+    import("./cloud"),
+  ]);
   registerServerCommand(program, io);
   registerCloudCommands(program, io);
   return program;
