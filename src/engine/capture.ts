@@ -3,6 +3,7 @@
 //   draws when we ask, so each screenshot shows exactly the seeked state, and it is the fastest
 //   path measured here (see bench/render.ts).
 // - "screenshot": Page.captureScreenshot, for full Chrome builds that lack beginFrame control.
+import { withTimeout } from "../node/wait";
 import { BASE_CHROMIUM_ARGS, sharedMemoryArgs, type ResolvedBrowser } from "./browser";
 import { CdpBrowser } from "./cdp";
 import { EngineError } from "./errors";
@@ -236,40 +237,30 @@ export class CaptureSession {
 
   /** Navigates to the composition; readiness (images, fonts, media) is the runtime's to report. */
   async load(url: string, timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
     let loaded!: () => void;
     const domContentLoaded = new Promise<void>((resolve) => (loaded = resolve));
     this.on("Page.domContentEventFired", () => loaded());
-    try {
-      await Promise.race([
-        (async () => {
-          const result = await this.send<{ errorText?: string }>("Page.navigate", { url });
-          if (result.errorText) {
-            throw new EngineError(
-              "composition_not_found",
-              `Could not load ${new URL(url).pathname}: ${result.errorText}.`,
-              "Check that the entry file loads in a browser.",
-            );
-          }
-          await domContentLoaded;
-        })(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () =>
-              reject(
-                new EngineError(
-                  "timeout",
-                  `Timed out after ${Math.round(timeoutMs / 1000)} s loading ${new URL(url).pathname}.`,
-                  "Check that the entry file loads in a browser.",
-                ),
-              ),
-            timeoutMs,
-          );
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const navigation = async () => {
+      const result = await this.send<{ errorText?: string }>("Page.navigate", { url });
+      if (result.errorText) {
+        throw new EngineError(
+          "composition_not_found",
+          `Could not load ${new URL(url).pathname}: ${result.errorText}.`,
+          "Check that the entry file loads in a browser.",
+        );
+      }
+      await domContentLoaded;
+    };
+    await withTimeout(
+      navigation(),
+      timeoutMs,
+      () =>
+        new EngineError(
+          "timeout",
+          `Timed out after ${Math.round(timeoutMs / 1000)} s loading ${new URL(url).pathname}.`,
+          "Check that the entry file loads in a browser.",
+        ),
+    );
   }
 
   /** Runs an expression in the page and returns its JSON value; page exceptions become page_error. */

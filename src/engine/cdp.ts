@@ -9,6 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
+import { withTimeout } from "../node/wait";
 import { EngineError } from "./errors";
 
 type EventHandler = (params: Record<string, unknown>) => void;
@@ -107,29 +108,20 @@ export class CdpBrowser {
       userDataDir,
     );
     const timeoutMs = options.timeoutMs ?? 30_000;
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
+      await withTimeout(
         browser.send("Browser.getVersion"),
-        new Promise((_, reject) => {
-          timer = setTimeout(
-            () =>
-              reject(
-                new EngineError(
-                  "timeout",
-                  `The browser did not start within ${Math.round(timeoutMs / 1000)} s${browser.stderrSummary()}.`,
-                  "Run `svc doctor` to check the browser.",
-                ),
-              ),
-            timeoutMs,
-          );
-        }),
-      ]);
+        timeoutMs,
+        () =>
+          new EngineError(
+            "timeout",
+            `The browser did not start within ${Math.round(timeoutMs / 1000)} s${browser.stderrSummary()}.`,
+            "Run `svc doctor` to check the browser.",
+          ),
+      );
     } catch (error) {
       await browser.close();
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
     return browser;
   }

@@ -32,3 +32,22 @@ export function backoffDelay(
   const step = Math.min(options.baseMs * 2 ** Math.max(0, attempt - 1), options.capMs);
   return step + Math.random() * (options.jitterMs ?? 0);
 }
+
+/** `work`'s result, or `timedOut()` thrown when it takes longer than `ms`; the timer never outlives it. */
+export async function withTimeout<T>(
+  work: Promise<T>,
+  ms: number,
+  timedOut: () => Error,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(timedOut()), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
