@@ -8,7 +8,10 @@
 //   cpu/frame  CPU-seconds per frame: the render's own process tree (cgroup, exact) and the whole
 //              machine (/proc/stat deltas, includes whatever else ran), for each; "sys" is the
 //              kernel's share of the tree's time
-//   ssim       ffmpeg's SSIM between the two outputs of the last repetition
+//   ssim       ffmpeg's SSIM between the two outputs of the last repetition; for a draft row, when
+//              the run has the standard tier too, also each draft against the reference's
+//              standard and svc's standard against the reference's draft (what the draft pair
+//              can reach when each side loses detail its own way)
 // Both renderers get the same staged copy of each project: GSAP CDN URLs are pointed at a local
 // copy of the same file svc answers them with, because the reference cannot reach a CDN here.
 import { execFile } from "node:child_process";
@@ -63,6 +66,16 @@ export interface VsRow {
   svc: Summary;
   reference: Summary;
   ssim: number;
+  /**
+   * For a draft row when the same run also rendered the standard tier: how far each draft is from
+   * the reference's standard picture, and svc's standard against the reference's draft. Both
+   * drafts are lossy in their own way, so these bound what the draft-vs-draft SSIM can reach.
+   */
+  draftBounds?: {
+    svcDraftVsRefStandard: number;
+    refDraftVsRefStandard: number;
+    svcStandardVsRefDraft: number;
+  };
 }
 
 interface Summary {
@@ -247,6 +260,16 @@ async function measure(
   if (frames !== refFrames) {
     process.stderr.write(`  warning: svc wrote ${frames} frames, the reference ${refFrames}\n`);
   }
+  const svcStandard = join(workDir, `${name}-standard-svc.mp4`);
+  const refStandard = join(workDir, `${name}-standard-reference.mp4`);
+  const bounds =
+    tier === "draft" && existsSync(svcStandard) && existsSync(refStandard)
+      ? {
+          svcDraftVsRefStandard: await ssim(svcOut, refStandard),
+          refDraftVsRefStandard: await ssim(refOut, refStandard),
+          svcStandardVsRefDraft: await ssim(svcStandard, refOut),
+        }
+      : undefined;
   return {
     name,
     tier,
@@ -256,6 +279,7 @@ async function measure(
     svc: summarise(svc, frames),
     reference: summarise(reference, frames),
     ssim: await ssim(svcOut, refOut),
+    ...(bounds ? { draftBounds: bounds } : {}),
   };
 }
 
@@ -268,6 +292,11 @@ function formatRow(row: VsRow): string {
     `fps svc ${row.svc.fps.toFixed(1)} ref ${row.reference.fps.toFixed(1)}`,
     `cpu/frame svc ${cpu(row.svc)}, ref ${cpu(row.reference)}`,
     `ssim ${row.ssim.toFixed(4)}`,
+    ...(row.draftBounds
+      ? [
+          `vs ref standard: svc draft ${row.draftBounds.svcDraftVsRefStandard.toFixed(4)}, ref draft ${row.draftBounds.refDraftVsRefStandard.toFixed(4)}; svc standard vs ref draft ${row.draftBounds.svcStandardVsRefDraft.toFixed(4)}`,
+        ]
+      : []),
     ...(row.svc.leftovers || row.reference.leftovers
       ? [`left-over processes svc ${row.svc.leftovers} ref ${row.reference.leftovers}`]
       : []),
