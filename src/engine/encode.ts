@@ -151,6 +151,8 @@ function lowerPriority(pid: number | undefined): void {
 export class SegmentEncoder {
   private readonly child: ChildProcess;
   private readonly done: Promise<void>;
+  /** Resolves once the process has exited and been reaped (or never started). */
+  private readonly exited: Promise<void>;
   private stderrTail = "";
   private failure: Error | undefined;
   /** Frames written so far (sent or repeated); the next frame's index. */
@@ -193,6 +195,10 @@ export class SegmentEncoder {
       options.output,
     ];
     this.child = spawn(options.ffmpegPath, args, { stdio: ["pipe", "ignore", "pipe"] });
+    this.exited = new Promise((resolve) => {
+      this.child.once("exit", () => resolve());
+      this.child.once("error", () => resolve());
+    });
     lowerPriority(this.child.pid);
     this.child.stderr!.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString()).slice(-4000);
@@ -285,8 +291,10 @@ export class SegmentEncoder {
     await this.done;
   }
 
-  kill(): void {
-    if (this.child.exitCode === null) this.child.kill("SIGKILL");
+  /** Stops FFmpeg at once; resolves when its process has exited. */
+  kill(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+    return this.exited;
   }
 }
 

@@ -127,7 +127,8 @@ async function resolveComposition(
 export interface FrameSink {
   write(frame: Buffer | null): Promise<void>;
   finish(): Promise<void>;
-  kill(): void;
+  /** Stops at once; a returned promise resolves when the sink's process has exited. */
+  kill(): void | Promise<void>;
 }
 
 /** Hooks for bench/render.ts, which measures capture alone with the same pages and workers. */
@@ -243,12 +244,18 @@ export async function renderComposition(
   const workDir = await mkdtemp(join(tmpdir(), "svc-render-"));
   const sessions: CaptureSession[] = [];
   const encoders = new Set<FrameSink>();
+  /** Encoders being stopped: the render returns only once their processes have exited. */
+  const stopping: Promise<void>[] = [];
+  const stopEncoder = (encoder: FrameSink): void => {
+    encoders.delete(encoder);
+    stopping.push(Promise.resolve(encoder.kill()));
+  };
   let server: ProjectServer | undefined;
   const pageErrors: string[] = [];
   let cancelled = false;
   const onAbort = () => {
     cancelled = true;
-    for (const encoder of encoders) encoder.kill();
+    for (const encoder of encoders) stopEncoder(encoder);
     for (const session of sessions) void session.close();
   };
   signal?.addEventListener("abort", onAbort, { once: true });
@@ -387,15 +394,11 @@ export async function renderComposition(
             report({ framesDone, framesTotal: framesInRange, stage: "capturing" });
           }
         } catch (error) {
-          encoder.kill();
-          encoders.delete(encoder);
+          stopEncoder(encoder);
           throw error;
         }
         position = end;
-        const done = encoder.finish().finally(() => {
-          encoder.kill();
-          encoders.delete(encoder);
-        });
+        const done = encoder.finish().finally(() => stopEncoder(encoder));
         done.catch(() => undefined); // surfaced by the Promise.all below
         draining.push(done);
       }
@@ -472,8 +475,9 @@ export async function renderComposition(
     throw error;
   } finally {
     signal?.removeEventListener("abort", onAbort);
-    for (const encoder of encoders) encoder.kill();
-    await Promise.all(sessions.map((session) => session.close()));
+    // Waited for, so no FFmpeg outlives the render, not even as an unreaped zombie.
+    for (const encoder of encoders) stopEncoder(encoder);
+    await Promise.all([...stopping, ...sessions.map((session) => session.close())]);
     await server?.close();
     await rm(workDir, { recursive: true, force: true });
     await rm(partialOutput, { force: true });
