@@ -314,6 +314,9 @@ export async function runVsReference(args: VsReferenceArgs): Promise<VsRow[]> {
       `${REFERENCE_BROWSER} is missing: apt-get install chromium-headless-shell (the reference renders with it).`,
     );
   }
+  // svc builds its CLI bundle on its first start after a source change (bin/svc.js): not a
+  // render's time, so it happens here, before anything is measured.
+  await execFileAsync(process.execPath, [join(ROOT, "bin", "svc.js"), "--version"]);
   const workDir = await mkdtemp(join(tmpdir(), "svc-vs-reference-"));
   const rows: VsRow[] = [];
   try {
