@@ -67,8 +67,12 @@ afterEach(async () => {
     await opening.queue.close();
     await opening.db.destroy();
   }
+  // Errors up to here are the queue's. The forced drop below terminates any connection still
+  // closing, and a client that hears "terminating connection due to administrator command"
+  // (57P01) from it reports that too (seen now and then in CI): that one is the test's own doing.
+  const queueErrors = [...errors];
   await admin((client) => client.query(`drop database ${databaseName} with (force)`));
-  expect(errors).toEqual([]);
+  expect(queueErrors).toEqual([]);
 });
 
 async function jobRow(id: string) {
