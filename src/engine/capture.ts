@@ -3,6 +3,7 @@
 //   draws when we ask, so each screenshot shows exactly the seeked state, and it is the fastest
 //   path measured here (see bench/render.ts).
 // - "screenshot": Page.captureScreenshot, for full Chrome builds that lack beginFrame control.
+import { setTimeout as sleep } from "node:timers/promises";
 import { withTimeout } from "../node/wait";
 import { BASE_CHROMIUM_ARGS, sharedMemoryArgs, type ResolvedBrowser } from "./browser";
 import { CdpBrowser } from "./cdp";
@@ -11,6 +12,9 @@ import type { FrameImageFormat } from "./encode";
 import { applyNetworkPolicy, type NetworkPolicy, type PolicyTarget } from "./network";
 
 export type CaptureMethod = "beginframe" | "screenshot";
+
+/** Waits before asking for a screenshot again when the page has no frame to copy yet. */
+const SCREENSHOT_RETRY_MS = [50, 100, 200, 400, 800];
 
 /**
  * Flags an automated, windowless browser needs: no throttling of a page nobody looks at, no
@@ -343,14 +347,26 @@ export class CaptureSession {
       // No damage since the last frame: no image, the previous one is still exact.
       return result.screenshotData || undefined;
     }
-    const result = await this.send<{ data: string }>("Page.captureScreenshot", {
-      format,
-      ...(format === "jpeg" ? { quality: jpegQuality } : {}),
-      optimizeForSpeed: true,
-      fromSurface: true,
-      captureBeyondViewport: false,
-    });
-    return result.data;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.send<{ data: string }>("Page.captureScreenshot", {
+          format,
+          ...(format === "jpeg" ? { quality: jpegQuality } : {}),
+          optimizeForSpeed: true,
+          fromSurface: true,
+          captureBeyondViewport: false,
+        });
+        return result.data;
+      } catch (error) {
+        // Chrome answers "Unable to capture screenshot" while the page has no frame to copy yet
+        // (just after a load on a busy machine: seen in CI); it draws one on its own schedule,
+        // so ask again a little later. The page's own timers follow the frame clock, so the
+        // wait is ours.
+        const retry = SCREENSHOT_RETRY_MS[attempt - 1];
+        if (retry === undefined || !/Unable to capture screenshot/.test(String(error))) throw error;
+        await sleep(retry);
+      }
+    }
   }
 
   /** Closes the browser and waits for its process; safe to call more than once. */
