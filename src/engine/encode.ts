@@ -157,7 +157,7 @@ function lowerPriority(pid: number | undefined): void {
 export class SegmentEncoder {
   private readonly child: ChildProcess;
   private readonly done: Promise<void>;
-  /** Resolves once the process has exited and been reaped (or never started). */
+  /** `done` settled either way: the process has exited and been reaped (or never started). */
   private readonly exited: Promise<void>;
   private stderrTail = "";
   private failure: Error | undefined;
@@ -201,10 +201,6 @@ export class SegmentEncoder {
       options.output,
     ];
     this.child = spawn(options.ffmpegPath, args, { stdio: ["pipe", "ignore", "pipe"] });
-    this.exited = new Promise((resolve) => {
-      this.child.once("exit", () => resolve());
-      this.child.once("error", () => resolve());
-    });
     lowerPriority(this.child.pid);
     this.child.stderr!.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString()).slice(-4000);
@@ -235,6 +231,10 @@ export class SegmentEncoder {
       });
     });
     this.done.catch(() => undefined);
+    this.exited = this.done.then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /**
