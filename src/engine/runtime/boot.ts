@@ -5,7 +5,13 @@
 // in `__svc.error` so the engine can report them instead of timing out.
 import { resolveVariables } from "../../shared/variables";
 import { installVirtualClock } from "./clock";
-import { CompositionError, mountChildren, numberAttr, type MountContext } from "./compositions";
+import {
+  CompositionError,
+  mountChildren,
+  numberAttr,
+  registerInlineCompositions,
+  type MountContext,
+} from "./compositions";
 import {
   trackPageFetches,
   trackResourceLoads,
@@ -35,7 +41,9 @@ export interface RuntimeOptions {
  * sub-composition that writes `window.__timelines = {}` cannot wipe what the page registered.
  */
 function installTimelineRegistry(): void {
-  let registry: TimelineRegistry | undefined;
+  // Present before any page script, as the reference runtime provides it: pages write
+  // `window.__timelines["main"] = tl` without creating the registry.
+  let registry: TimelineRegistry | undefined = {};
   Object.defineProperty(window, "__timelines", {
     configurable: true,
     enumerable: true,
@@ -244,6 +252,7 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
       await new Promise((resolve) => clock.realSetTimeout(resolve, 0));
       if (clock.pendingFrames() === 0) break;
     }
+    registerInlineCompositions(context);
     scene = new Scene(rootInstance, context.instances, clock, warnings);
     await scene.seek(0);
     const found = scene.duration();

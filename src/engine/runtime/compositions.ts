@@ -101,6 +101,59 @@ export async function mountChildren(
   }
 }
 
+/**
+ * Compositions written inline (`data-composition-id` with `data-start`, no file) are instances
+ * too: their timelines (registered under their id) and clips run on their own clock, `t -
+ * data-start`, as in the reference runtime. Called once every file is mounted, so inline
+ * compositions inside sub-composition files are found as well. The root element of a mounted file
+ * carries its host's id and is part of that instance, not a new one.
+ */
+export function registerInlineCompositions(context: MountContext): void {
+  const root = context.instances[0];
+  if (!root) return;
+  const byElement = new Map<Element, CompositionInstance>();
+  for (const instance of context.instances) byElement.set(instance.element, instance);
+  const ownerOf = (element: Element): CompositionInstance => {
+    for (let at = element.parentElement; at; at = at.parentElement) {
+      const owner = byElement.get(at);
+      if (owner) return owner;
+    }
+    return root;
+  };
+  const candidates = root.element.querySelectorAll<HTMLElement>(
+    "[data-composition-id]:not([data-composition-src])",
+  );
+  for (const element of Array.from(candidates)) {
+    if (byElement.has(element)) continue;
+    const parent = ownerOf(element);
+    const id = element.getAttribute("data-composition-id") ?? "";
+    if (id === parent.id) continue;
+    const instance: CompositionInstance = {
+      id,
+      element,
+      parent,
+      depth: parent.depth + 1,
+      offset: parent.offset + (numberAttr(element, "data-start") ?? 0),
+      declaredDuration: numberAttr(element, "data-duration"),
+      schema: parent.schema,
+      values: parent.values,
+      givenValues: parent.givenValues,
+      timelines: [],
+      src: undefined,
+    };
+    // A file's scripts that registered this timeline had it captured for the file's instance.
+    const own = lookupTimeline(window.__timelines, id);
+    if (own) {
+      for (const other of context.instances) {
+        other.timelines = other.timelines.filter((timeline) => timeline !== own);
+      }
+      instance.timelines.push(own);
+    }
+    byElement.set(element, instance);
+    context.instances.push(instance);
+  }
+}
+
 interface FetchedComposition {
   url: string;
   html: string;
@@ -205,10 +258,14 @@ async function mountInstance(
   else fragment.append(...Array.from(content.childNodes));
   rewriteParentRelativePaths(fragment, file.url);
 
-  // Libraries the file loads in its <head> (for previewing it alone) run before its own scripts.
-  for (const script of Array.from(parsed.head.querySelectorAll("script[src]")).reverse()) {
-    fragment.prepend(document.importNode(script, true));
-  }
+  // A file whose content sits in its <body> is a standalone page: its <head> styles (where catalog
+  // blocks keep all their CSS) and scripts belong to the composition and come first, as the
+  // reference runtime assembles them. A <template> file's <head> belongs to the page that previews
+  // it; of that only libraries (script src) are kept, so the template's own scripts can use them.
+  const headAssets = template
+    ? Array.from(parsed.head.querySelectorAll("script[src]"))
+    : Array.from(parsed.head.querySelectorAll("style, script"));
+  for (const element of headAssets.reverse()) fragment.prepend(document.importNode(element, true));
   const scripts = Array.from(fragment.querySelectorAll("script")).filter(isExecutable);
   const placeholders = scripts.map((script) => {
     const marker = document.createComment("svc-script");

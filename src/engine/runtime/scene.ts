@@ -150,16 +150,26 @@ export class Scene {
     return entries;
   }
 
-  /** data-duration of the root, else the longest root-level timeline. */
+  /**
+   * data-duration of the root; without it, where the last thing ends, as the reference infers it:
+   * the longest timeline (a nested one from its start), the last clip, nested composition or
+   * media element with a known end.
+   */
   duration(): number | undefined {
     const declared = numberAttr(this.root.element, "data-duration");
     if (declared !== undefined && declared > 0) return declared;
     let longest: number | undefined;
+    const consider = (end: number) => {
+      if (Number.isFinite(end) && end > 0) longest = Math.max(longest ?? 0, end);
+    };
     for (const entry of this.timelines()) {
-      if (entry.instance !== this.root) continue;
-      const duration = entry.timeline.duration();
-      if (Number.isFinite(duration) && duration > 0) longest = Math.max(longest ?? 0, duration);
+      const instance = entry.instance;
+      const length = entry.timeline.duration();
+      if (instance === this.root) consider(length);
+      else if (instance.declaredDuration === undefined) consider(instance.offset + length);
     }
+    for (const item of this.timed) consider(item.end);
+    for (const item of this.media) consider(item.end);
     return longest;
   }
 

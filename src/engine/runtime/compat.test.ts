@@ -1,0 +1,123 @@
+// Compositions written for the reference renderer's format (npm `hyperframes`), on small fixtures
+// of ours: each test reproduces one way such a page came out different from what the reference
+// draws, and reads what the page shows after `__svc.seek(t)`.
+import { describe, expect, it } from "vitest";
+import { html, open, seek, translateX, usePageBrowser, visibility } from "../testing/runtime-page";
+
+usePageBrowser();
+
+const GSAP_TAG = '<script src="/gsap.min.js"></script>';
+
+function backgroundOf(page: Awaited<ReturnType<typeof open>>, selector: string): Promise<string> {
+  return page.evaluate(
+    (sel) => getComputedStyle(document.querySelector(sel)!).backgroundColor,
+    selector,
+  );
+}
+
+describe("reference-format compositions", () => {
+  it("keeps the <head> styles and scripts of a sub-composition file that has no <template>", async () => {
+    // A catalog block: a standalone page whose CSS and timeline code sit in its <head>; its
+    // html/body rules mean the composition's own box.
+    const block = `<!doctype html><html><head>${GSAP_TAG}
+      <style>
+        html, body { width: 640px; height: 360px; background: rgb(5, 7, 11); }
+        .card { position: absolute; left: 0; top: 0; width: 100px; height: 50px; background: rgb(200, 30, 40); }
+      </style>
+      <script>window.headScriptRan = true;</script>
+      </head><body>
+      <div id="root" data-composition-id="block" data-width="640" data-height="360" data-duration="2">
+        <div class="card"></div>
+      </div>
+      <script>
+        const tl = gsap.timeline({ paused: true });
+        tl.to(".card", { x: 200, duration: 2, ease: "none" });
+        window.__timelines["block"] = tl;
+      </script></body></html>`;
+    const page = await open({
+      "/index.html": html(
+        `<div id="main" data-composition-id="main" data-width="640" data-height="360" data-duration="2">
+           <div data-composition-id="block" data-composition-src="compositions/block.html"
+                data-start="0" data-duration="2" data-track-index="1" data-width="640" data-height="360"></div>
+         </div>`,
+        GSAP_TAG,
+      ),
+      "/compositions/block.html": block,
+    });
+    expect(await backgroundOf(page, ".card")).toBe("rgb(200, 30, 40)");
+    expect(await backgroundOf(page, "[data-composition-src], [data-svc-instance]")).toBe(
+      "rgb(5, 7, 11)",
+    );
+    // The host page's own body keeps its style: the block's `body` rule is the block's box.
+    expect(await backgroundOf(page, "body")).toBe("rgba(0, 0, 0, 0)");
+    expect(
+      await page.evaluate(() => (window as unknown as { headScriptRan?: boolean }).headScriptRan),
+    ).toBe(true);
+    await seek(page, 1);
+    expect((await translateX(page, ".card"))[0]).toBeCloseTo(100, 0);
+  });
+
+  it("gives page scripts an empty window.__timelines before they run", async () => {
+    // As the reference's `init` writes it: no `window.__timelines = window.__timelines || {}`.
+    const page = await open({
+      "/index.html": html(
+        `<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="3">
+           <div class="box" style="width:10px;height:10px;background:red"></div>
+         </div>
+         <script>
+           const tl = gsap.timeline({ paused: true });
+           tl.to(".box", { x: 300, duration: 3, ease: "none" });
+           window.__timelines["main"] = tl;
+         </script>`,
+        GSAP_TAG,
+      ),
+    });
+    await seek(page, 1.5);
+    expect((await translateX(page, ".box"))[0]).toBeCloseTo(150, 0);
+  });
+
+  it("plays an inline nested composition's timeline from its data-start", async () => {
+    const page = await open({
+      "/index.html": html(
+        `<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="6">
+           <div id="intro" data-composition-id="intro" data-start="0" data-duration="2">
+             <div class="a" style="width:10px;height:10px;background:red"></div>
+           </div>
+           <div id="outro" data-composition-id="outro" data-start="2" data-duration="4">
+             <div class="b" style="width:10px;height:10px;background:blue"></div>
+             <div class="clip late" data-start="1" data-duration="1" style="width:5px;height:5px"></div>
+           </div>
+         </div>
+         <script>
+           const intro = gsap.timeline({ paused: true });
+           intro.to(".a", { x: 100, duration: 2, ease: "none" });
+           const outro = gsap.timeline({ paused: true });
+           outro.to(".b", { x: 400, duration: 4, ease: "none" });
+           window.__timelines["intro"] = intro;
+           window.__timelines["outro"] = outro;
+         </script>`,
+        GSAP_TAG,
+      ),
+    });
+    await seek(page, 3);
+    // 1 s into the outro, not 3 s.
+    expect((await translateX(page, ".b"))[0]).toBeCloseTo(100, 0);
+    // A clip inside it starts 1 s after the outro does.
+    expect(await visibility(page, ".late")).toEqual(["visible"]);
+    await seek(page, 2.5);
+    expect(await visibility(page, ".late")).toEqual(["hidden"]);
+    expect(await visibility(page, "#intro")).toEqual(["hidden"]);
+  });
+
+  it("takes the length of a root without data-duration from where its clips end", async () => {
+    const page = await open({
+      "/index.html": html(
+        `<div id="root" data-composition-id="main" data-width="640" data-height="360">
+           <div class="clip" data-start="0" data-duration="2">one</div>
+           <div class="clip" data-start="2" data-duration="3.5">two</div>
+         </div>`,
+      ),
+    });
+    expect(await page.evaluate(() => window.__svc!.duration)).toBe(5.5);
+  });
+});
