@@ -56,6 +56,9 @@ const AUTOMATION_ARGS = [
  * unreaped where PID 1 does not reap, as in many containers): the one process is our child, and
  * we wait for it.
  */
+/** Empty first frames tolerated before giving up (a visible video needs one more). */
+const FIRST_FRAME_ATTEMPTS = 5;
+
 const BEGIN_FRAME_ARGS = [
   "--single-process",
   "--no-zygote",
@@ -325,6 +328,28 @@ export class CaptureSession {
     return { image: this.lastFrame, changed: false };
   }
 
+  /**
+   * The first image of a page whose first frame came back empty. A visible <video> is drawn from a
+   * surface of its own that joins the compositor frame a frame late, and until it has, Chromium
+   * draws nothing and returns no screenshot; the next frames have it.
+   */
+  private async firstImage(format: string, jpegQuality: number): Promise<string> {
+    for (let attempt = 0; attempt < FIRST_FRAME_ATTEMPTS; attempt++) {
+      const result = await this.send<{ screenshotData?: string }>(
+        "HeadlessExperimental.beginFrame",
+        {
+          screenshot: {
+            format,
+            ...(format === "jpeg" ? { quality: jpegQuality } : {}),
+            optimizeForSpeed: true,
+          },
+        },
+      );
+      if (result.screenshotData) return result.screenshotData;
+    }
+    throw new EngineError("capture_failed", "The browser produced no image for the first frame.");
+  }
+
   /** The frame as base64 text straight from the protocol, or undefined when nothing changed. */
   private async captureRaw(probeFirst = false): Promise<string | undefined> {
     const { imageFormat, jpegQuality } = this.options;
@@ -344,6 +369,7 @@ export class CaptureSession {
           },
         },
       );
+      if (!result.screenshotData && !this.lastFrame) return this.firstImage(format, jpegQuality);
       // No damage since the last frame: no image, the previous one is still exact.
       return result.screenshotData || undefined;
     }

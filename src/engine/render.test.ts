@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineError } from "./errors";
+import { resolveFfmpeg } from "./ffmpeg";
 import { decodeFrame, frameHashes, pixelAt, probeMedia } from "./probe";
 import { renderComposition, type RenderInternals } from "./render";
 import type { RenderCompositionOptions } from "./types";
@@ -306,6 +307,28 @@ describe("renderComposition", () => {
       await expectEngineError(render({ projectDir: rampsDir, fps: 0 }), "invalid_options");
       await expectEngineError(render({ projectDir: rampsDir, fps: 241 }), "invalid_options");
     });
+  });
+
+  it("draws a visible <video> at each frame's time, from the first frame on", async () => {
+    // A clip whose red level is 100 * t: the frame at t must show that level.
+    const dir = await project("video", {
+      "index.html": page(
+        `<video src="clip.mp4" muted playsinline data-start="0"
+           style="position:absolute;left:0;top:0;width:320px;height:180px"></video>`,
+        { width: 320, height: 180 },
+      ),
+    });
+    const ffmpeg = await resolveFfmpeg();
+    execFileSync(ffmpeg.path, [
+      ...["-v", "error", "-f", "lavfi", "-i", "color=c=black:s=160x90:r=10:d=2"],
+      ...["-vf", "geq=r='100*T':g=0:b=0", "-c:v", "libx264", "-pix_fmt", "yuv420p"],
+      ...["-g", "1", join(dir, "clip.mp4")],
+    ]);
+    const { outputPath } = await render({ projectDir: dir, fps: 10 });
+    for (const frame of [0, 5, 15]) {
+      const [r] = pixelAt(await decodeFrame(outputPath, frame), 960, 540);
+      expect({ frame, r }).toEqual({ frame, r: expect.closeTo((100 * frame) / 10, -1.2) });
+    }
   });
 
   it("stops Chromium and FFmpeg within 2 s of a cancel and removes partial output", async () => {
