@@ -327,28 +327,93 @@ export interface MuxOptions {
   signal?: AbortSignal;
 }
 
-function audioFilter(
+/** The mix's sample rate: every clip is resampled to it before it is cut and placed. */
+export const AUDIO_SAMPLE_RATE = 48_000;
+/** Inputs per amix: more clips are mixed in groups, then the groups mixed. */
+const MIX_GROUP = 32;
+
+/** A clip as it is placed on the output, in samples at AUDIO_SAMPLE_RATE. */
+export interface PlacedClip {
+  /** Index into the inputs it came from. */
+  input: number;
+  /** First output sample the clip sounds at. */
+  at: number;
+  /** First sample of the (resampled) source that plays. */
+  from: number;
+  /** Samples that play: at least 1, never past the end of the output. */
+  length: number;
+  volume: number;
+}
+
+/**
+ * Where each clip sounds, in whole samples of a `durationSeconds` output: a clip starting before 0
+ * loses its head, one running past the end loses its tail, and one with nothing audible inside the
+ * output (zero or negative length, starting at or after the end) is left out.
+ */
+export function placeClips(
   inputs: AudioInput[],
-  firstInputIndex: number,
   durationSeconds: number,
-): string {
-  const chains = inputs.map((input, i) => {
-    const delayMs = Math.max(0, Math.round(input.start * 1000));
-    const trim = [`start=${input.mediaStart.toFixed(6)}`];
-    if (input.duration !== null) trim.push(`duration=${input.duration.toFixed(6)}`);
+): { totalSamples: number; clips: PlacedClip[] } {
+  const totalSamples = Math.max(0, Math.round(durationSeconds * AUDIO_SAMPLE_RATE));
+  const clips: PlacedClip[] = [];
+  inputs.forEach((input, index) => {
+    const start = Math.round(input.start * AUDIO_SAMPLE_RATE);
+    const mediaStart = Math.max(0, Math.round(input.mediaStart * AUDIO_SAMPLE_RATE));
+    const at = Math.max(0, start);
+    const from = mediaStart + (at - start);
+    const end =
+      input.duration === null
+        ? totalSamples
+        : Math.min(totalSamples, start + Math.round(input.duration * AUDIO_SAMPLE_RATE));
+    if (end - at < 1 || input.volume <= 0) return;
+    clips.push({ input: index, at, from, length: end - at, volume: input.volume });
+  });
+  return { totalSamples, clips };
+}
+
+/**
+ * The audio filter graph: each clip resampled, cut and delayed by sample counts, padded with
+ * silence to the output's exact length, then mixed. Nothing here reads a timestamp: the static
+ * FFmpeg build svc ships (2018) gives adelay's and amix's frames no timestamps, and trimming the
+ * mix by time (`atrim=end=<seconds>`) then aborted on an assertion (issue 30). Padding every clip
+ * to the full length also keeps amix's level right: it divides by the inputs still running, so
+ * clips that ended early made the later ones louder.
+ */
+function audioFilter(clips: PlacedClip[], firstInputIndex: number, totalSamples: number): string {
+  const exact = `asetpts=N/SR/TB,apad=whole_len=${totalSamples},atrim=end_sample=${totalSamples}`;
+  if (clips.length === 0) {
+    return `anullsrc=r=${AUDIO_SAMPLE_RATE}:cl=stereo,atrim=end_sample=${totalSamples},asetpts=N/SR/TB[aout]`;
+  }
+  const chains = clips.map((clip, i) => {
+    // adelay takes milliseconds and truncates to samples: a quarter sample more lands on `at`.
+    const delayMs = (((clip.at + 0.25) * 1000) / AUDIO_SAMPLE_RATE).toFixed(6);
     return (
-      `[${firstInputIndex + i}:a]atrim=${trim.join(":")},asetpts=PTS-STARTPTS,` +
-      `aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo,` +
-      `volume=${input.volume.toFixed(4)},adelay=${delayMs}|${delayMs}[a${i}]`
+      `[${firstInputIndex + i}:a]aformat=sample_fmts=fltp:sample_rates=${AUDIO_SAMPLE_RATE}:channel_layouts=stereo,` +
+      `atrim=start_sample=${clip.from}:end_sample=${clip.from + clip.length},asetpts=N/SR/TB,` +
+      `volume=${clip.volume.toFixed(6)}` +
+      (clip.at > 0 ? `,adelay=${delayMs}|${delayMs}` : "") +
+      `,${exact}[c${i}]`
     );
   });
-  const labels = inputs.map((_, i) => `[a${i}]`).join("");
-  // amix divides by the input count; multiply back so each clip keeps its own level.
-  const mix =
-    inputs.length === 1
-      ? `${labels}anull`
-      : `${labels}amix=inputs=${inputs.length}:duration=longest:dropout_transition=0,volume=${inputs.length}`;
-  return `${chains.join(";")};${mix},apad,atrim=end=${durationSeconds.toFixed(6)}[aout]`;
+  let labels = clips.map((_, i) => `[c${i}]`);
+  const mixes: string[] = [];
+  for (let level = 0; labels.length > 1; level++) {
+    const next: string[] = [];
+    for (let g = 0; g < labels.length; g += MIX_GROUP) {
+      const group = labels.slice(g, g + MIX_GROUP);
+      const label = `[m${level}_${next.length}]`;
+      // amix divides by the input count (all inputs run to the end): multiply back.
+      mixes.push(
+        group.length === 1
+          ? `${group[0]}anull${label}`
+          : `${group.join("")}amix=inputs=${group.length}:duration=longest:dropout_transition=0,` +
+              `volume=${group.length},${exact}${label}`,
+      );
+      next.push(label);
+    }
+    labels = next;
+  }
+  return [...chains, ...mixes, `${labels[0]}${exact}[aout]`].join(";");
 }
 
 /** Joins the segments without re-encoding and mixes the audio into the final file. */
@@ -371,15 +436,13 @@ export async function muxOutput(options: MuxOptions): Promise<void> {
     "-i",
     listFile,
   ];
-  for (const input of options.audio) args.push("-i", input.source);
+  // A composition with audio gets an audio track of exactly the video's length, silent where no
+  // clip sounds (and all through when none is audible inside the video).
+  const { totalSamples, clips } = placeClips(options.audio, options.durationSeconds);
+  for (const clip of clips) args.push("-i", options.audio[clip.input]!.source);
   args.push("-map", "0:v", "-c:v", "copy");
   if (options.audio.length > 0) {
-    args.push(
-      "-filter_complex",
-      audioFilter(options.audio, 1, options.durationSeconds),
-      "-map",
-      "[aout]",
-    );
+    args.push("-filter_complex", audioFilter(clips, 1, totalSamples), "-map", "[aout]");
     args.push(...codec.audioArgs);
   }
   args.push(
