@@ -1,11 +1,24 @@
-// What the page may fetch. The project origin is always allowed. Well-known CDN URLs of GSAP
-// (jsdelivr, unpkg, cdnjs) are answered from the local `gsap` npm package, so renders work offline
-// and every render uses the same bytes. Anything else is allowed only when the caller allows the
-// network (local renders: yes; the service: no by default).
+// What the page may fetch. The project origin is always allowed. Well-known CDN URLs are answered
+// from npm packages svc depends on (src/shared/cdn.ts says which), so renders work offline and
+// every render uses the same bytes: GSAP from the `gsap` package; other files on jsdelivr/unpkg
+// (and a few cdnjs libraries) from an installed package of a compatible version; Google Fonts
+// stylesheets from @fontsource packages, built the way Google answers them (one @font-face per
+// subset with its unicode-range) with font files at their jsdelivr URLs, which are answered the
+// same way. Anything else is allowed only when the caller allows the network (local renders:
+// yes; the service: no by default).
+import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { gsapDistFileForUrl } from "../shared/cdn";
+import {
+  fontsourceSlug,
+  googleFontsRequest,
+  gsapDistFileForUrl,
+  npmFileForCdnUrl,
+  versionSatisfies,
+  type GoogleFontFamily,
+} from "../shared/cdn";
+import { contentTypeFor } from "../shared/content-types";
 
 let gsapDistDir: string | undefined;
 
@@ -29,6 +42,155 @@ export function gsapFileForUrl(url: string): string | undefined {
  */
 export function gsapDistFile(name: string): string | undefined {
   return /^[\w-][\w.-]*\.js$/.test(name) ? join(localGsapDir(), name) : undefined;
+}
+
+interface InstalledPackage {
+  dir: string;
+  version: string;
+}
+
+const installedPackages = new Map<string, InstalledPackage | null>();
+
+/**
+ * An npm package svc can read files of, found the way Node finds it from this module (its
+ * `exports` may hide package.json from require.resolve, so the folders are searched directly).
+ */
+export function installedPackage(name: string): InstalledPackage | undefined {
+  if (!/^(?:@[\w.-]+\/)?[\w.-]+$/.test(name)) return undefined;
+  let found = installedPackages.get(name);
+  if (found === undefined) {
+    found = null;
+    const require = createRequire(import.meta.url);
+    for (const modules of require.resolve.paths(name) ?? []) {
+      const manifest = join(modules, name, "package.json");
+      if (!existsSync(manifest)) continue;
+      const { version } = JSON.parse(readFileSync(manifest, "utf8")) as { version: string };
+      found = { dir: join(modules, name), version };
+      break;
+    }
+    installedPackages.set(name, found);
+  }
+  return found ?? undefined;
+}
+
+/** The local file that answers a jsdelivr/unpkg/cdnjs URL of an npm file, or undefined. */
+export function npmFileForUrl(url: string): string | undefined {
+  const request = npmFileForCdnUrl(url);
+  if (!request) return undefined;
+  const installed = installedPackage(request.packageName);
+  if (!installed || !versionSatisfies(installed.version, request.version)) return undefined;
+  const file = join(installed.dir, request.path);
+  return file.startsWith(installed.dir + "/") && existsSync(file) ? file : undefined;
+}
+
+/** A font file a local Google Fonts stylesheet uses. */
+export interface FontFile {
+  packageName: string;
+  version: string;
+  /** Path inside the package (`files/inter-latin-400-normal.woff2`). */
+  path: string;
+  /** The file on this machine. */
+  file: string;
+}
+
+/** Where a font file is fetched from by default: its jsdelivr URL, which svc answers locally. */
+export function jsdelivrFontUrl(font: FontFile): string {
+  return `https://cdn.jsdelivr.net/npm/${font.packageName}@${font.version}/${font.path}`;
+}
+
+/**
+ * The stylesheet a Google Fonts URL stands for, built from @fontsource packages, or undefined when
+ * the URL is not one or a family it asks for is not installed. `fontUrl` says how the stylesheet
+ * refers to each font file (the engine: its jsdelivr URL; the bench: a copied file).
+ */
+export function googleFontsCss(
+  url: string,
+  fontUrl: (font: FontFile) => string = jsdelivrFontUrl,
+): { css: string; fonts: FontFile[] } | undefined {
+  const request = googleFontsRequest(url);
+  if (!request) return undefined;
+  const parts: string[] = [];
+  const fonts: FontFile[] = [];
+  for (const family of request.families) {
+    const faces = fontsourceFaces(family);
+    if (!faces) return undefined;
+    for (const { installed, packageName, cssFile } of faces) {
+      const css = readFileSync(join(installed.dir, cssFile), "utf8")
+        .replace(/font-family:\s*'[^']*'/g, `font-family: '${family.family.replace(/'/g, "")}'`)
+        .replace(/font-display:\s*\w+/g, `font-display: ${request.display ?? "auto"}`)
+        .replace(/url\(\.\/(files\/[\w.-]+)\)/g, (_whole, path: string) => {
+          const font = {
+            packageName,
+            version: installed.version,
+            path,
+            file: join(installed.dir, path),
+          };
+          fonts.push(font);
+          return `url(${fontUrl(font)})`;
+        });
+      parts.push(css);
+    }
+  }
+  return { css: parts.join("\n"), fonts };
+}
+
+/** The fontsource stylesheets that hold the faces a family request asks for. */
+function fontsourceFaces(
+  family: GoogleFontFamily,
+): { installed: InstalledPackage; packageName: string; cssFile: string }[] | undefined {
+  const slug = fontsourceSlug(family.family);
+  const staticName = `@fontsource/${slug}`;
+  const variableName = `@fontsource-variable/${slug}`;
+  const staticPackage = installedPackage(staticName);
+  const variablePackage = installedPackage(variableName);
+  const styles = [...(family.normal ? [""] : []), ...(family.italic ? ["-italic"] : [])];
+  const wantsVariable = family.weightRange !== undefined || family.otherAxes.length > 0;
+  const variableFaces = () => {
+    if (!variablePackage) return undefined;
+    const axis = family.otherAxes.length ? "full" : "wght";
+    return styles
+      .map((style) =>
+        [`${axis}${style}.css`, `wght${style}.css`, `index.css`].find((file) =>
+          existsSync(join(variablePackage.dir, file)),
+        ),
+      )
+      .filter((file): file is string => file !== undefined)
+      .map((cssFile) => ({ installed: variablePackage, packageName: variableName, cssFile }));
+  };
+  if (wantsVariable && variablePackage) return variableFaces();
+  if (staticPackage) {
+    const [low, high] = family.weightRange ?? [0, 0];
+    const weights = family.weightRange
+      ? [100, 200, 300, 400, 500, 600, 700, 800, 900].filter((w) => w >= low && w <= high)
+      : family.weights;
+    const faces = weights.flatMap((weight) =>
+      styles
+        .map((style) => `${weight}${style}.css`)
+        .filter((file) => existsSync(join(staticPackage.dir, file)))
+        .map((cssFile) => ({ installed: staticPackage, packageName: staticName, cssFile })),
+    );
+    return faces.length ? faces : undefined;
+  }
+  return variableFaces();
+}
+
+/**
+ * The local answer to a well-known CDN URL (GSAP, an npm file, a Google Fonts stylesheet), or
+ * undefined when svc has no copy of it.
+ */
+export async function cdnResponse(
+  url: string,
+): Promise<{ body: Buffer; contentType: string } | undefined> {
+  const gsap = gsapFileForUrl(url);
+  if (gsap) {
+    const body = await readFile(gsap).catch(() => undefined);
+    return body ? { body, contentType: "text/javascript; charset=utf-8" } : undefined;
+  }
+  const fonts = googleFontsCss(url);
+  if (fonts) return { body: Buffer.from(fonts.css), contentType: "text/css; charset=utf-8" };
+  const file = npmFileForUrl(url);
+  if (file) return { body: await readFile(file), contentType: contentTypeFor(file) };
+  return undefined;
 }
 
 export interface NetworkPolicy {
@@ -68,17 +230,16 @@ async function answerRequest(
 ): Promise<unknown> {
   if (originOf(url) === policy.projectOrigin)
     return target.send("Fetch.continueRequest", { requestId });
-  const gsapFile = gsapFileForUrl(url);
-  if (gsapFile) {
-    const body = await readFile(gsapFile).catch(() => undefined);
+  const local = await cdnResponse(url).catch(() => undefined);
+  if (local) {
     return target.send("Fetch.fulfillRequest", {
       requestId,
-      responseCode: body ? 200 : 404,
+      responseCode: 200,
       responseHeaders: [
-        { name: "Content-Type", value: body ? "text/javascript; charset=utf-8" : "text/plain" },
+        { name: "Content-Type", value: local.contentType },
         { name: "Access-Control-Allow-Origin", value: "*" },
       ],
-      body: (body ?? Buffer.from(`GSAP file not in the local package: ${url}`)).toString("base64"),
+      body: local.body.toString("base64"),
     });
   }
   if (policy.allowNetwork) return target.send("Fetch.continueRequest", { requestId });

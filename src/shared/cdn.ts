@@ -1,6 +1,15 @@
-// Well-known CDN URLs of animation libraries that svc answers from its own copy, so renders and
-// previews work offline and always use the same bytes. Used by the engine's network policy and
-// by <svc-player> when it builds a preview frame.
+// Well-known CDN URLs that svc answers from its own copy, so renders and previews work offline and
+// always use the same bytes. Used by the engine's network policy and by <svc-player> when it
+// builds a preview frame. Three kinds:
+// - GSAP from jsdelivr, unpkg or cdnjs: always answered from the `gsap` package, whatever version
+//   the URL names (the 3.x API is stable and compositions pin many different patch versions);
+// - any other npm file from jsdelivr or unpkg (`/npm/<package>@<version>/<path>`), and a few
+//   cdnjs libraries that are npm packages under another name: answered when svc has that package
+//   at a compatible version (same major; same minor for 0.x), otherwise left to the network;
+// - Google Fonts stylesheets (`fonts.googleapis.com/css2?family=...` and the older `css?`):
+//   parsed here into the faces they ask for, which the engine answers from @fontsource packages
+//   (the same Google font files, published on npm).
+// Only parsing lives here; which packages exist and reading them is the engine's (Node) part.
 
 const GSAP_CDN_PATTERNS: RegExp[] = [
   /^https?:\/\/cdn\.jsdelivr\.net\/npm\/gsap(?:@[^/]+)?\/dist\/([\w.-]+\.js)$/,
@@ -16,4 +25,192 @@ export function gsapDistFileForUrl(url: string): string | undefined {
     if (match) return match[1];
   }
   return undefined;
+}
+
+/** A file of an npm package named by a CDN URL. */
+export interface NpmFileRequest {
+  packageName: string;
+  /** As written in the URL (`7`, `3.1.0`, `^1.2`), undefined for "latest". */
+  version: string | undefined;
+  /** Path inside the package, without a leading slash. */
+  path: string;
+}
+
+const NPM_CDN_PATTERN =
+  /^https?:\/\/(?:cdn\.jsdelivr\.net\/npm|unpkg\.com)\/((?:@[\w.-]+\/)?[\w.-]+)(?:@([^/]+))?\/(.+)$/;
+
+interface CdnjsLibrary {
+  packageName: string;
+  folder: string;
+  version?: (cdnjsVersion: string) => string;
+}
+
+/** cdnjs libraries whose files are an npm package's: name on cdnjs -> package and folder. */
+const CDNJS_LIBRARIES: Record<string, CdnjsLibrary> = {
+  "three.js": {
+    packageName: "three",
+    folder: "build",
+    // cdnjs names three's releases r128; npm publishes the same release as 0.128.0.
+    version: (v) => (/^r\d+$/.test(v) ? `0.${v.slice(1)}.0` : v),
+  },
+  d3: { packageName: "d3", folder: "dist" },
+  "topojson-client": { packageName: "topojson-client", folder: "dist" },
+};
+
+/** The npm file a jsdelivr, unpkg or cdnjs URL names, or undefined when it names none. */
+export function npmFileForCdnUrl(url: string): NpmFileRequest | undefined {
+  const bare = url.split(/[?#]/)[0]!;
+  const npm = NPM_CDN_PATTERN.exec(bare);
+  if (npm) {
+    const path = npm[3]!;
+    // jsdelivr's "+esm" and directory listings are made by the CDN, not files of the package.
+    if (path.endsWith("/") || path.includes("+esm") || path.split("/").includes("..")) {
+      return undefined;
+    }
+    return { packageName: npm[1]!, version: npm[2], path };
+  }
+  const cdnjs =
+    /^https?:\/\/cdnjs\.cloudflare\.com\/ajax\/libs\/([\w.-]+)\/([^/]+)\/([\w.-]+)$/.exec(bare);
+  const library = cdnjs ? CDNJS_LIBRARIES[cdnjs[1]!] : undefined;
+  if (cdnjs && library) {
+    return {
+      packageName: library.packageName,
+      version: library.version ? library.version(cdnjs[2]!) : cdnjs[2],
+      path: `${library.folder}/${cdnjs[3]}`,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Whether an installed version can answer a request for `requested` (as written in a CDN URL):
+ * the same major version, and for 0.x the same minor (three 0.147 and 0.160 differ in API).
+ * Ranges and tags are read by their first number; "latest" or no version accepts anything.
+ */
+export function versionSatisfies(installed: string, requested: string | undefined): boolean {
+  if (!requested || requested === "latest") return true;
+  const want = /(\d+)(?:\.(\d+))?/.exec(requested);
+  const have = /^(\d+)\.(\d+)/.exec(installed);
+  if (!want || !have) return false;
+  if (want[1] !== have[1]) return false;
+  if (want[1] === "0") return want[2] === undefined || want[2] === have[2];
+  return true;
+}
+
+/** One family of a Google Fonts stylesheet request. */
+export interface GoogleFontFamily {
+  family: string;
+  /** Discrete weights asked for; empty when only `weightRange` is, [400] when none are named. */
+  weights: number[];
+  weightRange?: [number, number];
+  italic: boolean;
+  normal: boolean;
+  /** Axes other than ital/wght (wdth, opsz, ...), which only a variable font has. */
+  otherAxes: string[];
+}
+
+export interface GoogleFontsRequest {
+  families: GoogleFontFamily[];
+  display: string | undefined;
+}
+
+/**
+ * The families, weights and styles a Google Fonts stylesheet URL asks for, or undefined when the
+ * URL is not one. Understands css2 (`family=Inter:ital,wght@0,400;1,700`, `wght@100..900`) and
+ * the older css (`family=Inter:400,700italic|Lato`).
+ */
+export function googleFontsRequest(url: string): GoogleFontsRequest | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.replace(/&amp;/g, "&"));
+  } catch {
+    return undefined;
+  }
+  if (parsed.hostname !== "fonts.googleapis.com") return undefined;
+  const display = parsed.searchParams.get("display") ?? undefined;
+  if (parsed.pathname === "/css2") {
+    const families = parsed.searchParams.getAll("family").map(css2Family);
+    return families.length ? { families, display } : undefined;
+  }
+  if (parsed.pathname === "/css") {
+    const families = (parsed.searchParams.get("family") ?? "")
+      .split("|")
+      .filter(Boolean)
+      .map(css1Family);
+    return families.length ? { families, display } : undefined;
+  }
+  return undefined;
+}
+
+function css2Family(spec: string): GoogleFontFamily {
+  const [family, axisSpec] = spec.split(":") as [string, string | undefined];
+  const result: GoogleFontFamily = {
+    family: family.trim(),
+    weights: [],
+    italic: false,
+    normal: true,
+    otherAxes: [],
+  };
+  if (!axisSpec) {
+    result.weights = [400];
+    return result;
+  }
+  const [axesPart, tuplesPart = ""] = axisSpec.split("@") as [string, string | undefined];
+  const axes = axesPart.split(",");
+  const italAt = axes.indexOf("ital");
+  const wghtAt = axes.indexOf("wght");
+  result.otherAxes = axes.filter((axis) => axis !== "ital" && axis !== "wght");
+  const weights = new Set<number>();
+  let sawNormal = italAt < 0;
+  for (const tuple of tuplesPart.split(";").filter(Boolean)) {
+    const values = tuple.split(",");
+    if (italAt >= 0) {
+      if (values[italAt] === "1") result.italic = true;
+      else sawNormal = true;
+    }
+    const weight = wghtAt >= 0 ? values[wghtAt] : undefined;
+    if (!weight) continue;
+    const range = /^(\d+)\.\.(\d+)$/.exec(weight);
+    if (range) result.weightRange = [Number(range[1]), Number(range[2])];
+    else weights.add(Number(weight));
+  }
+  result.normal = sawNormal;
+  result.weights = [...weights].sort((a, b) => a - b);
+  if (!result.weights.length && !result.weightRange) result.weights = [400];
+  return result;
+}
+
+function css1Family(spec: string): GoogleFontFamily {
+  const [family, variants] = spec.split(":") as [string, string | undefined];
+  const result: GoogleFontFamily = {
+    family: family.trim(),
+    weights: [],
+    italic: false,
+    normal: false,
+    otherAxes: [],
+  };
+  const weights = new Set<number>();
+  for (const variant of (variants ?? "400").split(",")) {
+    const match = /^(\d+)?(i|italic)?$/.exec(variant.trim());
+    if (!match) {
+      if (variant.trim() === "regular") weights.add(400);
+      continue;
+    }
+    weights.add(match[1] ? Number(match[1]) : 400);
+    if (match[2]) result.italic = true;
+    else result.normal = true;
+  }
+  result.weights = [...weights].sort((a, b) => a - b);
+  if (!result.weights.length) result.weights = [400];
+  if (!result.italic) result.normal = true;
+  return result;
+}
+
+/** The npm name fontsource publishes a Google family under (`Libre Franklin` -> libre-franklin). */
+export function fontsourceSlug(family: string): string {
+  return family
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
 }

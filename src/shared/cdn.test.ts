@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { googleFontsRequest, npmFileForCdnUrl, versionSatisfies } from "./cdn";
+
+describe("npmFileForCdnUrl", () => {
+  it("reads package, version and path from jsdelivr and unpkg URLs, scoped or not", () => {
+    expect(
+      npmFileForCdnUrl(
+        "https://cdn.jsdelivr.net/npm/@fontsource-variable/roboto-flex@5.2.8/files/a.woff2",
+      ),
+    ).toEqual({
+      packageName: "@fontsource-variable/roboto-flex",
+      version: "5.2.8",
+      path: "files/a.woff2",
+    });
+    expect(npmFileForCdnUrl("https://unpkg.com/d3/dist/d3.min.js?x=1")).toEqual({
+      packageName: "d3",
+      version: undefined,
+      path: "dist/d3.min.js",
+    });
+  });
+
+  it("maps cdnjs three.js releases to npm versions and ignores what the CDN generates", () => {
+    expect(
+      npmFileForCdnUrl("https://cdnjs.cloudflare.com/ajax/libs/three.js/r128/three.min.js"),
+    ).toEqual({
+      packageName: "three",
+      version: "0.128.0",
+      path: "build/three.min.js",
+    });
+    expect(npmFileForCdnUrl("https://cdn.jsdelivr.net/npm/d3@7/+esm")).toBeUndefined();
+    expect(npmFileForCdnUrl("https://cdn.jsdelivr.net/npm/x@1/../../etc/passwd")).toBeUndefined();
+    expect(npmFileForCdnUrl("https://example.com/npm/d3@7/dist/d3.js")).toBeUndefined();
+  });
+});
+
+describe("versionSatisfies", () => {
+  it("accepts the same major, and the same minor below 1.0", () => {
+    expect(versionSatisfies("7.9.0", "7")).toBe(true);
+    expect(versionSatisfies("5.3.0", "5.2.8")).toBe(true);
+    expect(versionSatisfies("8.0.0", "7")).toBe(false);
+    expect(versionSatisfies("0.160.0", "0.147.0")).toBe(false);
+    expect(versionSatisfies("0.147.1", "0.147.0")).toBe(true);
+    expect(versionSatisfies("1.0.0", undefined)).toBe(true);
+  });
+});
+
+describe("googleFontsRequest", () => {
+  it("reads css2 families, weights, italics, ranges and display", () => {
+    const request = googleFontsRequest(
+      "https://fonts.googleapis.com/css2?family=Inter:ital,wght@0,400;1,700&amp;family=Bebas+Neue&family=Roboto+Flex:opsz,wdth,wght@8..144,25..151,100..1000&display=block",
+    );
+    expect(request?.display).toBe("block");
+    expect(request?.families).toEqual([
+      { family: "Inter", weights: [400, 700], italic: true, normal: true, otherAxes: [] },
+      { family: "Bebas Neue", weights: [400], italic: false, normal: true, otherAxes: [] },
+      {
+        family: "Roboto Flex",
+        weights: [],
+        weightRange: [100, 1000],
+        italic: false,
+        normal: true,
+        otherAxes: ["opsz", "wdth"],
+      },
+    ]);
+  });
+
+  it("reads the older css API and ignores other hosts", () => {
+    expect(
+      googleFontsRequest("https://fonts.googleapis.com/css?family=Lato:400,700italic|Anton"),
+    ).toEqual({
+      display: undefined,
+      families: [
+        { family: "Lato", weights: [400, 700], italic: true, normal: true, otherAxes: [] },
+        { family: "Anton", weights: [400], italic: false, normal: true, otherAxes: [] },
+      ],
+    });
+    expect(googleFontsRequest("https://fonts.gstatic.com/s/inter/v1/x.woff2")).toBeUndefined();
+  });
+});
