@@ -15,12 +15,15 @@
 //                    [--results bench/results/vs-reference.json]
 // Held-frame skipping on and off, alternating (default pan-floor, where every pixel changes on
 // every frame, so skipping can only cost): npm run bench -- --dedup-ab [--only name] [--reps 3]
+// Does svc draw what the reference draws, on the compatibility corpus (bench/compat.ts):
+//   npm run bench -- --compat [--only a,b] [--fps 10] [--keep DIR]
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SegmentEncoder } from "../src/engine/encode";
 import { machineCpu } from "./cpu";
 import { runVsReference, type Tier } from "./vs-reference";
+import { runCompat } from "./compat";
 import { resolveFfmpeg } from "../src/engine/ffmpeg";
 import {
   renderComposition,
@@ -33,8 +36,11 @@ interface Args {
   workers: number | "auto";
   only: string | undefined;
   fps: number;
+  /** Whether --fps was given (the compat bench defaults to 10, the others to 30). */
+  fpsGiven: boolean;
   reps: number | undefined;
   vsReference: boolean;
+  compat: boolean;
   dedupAb: boolean;
   tiers: Tier[];
   results: string | undefined;
@@ -46,8 +52,10 @@ function parseArgs(argv: string[]): Args {
     workers: "auto",
     only: undefined,
     fps: 30,
+    fpsGiven: false,
     reps: undefined,
     vsReference: false,
+    compat: false,
     dedupAb: false,
     tiers: ["standard", "draft"],
     results: undefined,
@@ -57,7 +65,11 @@ function parseArgs(argv: string[]): Args {
     const value = argv[i + 1];
     if (argv[i] === "--workers" && value) args.workers = value === "auto" ? "auto" : Number(value);
     if (argv[i] === "--only" && value) args.only = value;
-    if (argv[i] === "--fps" && value) args.fps = Number(value);
+    if (argv[i] === "--fps" && value) {
+      args.fps = Number(value);
+      args.fpsGiven = true;
+    }
+    if (argv[i] === "--compat") args.compat = true;
     if (argv[i] === "--reps" && value) args.reps = Math.max(1, Number(value));
     if (argv[i] === "--vs-reference") args.vsReference = true;
     if (argv[i] === "--dedup-ab") args.dedupAb = true;
@@ -255,6 +267,15 @@ if (args.vsReference) {
     workers: args.workers === "auto" ? 2 : args.workers,
     svcEnv: {},
     resultsFile: args.results,
+    keepDir: args.keep,
+  });
+  process.exit(0);
+}
+if (args.compat) {
+  await runCompat({
+    only: args.only,
+    fps: args.fpsGiven ? args.fps : 10,
+    workers: args.workers === "auto" ? 2 : args.workers,
     keepDir: args.keep,
   });
   process.exit(0);

