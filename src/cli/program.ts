@@ -3,6 +3,7 @@
 // tests run it in-process with their own streams and environment.
 import { Command } from "commander";
 import { processIo, type CliIo } from "./io";
+import { registerCheckCommand } from "./check";
 import { registerDoctorCommand } from "./doctor";
 import { registerRenderCommand } from "./render";
 import { VERSION } from "./version";
@@ -11,7 +12,7 @@ import { VERSION } from "./version";
  * Commands that need none of the service client (HTTP, sign-in, keychain: ~0.5 s of imports). When
  * one of them is the command being run, only these are loaded, so `svc render` starts sooner.
  */
-const LOCAL_COMMANDS = new Set(["render", "doctor"]);
+const LOCAL_COMMANDS = new Set(["render", "check", "doctor"]);
 
 /** `command` is the first word after `svc`, when known: the tree is trimmed to what it needs. */
 export async function buildProgram(io: CliIo = processIo(), command?: string): Promise<Command> {
@@ -27,6 +28,7 @@ export async function buildProgram(io: CliIo = processIo(), command?: string): P
     // Set before subcommands are added so they inherit it: main() maps usage errors to exit 2.
     .exitOverride();
   registerRenderCommand(program, io);
+  registerCheckCommand(program, io);
   registerDoctorCommand(program, io);
   if (command !== undefined && LOCAL_COMMANDS.has(command)) return program;
   const [{ registerServerCommand }, { registerCloudCommands }] = await Promise.all([

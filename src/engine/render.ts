@@ -29,6 +29,7 @@ import {
   type AudioInput,
 } from "./encode";
 import { resolveFfmpeg } from "./ffmpeg";
+import { pageFindings, withRefusedRequests } from "./findings";
 import { resolveInsideRoot, startProjectServer, type ProjectServer } from "./project-server";
 import { runtimeScript } from "./runtime-bundle";
 import { segmentLength, stealSegments, type SegmentRun } from "./plan";
@@ -88,7 +89,7 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw cancelledError();
 }
 
-async function resolveComposition(
+export async function resolveComposition(
   projectDir: string,
   composition: string,
 ): Promise<{ root: string; entryPath: string; urlPath: string }> {
@@ -412,6 +413,11 @@ export async function renderComposition(
     const live = [first, ...extra];
     await Promise.all(live.map((session, i) => runWorker(i, session)));
 
+    // What the pages did that svc may not render faithfully (runtime/diagnostics.ts), in words.
+    for (const finding of withRefusedRequests(await pageFindings(live), blocked)) {
+      if (!warnings.includes(finding.message)) warnings.push(finding.message);
+    }
+
     const result: RenderResult = {
       outputPath,
       thumbnailPath,
@@ -432,8 +438,6 @@ export async function renderComposition(
       options.allowNetwork ?? true,
       warnings,
     );
-    for (const url of blocked)
-      warnings.push(`blocked a network request (network access is off): ${url}`);
     if (range) {
       const kept: string[] = [];
       for (let index = firstSegment; index < endSegment; index++) {
@@ -563,7 +567,7 @@ function representativeTime(durationSeconds: number): number {
 /** How often the page is asked whether it is ready (fonts, images, media) before the first frame. */
 const READY_POLL_MS = 50;
 
-async function waitUntilReady(
+export async function waitUntilReady(
   session: CaptureSession,
   timeoutMs: number,
   pageErrors: string[],

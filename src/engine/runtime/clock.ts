@@ -27,6 +27,18 @@ export interface VirtualClock {
   realClearTimeout: typeof clearTimeout;
 }
 
+/** How page code read the clock: the three reads virtual time answers. */
+export type ClockRead = "Date.now()" | "new Date()" | "performance.now()";
+
+/**
+ * Told of every read of virtual time (diagnostics.ts decides whether it matters). One listener per
+ * page: the runtime is installed once.
+ */
+let clockReadListener: ((read: ClockRead) => void) | undefined;
+export function onClockRead(listener: ((read: ClockRead) => void) | undefined): void {
+  clockReadListener = listener;
+}
+
 /** Longest chain of timers one advance runs, so a runaway setInterval(fn, 0) cannot hang a seek. */
 const MAX_TIMERS_PER_ADVANCE = 10_000;
 
@@ -41,13 +53,26 @@ export function installVirtualClock(epochMs: number): VirtualClock {
   // Date: `new Date()` and `Date.now()` read virtual time; every other form is untouched.
   // Reusing the real prototype keeps `instanceof Date` and all methods working.
   function VirtualDate(this: unknown, ...args: unknown[]): unknown {
-    if (!new.target) return new RealDate(epochMs + now).toString();
-    if (args.length === 0) return Reflect.construct(RealDate, [epochMs + now], new.target);
+    if (!new.target) {
+      clockReadListener?.("new Date()");
+      return new RealDate(epochMs + now).toString();
+    }
+    if (args.length === 0) {
+      clockReadListener?.("new Date()");
+      return Reflect.construct(RealDate, [epochMs + now], new.target);
+    }
     return Reflect.construct(RealDate, args, new.target);
   }
   VirtualDate.prototype = RealDate.prototype;
   Object.defineProperties(VirtualDate, {
-    now: { value: () => Math.floor(epochMs + now), writable: true, configurable: true },
+    now: {
+      value: () => {
+        clockReadListener?.("Date.now()");
+        return Math.floor(epochMs + now);
+      },
+      writable: true,
+      configurable: true,
+    },
     parse: { value: RealDate.parse, writable: true, configurable: true },
     UTC: { value: RealDate.UTC, writable: true, configurable: true },
     length: { value: 7 },
@@ -57,7 +82,14 @@ export function installVirtualClock(epochMs: number): VirtualClock {
   win.Date = VirtualDate;
 
   const perf = window.performance;
-  Object.defineProperty(perf, "now", { value: () => now, writable: true, configurable: true });
+  Object.defineProperty(perf, "now", {
+    value: () => {
+      clockReadListener?.("performance.now()");
+      return now;
+    },
+    writable: true,
+    configurable: true,
+  });
 
   // requestAnimationFrame: callbacks wait for the next advance and get the virtual timestamp.
   let frameCallbacks = new Map<number, FrameRequestCallback>();

@@ -1,11 +1,14 @@
 // Entry of the page runtime bundle (built by src/engine/runtime-bundle.ts, installed with
 // addInitScript before any page script). The engine puts its config in window.__svcConfig first.
 import { bootRuntime } from "./boot";
+import { installDiagnostics } from "./diagnostics";
 
 if (!window.__svc) {
   const config = window.__svcConfig ?? {};
-  bootRuntime({
+  const page = bootRuntime({
     variables: config.variables ?? {},
     ...(config.epochMs !== undefined ? { epochMs: config.epochMs } : {}),
   });
+  // What the page does that svc may not render faithfully: `__svc.findings()`.
+  installDiagnostics(page);
 }

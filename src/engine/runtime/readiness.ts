@@ -1,20 +1,13 @@
 // Readiness before frame 0 (SPEC.md section 2): stylesheets loaded, every <img> decoded, media
 // able to show a frame (readyState >= 2) and fonts loaded. Each pending item is named in
 // `waiting` so the engine's timeout can say exactly what never arrived. An asset that fails is a
-// warning, not a hang: the frame renders without it, as a browser would show it.
+// finding (diagnostics.ts), not a hang: the frame renders without it, as a browser would show it.
+import { recordLoadFailure, shortUrl } from "./diagnostics";
 
 export interface ReadinessContext {
   waiting: Set<string>;
+  /** The runtime's warnings. Assets that fail are findings instead (one message per file). */
   warnings: string[];
-}
-
-function shortUrl(url: string): string {
-  try {
-    const parsed = new URL(url, location.href);
-    return parsed.origin === location.origin ? parsed.pathname + parsed.search : parsed.href;
-  } catch {
-    return url;
-  }
 }
 
 async function track(
@@ -100,10 +93,15 @@ function stylesheetLoaded(link: HTMLLinkElement): Promise<void> {
 
 function mediaReady(element: HTMLMediaElement): Promise<void> {
   if (element.readyState >= 2) return Promise.resolve();
-  if (element.error || element.networkState === HTMLMediaElement.NETWORK_NO_SOURCE) {
-    return Promise.reject(element.error ?? new Error("no playable source"));
-  }
+  // Not networkState: every load starts with a moment of NETWORK_NO_SOURCE (the resource
+  // selection algorithm sets it before awaiting a stable state), which is no failure yet.
+  if (element.error) return Promise.reject(element.error);
   return new Promise((resolve, reject) => {
+    // A failing <source> reports on itself, not on the element; when the last one fails, none plays.
+    const sources = element.querySelectorAll("source");
+    sources[sources.length - 1]?.addEventListener("error", () => reject(new Error("no source")), {
+      once: true,
+    });
     const done = () => {
       element.removeEventListener("loadeddata", done);
       element.removeEventListener("canplay", done);
@@ -136,9 +134,9 @@ export async function waitForAssets(context: ReadinessContext): Promise<void> {
   )) {
     const href = link.getAttribute("href") ?? "";
     tasks.push(
-      track(context, `stylesheet ${shortUrl(href)}`, stylesheetLoaded(link), () => {
-        context.warnings.push(`stylesheet ${shortUrl(href)} could not be loaded`);
-      }),
+      track(context, `stylesheet ${shortUrl(href)}`, stylesheetLoaded(link), () =>
+        recordLoadFailure("stylesheet", link.href || href),
+      ),
     );
   }
   for (const image of Array.from(document.images)) {
@@ -147,9 +145,9 @@ export async function waitForAssets(context: ReadinessContext): Promise<void> {
     if (image.loading === "lazy") image.loading = "eager";
     const name = `image ${shortUrl(src ?? image.srcset)}`;
     tasks.push(
-      track(context, name, image.decode(), () => {
-        context.warnings.push(`${name} could not be loaded or decoded`);
-      }),
+      track(context, name, image.decode(), () =>
+        recordLoadFailure("image", image.currentSrc || src || image.srcset),
+      ),
     );
   }
   for (const element of Array.from(document.querySelectorAll<HTMLMediaElement>("video, audio"))) {
@@ -157,9 +155,9 @@ export async function waitForAssets(context: ReadinessContext): Promise<void> {
     if (!src) continue;
     const name = `${element.tagName.toLowerCase()} ${shortUrl(src)}`;
     tasks.push(
-      track(context, name, mediaReady(element), () => {
-        context.warnings.push(`${name} could not be loaded`);
-      }),
+      track(context, name, mediaReady(element), () =>
+        recordLoadFailure(element instanceof HTMLVideoElement ? "video" : "audio", src),
+      ),
     );
   }
   await Promise.all([...tasks, waitForFonts(context)]);

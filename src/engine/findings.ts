@@ -1,0 +1,52 @@
+// The engine's side of findings (src/shared/findings.ts): what the page runtime recorded
+// (`window.__svc.findings()`, src/engine/runtime/diagnostics.ts), plus what only the engine sees:
+// requests its network policy refused, and a page that never became ready. Used by a render (its
+// warnings) and by checkComposition (svc check).
+import { mergeFindings, type Finding } from "../shared/findings";
+import type { CaptureSession } from "./capture";
+import type { EngineError } from "./errors";
+
+/** The findings of every page, merged; a page that is gone adds nothing. */
+export async function pageFindings(sessions: CaptureSession[]): Promise<Finding[]> {
+  const lists = await Promise.all(
+    sessions.map((session) =>
+      session
+        .evaluate<Finding[] | null>(
+          "window.__svc && window.__svc.findings ? window.__svc.findings() : null",
+        )
+        .catch(() => null),
+    ),
+  );
+  return mergeFindings(...lists.map((list) => list ?? []));
+}
+
+export function networkRefused(url: string): Finding {
+  return {
+    code: "network-refused",
+    severity: "error",
+    message: `The page asked for ${url}, which is outside the project, and network access is off, so whatever it brings is missing from the picture. Copy the file into the project and use a relative path, or allow network access.`,
+    detail: url,
+  };
+}
+
+/**
+ * Page findings plus refused requests, as one list. A refused file also fails to load in the page;
+ * the refusal says why, so the load failure of that URL is left out.
+ */
+export function withRefusedRequests(findings: Finding[], refused: Iterable<string>): Finding[] {
+  const urls = new Set(refused);
+  const kept = findings.filter(
+    (finding) => !(finding.code === "load-failed" && finding.detail && urls.has(finding.detail)),
+  );
+  return mergeFindings([...urls].map(networkRefused), kept);
+}
+
+/** A page that failed before it was ready: the one finding that explains everything else. */
+export function pageFailure(error: EngineError): Finding {
+  return {
+    code: "page-error",
+    severity: "error",
+    message: error.hint ? `${error.message} ${error.hint}` : error.message,
+    detail: error.code,
+  };
+}
