@@ -10,4 +10,6 @@ export const PAGE_SCRIPT_BUILD = {
   minify: true,
   legalComments: "none",
   logLevel: "silent",
+  // The runtime's bundled fonts (runtime/font-files.ts) are inlined as base64 text.
+  loader: { ".woff2": "base64" },
 } as const;

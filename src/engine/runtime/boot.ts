@@ -5,6 +5,7 @@
 // in `__svc.error` so the engine can report them instead of timing out.
 import { resolveVariables } from "../../shared/variables";
 import { installVirtualClock } from "./clock";
+import { applyReferenceFonts } from "./fonts";
 import {
   CompositionError,
   mountChildren,
@@ -237,6 +238,7 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
       fail(error instanceof CompositionError ? error.message : `Runtime failed: ${String(error)}`);
       return;
     }
+    applyReferenceFonts();
     await waitForAssets({ waiting, warnings });
     if (document.readyState !== "complete") {
       waiting.add("page load");

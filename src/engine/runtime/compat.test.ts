@@ -120,4 +120,44 @@ describe("reference-format compositions", () => {
     });
     expect(await page.evaluate(() => window.__svc!.duration)).toBe(5.5);
   });
+  it("draws fonts the page names but never loads with the reference's bundled faces", async () => {
+    const text = "Sphinx of black quartz, judge my vow";
+    const span = (family: string, id: string) =>
+      `<div><span id="${id}" style="font-family:${family};font-size:40px">${text}</span></div>`;
+    const page = await open({
+      "/index.html": html(
+        `<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="1">
+           ${span("Inter", "inter")}
+           ${span("'Helvetica Neue', Helvetica, Arial, sans-serif", "helvetica")}
+           ${span("-apple-system, BlinkMacSystemFont, sans-serif", "system")}
+           ${span("var(--ui-font)", "variable")}
+           ${span("'No Such Font', serif", "serif")}
+           ${span("Menlo, monospace", "menlo")}
+           ${span("'JetBrains Mono'", "jetbrains")}
+         </div>`,
+        "<style>:root { --ui-font: system-ui, sans-serif; }</style>",
+      ),
+    });
+    const widths = await page.evaluate(() =>
+      Object.fromEntries(
+        Array.from(document.querySelectorAll("span")).map((span) => [
+          span.id,
+          Math.round(span.getBoundingClientRect().width * 10) / 10,
+        ]),
+      ),
+    );
+    expect(widths.helvetica).toBe(widths.inter);
+    expect(widths.system).toBe(widths.inter);
+    expect(widths.variable).toBe(widths.inter);
+    expect(widths.menlo).toBe(widths.jetbrains);
+    expect(widths.serif).not.toBe(widths.inter);
+    expect(widths.menlo).not.toBe(widths.inter);
+    const loaded = await page.evaluate(() =>
+      Array.from(document.fonts)
+        .filter((face) => face.status === "loaded")
+        .map((face) => `${face.family.replace(/"/g, "")} ${face.weight}`),
+    );
+    expect(loaded).toContain("Helvetica 400");
+    expect(loaded).toContain("Inter 400");
+  });
 });

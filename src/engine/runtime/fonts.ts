@@ -1,0 +1,259 @@
+// Fonts as the reference renderer draws them. Compositions name fonts they never load (Helvetica,
+// Arial, Inter, -apple-system, ...): each machine would draw them with whatever it has installed.
+// The reference makes that deterministic and so do we, by its documented rules:
+// - a font-family whose first family is generic (sans-serif, system-ui, -apple-system, monospace,
+//   ...) gets "Inter" put in front of it;
+// - a requested family that is one of its bundled families, or an alias of one (Helvetica -> Inter,
+//   Menlo -> JetBrains Mono, Georgia -> EB Garamond, ...), and that the page declares no
+//   @font-face for, gets the bundled faces under its own name (Latin, the same weights);
+// - text is drawn with `text-rendering: geometricPrecision`.
+// Applied once the nested compositions are mounted, before assets are awaited, so the player and
+// renders draw the same. The font data is inlined in the runtime (font-files.ts): faces are blob:
+// URLs, which never reach the network.
+import { BUNDLED_FONT_FILES } from "./font-files";
+
+const GENERIC_FAMILIES = new Set([
+  "sans-serif",
+  "serif",
+  "monospace",
+  "cursive",
+  "fantasy",
+  "system-ui",
+  "ui-sans-serif",
+  "ui-serif",
+  "ui-monospace",
+  "emoji",
+  "math",
+  "fangsong",
+  "-apple-system",
+  "blinkmacsystemfont",
+]);
+
+const PROMOTED_FAMILY = "Inter";
+
+/** Lower-case family name -> bundled family slug (font-files.ts). */
+const FONT_ALIASES: Record<string, string> = {
+  inter: "inter",
+  montserrat: "montserrat",
+  outfit: "outfit",
+  nunito: "nunito",
+  oswald: "oswald",
+  "league gothic": "league-gothic",
+  "archivo black": "archivo-black",
+  "space mono": "space-mono",
+  "ibm plex mono": "ibm-plex-mono",
+  "jetbrains mono": "jetbrains-mono",
+  "eb garamond": "eb-garamond",
+  "playfair display": "playfair-display",
+  "source code pro": "source-code-pro",
+  roboto: "roboto",
+  "open sans": "open-sans",
+  lato: "lato",
+  poppins: "poppins",
+  "helvetica neue": "inter",
+  helvetica: "inter",
+  arial: "inter",
+  "helvetica bold": "inter",
+  futura: "montserrat",
+  "din alternate": "montserrat",
+  "arial black": "montserrat",
+  "bebas neue": "league-gothic",
+  "courier new": "jetbrains-mono",
+  courier: "jetbrains-mono",
+  garamond: "eb-garamond",
+  "segoe ui": "roboto",
+  "sf pro": "inter",
+  "sf pro display": "inter",
+  "sf pro text": "inter",
+  "sf pro rounded": "inter",
+  avenir: "inter",
+  "avenir next": "inter",
+  "lucida grande": "inter",
+  geneva: "inter",
+  optima: "inter",
+  verdana: "inter",
+  tahoma: "inter",
+  "trebuchet ms": "inter",
+  calibri: "inter",
+  candara: "inter",
+  corbel: "inter",
+  "lucida sans": "inter",
+  "lucida sans unicode": "inter",
+  "noto sans": "inter",
+  "dejavu sans": "inter",
+  "liberation sans": "inter",
+  "sf mono": "jetbrains-mono",
+  menlo: "jetbrains-mono",
+  monaco: "jetbrains-mono",
+  consolas: "jetbrains-mono",
+  "lucida console": "jetbrains-mono",
+  "lucida sans typewriter": "jetbrains-mono",
+  "andale mono": "jetbrains-mono",
+  "dejavu sans mono": "jetbrains-mono",
+  "liberation mono": "jetbrains-mono",
+  georgia: "eb-garamond",
+  palatino: "eb-garamond",
+  "palatino linotype": "eb-garamond",
+  "book antiqua": "eb-garamond",
+  cambria: "eb-garamond",
+  times: "eb-garamond",
+  "times new roman": "eb-garamond",
+  "dejavu serif": "eb-garamond",
+  "liberation serif": "eb-garamond",
+};
+
+/** The families of a font-family value in order, unquoted; `var(...)` stays one entry. */
+export function parseFamilies(value: string): string[] {
+  const families: string[] = [];
+  let start = 0;
+  let depth = 0;
+  let quote = "";
+  for (let index = 0; index < value.length; index++) {
+    const char = value[index]!;
+    if (quote) {
+      if (char === "\\") index++;
+      else if (char === quote) quote = "";
+    } else if (char === '"' || char === "'") quote = char;
+    else if (char === "(") depth++;
+    else if (char === ")") depth = Math.max(0, depth - 1);
+    else if (char === "," && depth === 0) {
+      families.push(value.slice(start, index));
+      start = index + 1;
+    }
+  }
+  families.push(value.slice(start));
+  return families
+    .map((family) =>
+      family
+        .trim()
+        .replace(/^['"]|['"]$/g, "")
+        .trim(),
+    )
+    .filter((family) => family.length > 0);
+}
+
+function isGenericFirst(value: string): boolean {
+  const first = parseFamilies(value)[0];
+  return first !== undefined && GENERIC_FAMILIES.has(first.toLowerCase());
+}
+
+/** Every style declaration block of the page's readable stylesheets and inline styles. */
+function declarationBlocks(): CSSStyleDeclaration[] {
+  const blocks: CSSStyleDeclaration[] = [];
+  const walk = (rules: CSSRuleList) => {
+    for (const rule of Array.from(rules)) {
+      if (rule instanceof CSSStyleRule) blocks.push(rule.style);
+      if ("cssRules" in rule && !(rule instanceof CSSImportRule)) {
+        walk((rule as CSSGroupingRule).cssRules);
+      }
+    }
+  };
+  for (const sheet of Array.from(document.styleSheets)) {
+    try {
+      walk(sheet.cssRules);
+    } catch {
+      // a cross-origin stylesheet (web fonts' CSS): not ours to read
+    }
+  }
+  for (const element of Array.from(document.querySelectorAll<HTMLElement>("[style]"))) {
+    blocks.push(element.style);
+  }
+  return blocks;
+}
+
+function declaredFontFaces(): Set<string> {
+  const declared = new Set<string>();
+  const walk = (rules: CSSRuleList) => {
+    for (const rule of Array.from(rules)) {
+      if (rule instanceof CSSFontFaceRule) {
+        const family = parseFamilies(rule.style.getPropertyValue("font-family"))[0];
+        if (family) declared.add(family.toLowerCase());
+      } else if ("cssRules" in rule && !(rule instanceof CSSImportRule)) {
+        walk((rule as CSSGroupingRule).cssRules);
+      }
+    }
+  };
+  for (const sheet of Array.from(document.styleSheets)) {
+    try {
+      walk(sheet.cssRules);
+    } catch {
+      // cross-origin
+    }
+  }
+  return declared;
+}
+
+const blobUrls = new Map<string, string>();
+
+function faceUrl(slug: string, weight: number, base64: string): string {
+  const key = `${slug}:${weight}`;
+  let url = blobUrls.get(key);
+  if (!url) {
+    const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+    url = URL.createObjectURL(new Blob([bytes], { type: "font/woff2" }));
+    blobUrls.set(key, url);
+  }
+  return url;
+}
+
+/** Puts Inter before generic primaries and gives aliased families their bundled faces. */
+export function applyReferenceFonts(): void {
+  const blocks = declarationBlocks();
+  const customProperties = new Map<string, string>();
+  for (const style of blocks) {
+    for (let index = 0; index < style.length; index++) {
+      const name = style[index]!;
+      if (!name.startsWith("--")) continue;
+      const value = style.getPropertyValue(name);
+      if (isGenericFirst(value)) {
+        style.setProperty(
+          name,
+          `${PROMOTED_FAMILY}, ${value.trim()}`,
+          style.getPropertyPriority(name),
+        );
+      }
+      customProperties.set(name, style.getPropertyValue(name));
+    }
+  }
+  const requested = new Map<string, string>();
+  for (const style of blocks) {
+    const value = style.getPropertyValue("font-family");
+    if (!value) continue;
+    if (isGenericFirst(value)) {
+      style.setProperty(
+        "font-family",
+        `${PROMOTED_FAMILY}, ${value.trim()}`,
+        style.getPropertyPriority("font-family"),
+      );
+    }
+    const families = parseFamilies(style.getPropertyValue("font-family"));
+    const variable = /^var\(\s*(--[\w-]+)/.exec(families[0] ?? "");
+    const resolved = variable ? customProperties.get(variable[1]!) : undefined;
+    const names = resolved ? [...parseFamilies(resolved), ...families.slice(1)] : families;
+    for (const name of names) {
+      const key = name.toLowerCase();
+      if (!requested.has(key)) requested.set(key, name);
+    }
+  }
+
+  const declared = declaredFontFaces();
+  const rules: string[] = ["html,body,*{text-rendering:geometricPrecision}"];
+  for (const [key, name] of requested) {
+    const slug = FONT_ALIASES[key];
+    const files = slug ? BUNDLED_FONT_FILES[slug] : undefined;
+    if (!slug || !files || declared.has(key)) continue;
+    for (const [weight, base64] of Object.entries(files)) {
+      const url = faceUrl(slug, Number(weight), base64);
+      rules.push(
+        `@font-face{font-family:${JSON.stringify(name)};src:url(${url}) format("woff2");` +
+          `font-style:normal;font-weight:${weight};font-display:block}`,
+      );
+    }
+  }
+  const style = document.createElement("style");
+  style.setAttribute("data-svc-fonts", "");
+  style.textContent = rules.join("\n");
+  // First in the cascade: the page's own rules and faces come later and win.
+  const head = document.head ?? document.documentElement;
+  head.prepend(style);
+}
