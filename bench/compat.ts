@@ -276,6 +276,9 @@ function referenceCommand(project: string, output: string, args: CompatArgs): Co
       HYPERFRAMES_NO_UPDATE_CHECK: "1",
       HYPERFRAMES_NO_AUTO_INSTALL: "1",
       DO_NOT_TRACK: "1",
+      // The reference stops a render when any process above it exits (a shell that started the
+      // bench in the background, say); the bench stops its renders itself, by process group.
+      HYPERFRAMES_RENDER_DETACHED: "1",
     },
   };
 }
