@@ -65,11 +65,17 @@ export function numberAttr(element: Element, name: string): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
-/** Where `src` of a host points: relative paths resolve from the project root. */
+/**
+ * Where `src` of a host points: relative paths resolve from the project root. That is the origin
+ * the project is served on (renders, the preview server); in a srcdoc preview frame, whose origin
+ * is opaque, it is the folder of the entry file its <base> names.
+ */
 export function projectUrl(path: string): string {
   const trimmed = path.trim();
   if (/^[a-z][a-z\d+.-]*:/i.test(trimmed) || trimmed.startsWith("//")) return trimmed;
-  return new URL(trimmed.replace(/^\.\//, "").replace(/^\/+/, ""), `${location.origin}/`).href;
+  const root =
+    location.origin === "null" ? new URL(".", document.baseURI).href : `${location.origin}/`;
+  return new URL(trimmed.replace(/^\.\//, "").replace(/^\/+/, ""), root).href;
 }
 
 /** Hosts directly owned by `instance` (not inside a deeper host). */
