@@ -232,6 +232,7 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
         current = instance;
       },
     };
+    applyReferenceFonts();
     try {
       await mountChildren(rootInstance, context);
     } catch (error) {

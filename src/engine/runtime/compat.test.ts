@@ -160,4 +160,28 @@ describe("reference-format compositions", () => {
     expect(loaded).toContain("Helvetica 400");
     expect(loaded).toContain("Inter 400");
   });
+  it("lets a sub-composition's scripts measure text in the font it will be drawn with", async () => {
+    // GSAP reads sizes when a tween starts (a centred card's -50% becomes pixels); the reference's
+    // bundled faces are there before scripts run, so ours must be too.
+    const block = `<!doctype html><html><head>
+      <style>.label { font-family: Helvetica, sans-serif; font-size: 40px; }</style></head><body>
+      <div data-composition-id="block" data-width="640" data-height="360" data-duration="1">
+        <span class="label">Sphinx of black quartz</span>
+      </div>
+      <script>window.widthAtScript = document.querySelector(".label").getBoundingClientRect().width;</script>
+      </body></html>`;
+    const page = await open({
+      "/index.html": html(
+        `<div id="main" data-composition-id="main" data-width="640" data-height="360" data-duration="1">
+           <div data-composition-id="block" data-composition-src="compositions/block.html"></div>
+         </div>`,
+      ),
+      "/compositions/block.html": block,
+    });
+    const { atScript, atReady } = await page.evaluate(() => ({
+      atScript: (window as unknown as { widthAtScript: number }).widthAtScript,
+      atReady: document.querySelector(".label")!.getBoundingClientRect().width,
+    }));
+    expect(atScript).toBe(atReady);
+  });
 });

@@ -18,6 +18,7 @@ import {
   readHostValues,
   SCHEMA_ATTR,
 } from "./variables";
+import { applyReferenceFonts } from "./fonts";
 import {
   markInstanceHost,
   scopedDocument,
@@ -298,6 +299,7 @@ async function mountInstance(
     if (owner === host) bindElement(element, instance.values);
   }
 
+  applyReferenceFonts();
   await runInstanceScripts(instance, scripts, placeholders, instanceKey, srcLabel, context);
   return instance;
 }

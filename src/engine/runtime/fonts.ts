@@ -7,9 +7,10 @@
 //   Menlo -> JetBrains Mono, Georgia -> EB Garamond, ...), and that the page declares no
 //   @font-face for, gets the bundled faces under its own name (Latin, the same weights);
 // - text is drawn with `text-rendering: geometricPrecision`.
-// Applied once the nested compositions are mounted, before assets are awaited, so the player and
-// renders draw the same. The font data is inlined in the runtime (font-files.ts): faces are blob:
-// URLs, which never reach the network.
+// Applied when the document has parsed and again before each nested composition's scripts run, so
+// scripts see the fonts they will be drawn with; the player and renders draw the same. The font
+// data is inlined in the runtime (font-files.ts) and given to the page as FontFace objects made
+// from bytes: nothing is fetched.
 import { BUNDLED_FONT_FILES } from "./font-files";
 
 const GENERIC_FAMILIES = new Set([
@@ -183,18 +184,20 @@ function declaredFontFaces(): Set<string> {
   return declared;
 }
 
-const blobUrls = new Map<string, string>();
+const fontData = new Map<string, ArrayBuffer>();
 
-function faceUrl(slug: string, weight: number, base64: string): string {
+function faceData(slug: string, weight: string, base64: string): ArrayBuffer {
   const key = `${slug}:${weight}`;
-  let url = blobUrls.get(key);
-  if (!url) {
-    const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
-    url = URL.createObjectURL(new Blob([bytes], { type: "font/woff2" }));
-    blobUrls.set(key, url);
+  let data = fontData.get(key);
+  if (!data) {
+    data = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0)).buffer;
+    fontData.set(key, data);
   }
-  return url;
+  return data;
 }
+
+/** Families already given bundled faces (applyReferenceFonts runs again for each composition). */
+const provided = new Set<string>();
 
 /** Puts Inter before generic primaries and gives aliased families their bundled faces. */
 export function applyReferenceFonts(): void {
@@ -237,23 +240,27 @@ export function applyReferenceFonts(): void {
   }
 
   const declared = declaredFontFaces();
-  const rules: string[] = ["html,body,*{text-rendering:geometricPrecision}"];
   for (const [key, name] of requested) {
     const slug = FONT_ALIASES[key];
     const files = slug ? BUNDLED_FONT_FILES[slug] : undefined;
-    if (!slug || !files || declared.has(key)) continue;
+    if (!slug || !files || declared.has(key) || provided.has(key)) continue;
+    provided.add(key);
+    // Faces made from bytes are ready at once, as the reference's data: URL faces are: page
+    // scripts that measure text (GSAP reading an element's size) see the final font.
     for (const [weight, base64] of Object.entries(files)) {
-      const url = faceUrl(slug, Number(weight), base64);
-      rules.push(
-        `@font-face{font-family:${JSON.stringify(name)};src:url(${url}) format("woff2");` +
-          `font-style:normal;font-weight:${weight};font-display:block}`,
-      );
+      const face = new FontFace(name, faceData(slug, weight, base64), {
+        weight,
+        style: "normal",
+        display: "block",
+      });
+      document.fonts.add(face);
     }
   }
-  const style = document.createElement("style");
-  style.setAttribute("data-svc-fonts", "");
-  style.textContent = rules.join("\n");
-  // First in the cascade: the page's own rules and faces come later and win.
-  const head = document.head ?? document.documentElement;
-  head.prepend(style);
+  if (!document.querySelector("style[data-svc-text-rendering]")) {
+    const style = document.createElement("style");
+    style.setAttribute("data-svc-text-rendering", "");
+    style.textContent = "html,body,*{text-rendering:geometricPrecision}";
+    // First in the cascade: the page's own rules come later and win.
+    (document.head ?? document.documentElement).prepend(style);
+  }
 }
