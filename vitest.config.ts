@@ -9,6 +9,7 @@ const SCALE_OUT_ONLY = [
   "src/server/s3-flow.test.ts",
   "src/server/queue/pgboss-queue.test.ts",
   "src/server/scale-out.test.ts",
+  "src/server/chunked-audio.test.ts",
 ];
 const API_SUITE = [
   "src/server/api.test.ts",
