@@ -55,6 +55,12 @@ export interface JobQueue {
   /** Gives the job back without using up the attempt (graceful shutdown). */
   release(lease: Lease): Promise<void>;
   /**
+   * Gives a job that failed back for another attempt, this one used up, as a lost lease would be
+   * (pg-boss: after its retry delay). Only while the lease is held; the caller checks that
+   * attempts remain (`lease.attempt < maxAttempts`), and fails the render itself otherwise.
+   */
+  retry(lease: Lease, reason: string): Promise<boolean>;
+  /**
    * Jobs whose lease expired on their last attempt: marks them failed and returns their ids.
    * `onExhausted` runs for each in the transaction that marks it, so what the caller does about it
    * (fail the render) happens exactly when the job is marked, whatever dies in between.

@@ -217,6 +217,24 @@ export class PgBossJobQueue implements JobQueue {
     });
   }
 
+  async retry(lease: Lease, reason: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const taken = await trx
+        .updateTable("jobs")
+        .set({ state: "queued", lease_owner: null, lease_token: null, lease_expires_ms: null })
+        .where("id", "=", lease.jobId)
+        .where("state", "=", "active")
+        .where("lease_token", "=", lease.token)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) !== 1) return false;
+      // The delivery fails: pg-boss offers the job again after its retry delay, one retry spent.
+      if (lease.ref) {
+        await this.boss.fail(RENDER_QUEUE, lease.ref, { reason }, { db: inTransaction(trx) });
+      }
+      return true;
+    });
+  }
+
   /**
    * Two sweeps. A lease that ran out (its worker died) is taken back and its delivery failed, in
    * one transaction, so pg-boss offers it again after the retry delay, or, with no retries left,

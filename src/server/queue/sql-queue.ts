@@ -117,6 +117,17 @@ export class SqlJobQueue implements JobQueue {
       .execute();
   }
 
+  async retry(lease: Lease): Promise<boolean> {
+    const updated = await this.db
+      .updateTable("jobs")
+      .set({ state: "queued", lease_owner: null, lease_token: null, lease_expires_ms: null })
+      .where("id", "=", lease.jobId)
+      .where("state", "=", "active")
+      .where("lease_token", "=", lease.token)
+      .executeTakeFirst();
+    return Number(updated.numUpdatedRows) === 1;
+  }
+
   async collectExhausted(
     onExhausted?: (trx: Transaction<DB>, jobId: string) => Promise<void>,
   ): Promise<string[]> {

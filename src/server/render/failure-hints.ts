@@ -1,7 +1,7 @@
 // The service's words for an engine failure, as they end up in a render's `failure_message`: the
 // reader is an API client (or the app showing the record), so hints name request fields
 // (`composition`, `aspect_ratio`, `strict_variables`), never a CLI flag.
-import type { EngineError } from "../../engine/errors";
+import { isEngineError, type EngineError } from "../../engine/errors";
 
 type Hint = (params: Readonly<Record<string, string>>) => string | undefined;
 
@@ -23,4 +23,17 @@ const SERVICE_HINTS: Record<string, Hint> = {
 export function engineFailureMessage(error: EngineError): string {
   const hint = SERVICE_HINTS[error.code]?.(error.params) ?? error.hint;
   return hint ? `${error.message} ${hint}` : error.message;
+}
+
+/**
+ * `failure_message` of a render whose chunks all rendered but could not be joined on any attempt:
+ * names that step, since "the encoder" (the engine's words for FFmpeg) points at rendering frames.
+ * Only an engine error's own message is shown; anything else stays in the worker's log.
+ */
+export function joinFailureMessage(error: unknown, attempts: number): string {
+  const cause = isEngineError(error) ? ` (${error.message})` : "";
+  return (
+    `joining the rendered chunks into the video failed on ${attempts === 1 ? "its only attempt" : `all ${attempts} attempts`}${cause}. ` +
+    "Every chunk rendered; try again, and report it if it repeats."
+  );
 }

@@ -5,7 +5,8 @@
 // - chunk: one run of segments of a distributed render; its encoded segments go to the object
 //   store, the chunk that starts the video records the audio, the one holding the thumbnail frame
 //   cuts the thumbnail, and the chunk that completes the set queues the join (one atomic counter);
-// - join: the segments joined without re-encoding, the audio mixed once.
+// - join: the segments joined without re-encoding, the audio mixed once. A failed join is offered
+//   again (queue retry) until its attempts run out; then the render fails with svc_join_failed.
 // Completion, the credit charge and the webhook outbox row are one transaction guarded by the
 // lease, so a render is completed and charged at most once even when a worker presumed dead comes
 // back. Progress is written at most twice a second (for chunks: the sum over chunks). A lost lease,
@@ -28,7 +29,7 @@ import { jobIdOf, parseJobId, type JobQueue, type Lease, type RenderJob } from "
 import { enqueueWebhook } from "../webhooks/webhooks";
 import { extractZip } from "../assets/zip-inspect";
 import { renderCostMilli } from "./credits";
-import { engineFailureMessage } from "./failure-hints";
+import { engineFailureMessage, joinFailureMessage } from "./failure-hints";
 
 /** What a worker needs of the engine; injectable so API-only processes never load it. */
 export interface Engine {
@@ -277,6 +278,20 @@ export class WorkerPool {
         log.info("released for another worker (shutdown)");
       } else if (reason === "lease_lost") {
         log.warn("render abandoned: lease lost, render deleted or failed elsewhere");
+      } else if (job.kind === "join" && reason === undefined) {
+        // Every chunk is rendered and stored: the join depends on nothing the customer sent, so
+        // its failure is the service's (the store, the disk, FFmpeg) and worth another attempt,
+        // as a lost worker's job gets. The render fails only when none is left.
+        if (lease.attempt < ctx.config.maxAttempts) {
+          const retried = await this.queue.retry(lease, String(error));
+          log.warn({ err: error, retried }, "join failed; offered again");
+        } else {
+          log.error({ err: error }, "join failed on its last attempt");
+          await this.fail(lease, render, {
+            code: "svc_join_failed",
+            message: joinFailureMessage(error, lease.attempt),
+          });
+        }
       } else {
         const failure =
           reason === "timeout"
