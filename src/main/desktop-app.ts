@@ -22,6 +22,7 @@ import type { DesktopHost } from "./host";
 import { IpcEventHub, IpcRouter, type IpcHandlers } from "./ipc-router";
 import { JobManager } from "./job-manager";
 import { PreviewServers } from "./preview-server";
+import { ProjectChecks } from "./project-check";
 import { listProjectImages, projectImageValue, projectRoot } from "./project-images";
 import { ServiceConnection } from "./service-connection";
 import { ServiceSupervisor } from "./service-supervisor";
@@ -103,6 +104,7 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     },
   });
   const preview = new PreviewServers();
+  const checks = new ProjectChecks(join(options.appRoot, "bin", "svc.js"));
   const media = new MediaServer();
 
   jobs.onUpdate((job) => events.emit("job", job));
@@ -162,6 +164,15 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     "project.previewUrl": async ({ dir, composition }) => {
       const project = await scan(dir, composition);
       return { url: await preview.urlFor(project.root, project.composition) };
+    },
+    "project.check": async ({ dir, composition, variables }) => {
+      const project = await scan(dir, composition);
+      const findings = await checks.check({
+        root: project.root,
+        composition: project.composition,
+        ...(variables ? { variables } : {}),
+      });
+      return { findings };
     },
     "variables.validate": async ({ dir, composition, values }) => {
       const project = await scan(dir, composition);
@@ -310,6 +321,7 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     supervisor,
     settings,
     close: async () => {
+      checks.close();
       await jobs.close();
       await preview.close();
       await media.close();

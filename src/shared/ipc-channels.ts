@@ -7,6 +7,7 @@ export const IPC_METHOD_NAMES = [
   "project.scan",
   "project.dryRun",
   "project.previewUrl",
+  "project.check",
   "variables.validate",
   "project.pickImage",
   "project.listImages",

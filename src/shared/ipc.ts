@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { RenderList, RenderRecord } from "./api";
 import type { ArchiveReport } from "./archive-report";
+import type { Finding } from "./findings";
 import { BATCH_MAX_ROWS } from "./batch";
 import type { ProjectScan } from "./composition-scan";
 import { renderSettingsRule, renderSettingsShape } from "./render-options";
@@ -237,6 +238,12 @@ export const ipcInputSchemas = {
   "project.scan": z.object({ dir: projectDir, composition }),
   "project.dryRun": z.object({ dir: projectDir, composition, variables: variables.optional() }),
   "project.previewUrl": z.object({ dir: projectDir, composition }),
+  /**
+   * What svc may not render faithfully in the composition with these values (`svc check`, with
+   * network access off as the render service renders by default). A newer check of the same
+   * project stops an older one, which then fails with `check_superseded`.
+   */
+  "project.check": z.object({ dir: projectDir, composition, variables: variables.optional() }),
   "variables.validate": z.object({ dir: projectDir, composition, values: variables }),
   "project.pickImage": z.object({ dir: projectDir }),
   /** `path`: a folder inside the project (default: its root); never lists anything outside it. */
@@ -336,6 +343,7 @@ export interface IpcOutputs {
   "project.scan": ProjectScanView;
   "project.dryRun": DryRunReport;
   "project.previewUrl": { url: string };
+  "project.check": { findings: Finding[] };
   "variables.validate": { issues: VariableIssue[]; resolved: VariableValues };
   "project.pickImage": PickImageResult;
   "project.listImages": ImageListing;
@@ -444,4 +452,4 @@ export class IpcCallError extends Error {
   }
 }
 
-export type { OutputFormat, Quality, Resolution };
+export type { Finding, OutputFormat, Quality, Resolution };

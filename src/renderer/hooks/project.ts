@@ -36,6 +36,28 @@ export function usePreviewUrl(composition: string | undefined) {
   });
 }
 
+/**
+ * What svc may not render faithfully in the composition (`svc check`, run by the main process), for
+ * the values the preview shows. A check loads the page in a browser of its own, so it runs again
+ * only when the values have settled, the composition changes, or the window regains focus (the
+ * project may have been edited meanwhile).
+ */
+export function useProjectCheck(composition: string | undefined, values: VariableValues) {
+  const dir = useUiStore((state) => state.projectDir);
+  return useQuery({
+    queryKey: ["project.check", dir, composition, values],
+    queryFn: () =>
+      desktopApi()["project.check"]({
+        dir: dir!,
+        ...(composition ? { composition } : {}),
+        variables: values,
+      }),
+    enabled: Boolean(dir && composition),
+    retry: false,
+    staleTime: 10_000,
+  });
+}
+
 /** The creator's values checked against the schema, by variable id, plus the merged values. */
 export function useVariableState() {
   const scan = useProjectScan();

@@ -7,6 +7,7 @@ import { DryRunReport } from "../components/DryRunReport";
 import { ErrorNote } from "../components/ErrorNote";
 import { FolderBrowser } from "../components/FolderBrowser";
 import { Preview } from "../components/Preview";
+import { PreviewFindings } from "../components/PreviewFindings";
 import { QueuedNote } from "../components/QueuedNote";
 import { RenderManyPanel } from "../components/RenderManyPanel";
 import { RenderOptions } from "../components/RenderOptions";
@@ -15,6 +16,7 @@ import { useDropFolder, usePickFolder } from "../hooks/folders";
 import {
   useDryRun,
   usePreviewUrl,
+  useProjectCheck,
   useProjectScan,
   useSettled,
   useVariableState,
@@ -68,6 +70,8 @@ function CompositionDetails() {
   const settledValues = useSettled(variables.values);
   const project = scan.data;
   const preview = usePreviewUrl(project?.composition);
+  const checkedValues = useSettled(variables.values, 1000);
+  const check = useProjectCheck(project?.composition, checkedValues);
   if (scan.isPending) return <p role="status">Reading the project…</p>;
   if (scan.error) return <ErrorNote error={scan.error} title="This folder cannot be rendered." />;
   if (!project) return null;
@@ -128,6 +132,11 @@ function CompositionDetails() {
       ) : (
         <p role="status">Starting the preview…</p>
       )}
+      <PreviewFindings
+        findings={check.data?.findings}
+        pending={check.isPending}
+        error={check.error}
+      />
     </section>
   );
 }
