@@ -318,4 +318,16 @@ describe("PgBossJobQueue", () => {
     expect(again.ref).not.toBe(lease.ref);
     expect(await finishes(lease, [])).toBe(false);
   });
+
+  it("offers a job its holder gave up on again as the next attempt, through a pg-boss retry", async () => {
+    await queue.enqueue(db, "rndr_a:join");
+    const lease = (await queue.claim("w1"))!;
+    expect(await queue.retry(lease, "FFmpeg failed")).toBe(true);
+    expect(await bossState(lease.ref)).toBe("retry");
+    expect(await queue.retry(lease, "FFmpeg failed")).toBe(false);
+    const again = (await queue.claim("w2"))!;
+    expect(again).toMatchObject({ jobId: "rndr_a:join", attempt: 2 });
+    expect(await finishes(lease, [])).toBe(false);
+    expect(await finishes(again, [])).toBe(true);
+  });
 });

@@ -55,6 +55,17 @@ describe("SqlJobQueue", () => {
     expect(ranForFresh).toBe(1);
   });
 
+  it("offers a job its holder gave up on again as the next attempt; the holder can no longer finish it", async () => {
+    await queue.enqueue(db, "job");
+    const first = (await queue.claim("w1"))!;
+    expect(await queue.retry(first, "failed")).toBe(true);
+    expect(await queue.retry(first, "failed")).toBe(false);
+    const second = (await queue.claim("w2"))!;
+    expect(second.attempt).toBe(2);
+    expect(await queue.finish(first, "done", async () => {})).toBe(false);
+    expect(await queue.finish(second, "done", async () => {})).toBe(true);
+  });
+
   it("gives up after 3 attempts: the job is collected as exhausted, once, together with what the caller does about it", async () => {
     await queue.enqueue(db, "job");
     for (let attempt = 1; attempt <= 3; attempt++) {
