@@ -184,4 +184,24 @@ describe("reference-format compositions", () => {
     }));
     expect(atScript).toBe(atReady);
   });
+  it("draws a timeline's zero-duration sets at time 0 on the first frame", async () => {
+    const page = await open({
+      "/index.html": html(
+        `<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="2">
+           <div id="title" style="opacity:0">Title</div>
+         </div>
+         <script>
+           const tl = gsap.timeline({ paused: true });
+           tl.set("#title", { opacity: 1 }, 0);
+           tl.to("#title", { opacity: 0, duration: 0.5 }, 1);
+           window.__timelines["main"] = tl;
+         </script>`,
+        GSAP_TAG,
+      ),
+    });
+    await seek(page, 0);
+    expect(
+      await page.evaluate(() => getComputedStyle(document.querySelector("#title")!).opacity),
+    ).toBe("1");
+  });
 });

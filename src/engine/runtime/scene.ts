@@ -183,8 +183,7 @@ export class Scene {
       }
       const local = Math.max(0, t - instance.offset);
       try {
-        if (timeline.seek) timeline.seek(local, false);
-        else timeline.totalTime?.(local, false);
+        seekTimeline(timeline, local);
       } catch (error) {
         // A throwing onUpdate/call() is the page's error: report it, keep the frame consistent.
         window.reportError(error);
@@ -292,6 +291,20 @@ export class Scene {
       });
     }
     return sources;
+  }
+}
+
+/**
+ * GSAP renders nothing when asked for the time it is already at, so a timeline's state at 0
+ * (zero-duration sets at the start) would never be drawn on the first frame. As the reference
+ * runtime does, step just past the time without events, then to it.
+ */
+function seekTimeline(timeline: TimelineLike, time: number): void {
+  if (timeline.totalTime) {
+    timeline.totalTime(time + 0.001, true);
+    timeline.totalTime(time, false);
+  } else {
+    timeline.seek?.(time, false);
   }
 }
 
