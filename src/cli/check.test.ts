@@ -33,7 +33,11 @@ describe("svc check", () => {
   });
 
   it("prints the findings as a JSON array with --json, and exits 0 when they are warnings", async () => {
-    const { code, stdout } = await svc(["check", join(FIXTURES, "infinite-repeat"), "--json"]);
+    const { code, stdout } = await svc([
+      "check",
+      join(FIXTURES, "infinite-repeat-outside-timeline"),
+      "--json",
+    ]);
     expect(JSON.parse(stdout)).toEqual([
       {
         code: "infinite-repeat",

@@ -33,6 +33,12 @@ describe("checkComposition", () => {
       says: /Math\.random\(\) while frames are drawn \(\/index\.html, line \d+\)/,
     },
     {
+      fixture: "random-at-start",
+      code: "nondeterministic-random",
+      severity: "warning",
+      says: /Math\.random\(\) while the page starts \(\/index\.html, line \d+\), so each render, each parallel worker/,
+    },
+    {
       fixture: "clock",
       code: "nondeterministic-clock",
       severity: "warning",
@@ -41,8 +47,14 @@ describe("checkComposition", () => {
     {
       fixture: "infinite-repeat",
       code: "infinite-repeat",
+      severity: "error",
+      says: /div#spinner\.box repeats forever \(repeat: -1\) in the timeline that gives the video its length, and the root has no data-duration, so the video would never end/,
+    },
+    {
+      fixture: "infinite-repeat-outside-timeline",
+      code: "infinite-repeat",
       severity: "warning",
-      says: /div#spinner\.box repeats forever \(repeat: -1\)/,
+      says: /div#spinner\.box repeats forever \(repeat: -1\) outside the registered timeline, so it runs on the clock/,
     },
     {
       fixture: "missing-font",

@@ -12,9 +12,11 @@
 //   (the preview shows it wrong when scrubbed) and other renderers draw it differently. Reads while
 //   the page starts (`const start = Date.now()`) are harmless and not reported; GSAP's own ticker
 //   reads it every frame and is left out by its script's URL.
-// - GSAP repeat: -1. A timeline holding it never ends, so it cannot give the video's length, and a
-//   free tween runs on the clock rather than the timeline. CSS and WAAPI animations that repeat
-//   forever are not reported: svc sets their time exactly on every frame.
+// - GSAP repeat: -1 outside every registered timeline (it runs on the clock, not the timeline), or
+//   inside the timeline that gives the video its length when the root has no data-duration (the
+//   video would never end: an error). Inside a registered timeline with a declared length it is
+//   drawn exactly and not reported; so are CSS and WAAPI animations that repeat forever: svc sets
+//   their time exactly on every frame.
 // - No timeline registered for the root while GSAP is on the page: its tweens run on the clock.
 // - A script, stylesheet, image, font or media file that fails to load (an error: the frame is
 //   drawn without it).
@@ -33,8 +35,11 @@ declare module "./types" {
 
 /** Layout is looked at (zero-size elements, repeats) when a seek enters a new quarter second. */
 const INSPECTIONS_PER_SECOND = 4;
-/** Stack traces taken to find who read the clock, before giving up (GSAP reads it every frame). */
-const CLOCK_TRACE_BUDGET = 2000;
+/**
+ * Stack traces taken to find who called Math.random() or read the clock, before giving up (GSAP
+ * reads the clock every frame; a page may call Math.random() thousands of times while starting).
+ */
+const TRACE_BUDGET = 2000;
 /** Descendants looked at to decide whether a zero-size element still draws something. */
 const DESCENDANT_LIMIT = 500;
 /** Scripts whose clock reads are not the page's animation: GSAP's ticker. */
@@ -130,14 +135,32 @@ function stackFrames(stack: string | undefined): StackFrame[] {
 /** The script this module runs from: frames there are the runtime's, not the page's. */
 const RUNTIME_URL = stackFrames(new Error().stack)[0]?.url;
 
-/** The first caller outside the runtime, unless it is one of `skip`. */
-function pageCaller(skip?: RegExp): StackFrame | undefined | "library" {
-  for (const frame of stackFrames(new Error().stack)) {
-    if (frame.url === RUNTIME_URL) continue;
-    if (skip?.test(frame.url)) return "library";
-    return frame;
-  }
-  return undefined;
+/** Stack frames looked at: GSAP calls a timeline's callbacks a dozen frames below the seek. */
+const STACK_DEPTH = 60;
+
+interface Caller {
+  /** The first frame outside the runtime (the page's code, or a library's). */
+  frame: StackFrame | undefined;
+  /**
+   * The runtime called that code while drawing a frame: a seek, an rAF callback or timer run by
+   * the virtual clock, a timeline's callback. Page code the browser runs by itself (a script as it
+   * loads, an event listener, a fetch callback) is the page starting.
+   */
+  whileDrawing: boolean;
+}
+
+function caller(): Caller {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = STACK_DEPTH;
+  const stack = new Error().stack;
+  Error.stackTraceLimit = limit;
+  const frames = stackFrames(stack);
+  const first = frames.findIndex((frame) => frame.url !== RUNTIME_URL);
+  if (first < 0) return { frame: undefined, whileDrawing: true };
+  return {
+    frame: frames[first],
+    whileDrawing: frames.slice(first + 1).some((frame) => frame.url === RUNTIME_URL),
+  };
 }
 
 function place(frame: StackFrame | undefined): string {
@@ -176,22 +199,26 @@ export function installDiagnostics(page: SvcPage): void {
 
   // Math.random: reported once while the page starts and once while frames are drawn.
   const realRandom = Math.random.bind(Math);
-  const randomSeen = new Set<string>();
+  const randomSeen = new Set<"start" | "drawing">();
+  let randomTraces = 0;
   Math.random = function random(): number {
-    const phase = seeking > 0 ? "seek" : "start";
-    if (!randomSeen.has(phase)) {
-      randomSeen.add(phase);
-      const caller = pageCaller();
-      const where = place(caller === "library" ? undefined : caller);
-      record({
-        code: "nondeterministic-random",
-        severity: "warning",
-        message:
-          phase === "start"
-            ? `Page code calls Math.random() while the page starts (${where}), so each render, each parallel worker of a render and the preview start from a different picture. Use fixed values or a seeded random generator.`
-            : `Page code calls Math.random() while frames are drawn (${where}), so the picture changes from one render to the next and parallel workers disagree. Compute random values once, from a seeded generator, and animate them on the timeline.`,
-        detail: `Math.random() ${phase === "start" ? "at start" : "while drawing"}: ${where}`,
-      });
+    if (randomSeen.size < 2 && randomTraces < TRACE_BUDGET) {
+      randomTraces++;
+      const from = caller();
+      const phase = seeking > 0 || from.whileDrawing ? "drawing" : "start";
+      if (!randomSeen.has(phase)) {
+        randomSeen.add(phase);
+        const where = place(from.frame);
+        record({
+          code: "nondeterministic-random",
+          severity: "warning",
+          message:
+            phase === "start"
+              ? `Page code calls Math.random() while the page starts (${where}), so each render, each parallel worker of a render and the preview start from a different picture. Use fixed values or a seeded random generator.`
+              : `Page code calls Math.random() while frames are drawn (${where}), so the picture changes from one render to the next and parallel workers disagree. Compute random values once, from a seeded generator, and animate them on the timeline.`,
+          detail: `Math.random() ${phase === "start" ? "at start" : "while drawing"}: ${where}`,
+        });
+      }
     }
     return realRandom();
   };
@@ -199,12 +226,13 @@ export function installDiagnostics(page: SvcPage): void {
   let clockTraces = 0;
   let clockReported = false;
   onClockRead((read: ClockRead) => {
-    if (seeking === 0 || clockReported || clockTraces >= CLOCK_TRACE_BUDGET) return;
+    if (clockReported || clockTraces >= TRACE_BUDGET) return;
     clockTraces++;
-    const caller = pageCaller(CLOCK_LIBRARY);
-    if (caller === "library") return;
+    const from = caller();
+    if (!(seeking > 0 || from.whileDrawing)) return;
+    if (from.frame && CLOCK_LIBRARY.test(from.frame.url)) return;
     clockReported = true;
-    const where = place(caller);
+    const where = place(from.frame);
     record({
       code: "nondeterministic-clock",
       severity: "warning",
@@ -226,7 +254,7 @@ export function installDiagnostics(page: SvcPage): void {
       rootChecked = true;
       checkRootTimeline();
     }
-    checkRepeats();
+    checkRepeats(page);
     checkFonts();
     sizes.look();
   };
@@ -252,6 +280,7 @@ export function installDiagnostics(page: SvcPage): void {
 // ---------------------------------------------------------------- timelines
 
 interface GsapAnimation {
+  parent?: GsapAnimation;
   repeat?(): number;
   targets?(): unknown[];
   getChildren?(nested: boolean, tweens: boolean, timelines: boolean): GsapAnimation[];
@@ -304,26 +333,61 @@ function checkRootTimeline(): void {
 
 /** Reported at most this many times: one is enough to act on, a hundred is noise. */
 const REPEAT_REPORTS = 5;
+/** GSAP's length of something that repeats forever (10^10 s); anything near it means "never ends". */
+const FOREVER_SECONDS = 1e9;
 let repeatReports = 0;
 const repeatSeen = new WeakSet<object>();
 
-function checkRepeats(): void {
+/**
+ * `repeat: -1` matters in two cases. Inside a registered timeline it is drawn exactly (seeking a
+ * repeat is arithmetic), unless the root has no data-duration: then the timeline's length, forever,
+ * becomes the video's (an error). Outside every registered timeline it runs on GSAP's ticker, i.e.
+ * on the clock, and does not follow seeks (a warning).
+ */
+function checkRepeats(page: SvcPage): void {
   const global = gsapOnPage()?.globalTimeline;
   if (!global?.getChildren || repeatReports >= REPEAT_REPORTS) return;
+  const registered = registeredTimelines();
+  const endless = page.duration >= FOREVER_SECONDS;
   for (const animation of global.getChildren(true, true, true)) {
     if (repeatSeen.has(animation) || animation.repeat?.() !== -1) continue;
+    const seeked = hasAncestorIn(animation, registered);
+    if (seeked && !endless) continue;
     repeatSeen.add(animation);
     const target = animation.targets?.()[0];
     const what =
       target instanceof Element ? `A GSAP tween of ${describe(target)}` : "A GSAP animation";
-    record({
-      code: "infinite-repeat",
-      severity: "warning",
-      message: `${what} repeats forever (repeat: -1). A timeline that holds it never ends, so it cannot give the video's length, and a tween outside the registered timeline runs on the clock instead of following the video's time. Give it a repeat count that covers the video, e.g. repeat: Math.ceil(duration / cycle) - 1.`,
-      detail: target instanceof Element ? describe(target) : `animation ${repeatReports + 1}`,
-    });
+    record(
+      seeked
+        ? {
+            code: "infinite-repeat",
+            severity: "error",
+            message: `${what} repeats forever (repeat: -1) in the timeline that gives the video its length, and the root has no data-duration, so the video would never end. Set data-duration on the root element, or give the tween a repeat count that covers the video.`,
+            detail: target instanceof Element ? describe(target) : "endless timeline",
+          }
+        : {
+            code: "infinite-repeat",
+            severity: "warning",
+            message: `${what} repeats forever (repeat: -1) outside the registered timeline, so it runs on the clock instead of following the video's time: the preview shows it wrong when scrubbed, and other renderers draw it differently. Put it on the registered timeline with a repeat count that covers the video.`,
+            detail: target instanceof Element ? describe(target) : `animation ${repeatReports + 1}`,
+          },
+    );
     if (++repeatReports >= REPEAT_REPORTS) return;
   }
+}
+
+function registeredTimelines(): Set<unknown> {
+  const registry = window.__timelines as unknown;
+  if (Array.isArray(registry)) return new Set(registry);
+  if (registry && typeof registry === "object") return new Set(Object.values(registry));
+  return new Set();
+}
+
+function hasAncestorIn(animation: GsapAnimation, timelines: Set<unknown>): boolean {
+  for (let at: GsapAnimation | undefined = animation; at; at = at.parent) {
+    if (timelines.has(at)) return true;
+  }
+  return false;
 }
 
 function checkFonts(): void {
