@@ -204,4 +204,26 @@ describe("reference-format compositions", () => {
       await page.evaluate(() => getComputedStyle(document.querySelector("#title")!).opacity),
     ).toBe("1");
   });
+  it("runs a tween's callbacks when a frame passes its end", async () => {
+    // A counter written by onUpdate/onComplete: the frame after the count ends shows the total.
+    const page = await open({
+      "/index.html": html(
+        `<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="4">
+           <div id="amount">0</div>
+         </div>
+         <script>
+           const state = { value: 0 };
+           const show = (v) => { document.getElementById("amount").textContent = String(Math.round(v)); };
+           const tl = gsap.timeline({ paused: true });
+           tl.to(state, { value: 10000, duration: 3.16, ease: "none",
+             onUpdate: () => show(state.value), onComplete: () => show(10000) }, 0);
+           window.__timelines["main"] = tl;
+         </script>`,
+        GSAP_TAG,
+      ),
+    });
+    await seek(page, 3.1);
+    await seek(page, 3.2);
+    expect(await page.evaluate(() => document.getElementById("amount")!.textContent)).toBe("10000");
+  });
 });

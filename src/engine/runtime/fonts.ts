@@ -133,9 +133,70 @@ export function parseFamilies(value: string): string[] {
     .filter((family) => family.length > 0);
 }
 
-function isGenericFirst(value: string): boolean {
+/** `var(--name, fallback)rest` at the start of a value, as the reference reads it. */
+function primaryVariable(
+  value: string,
+): { name: string; fallback: string | null; rest: string } | undefined {
+  const trimmed = value.trim();
+  if (!trimmed.toLowerCase().startsWith("var(")) return undefined;
+  let depth = 0;
+  for (let index = 0; index < trimmed.length; index++) {
+    const char = trimmed[index];
+    if (char === "(") depth++;
+    if (char !== ")" || --depth !== 0) continue;
+    const inner = trimmed.slice(4, index).trim();
+    const comma = inner.indexOf(",");
+    const name = (comma === -1 ? inner : inner.slice(0, comma)).trim();
+    if (!/^--[\w-]+$/.test(name)) return undefined;
+    return {
+      name,
+      fallback: comma === -1 ? null : inner.slice(comma + 1),
+      rest: trimmed.slice(index + 1),
+    };
+  }
+  return undefined;
+}
+
+/** The value with Inter in front of a generic first family (inside an unset var()'s fallback too). */
+function promoted(value: string, custom: Map<string, string>): string | undefined {
+  const variable = primaryVariable(value);
+  if (variable) {
+    if (custom.get(variable.name) || variable.fallback === null) return undefined;
+    const fallback = promoted(variable.fallback, custom);
+    return fallback ? `var(${variable.name}, ${fallback})${variable.rest}` : undefined;
+  }
   const first = parseFamilies(value)[0];
-  return first !== undefined && GENERIC_FAMILIES.has(first.toLowerCase());
+  if (first === undefined || !GENERIC_FAMILIES.has(first.toLowerCase())) return undefined;
+  return `${PROMOTED_FAMILY}, ${value.trim()}`;
+}
+
+/** The families a font-family value asks for, a var() at its start resolved. */
+function requestedFamilies(value: string, custom: Map<string, string>, depth = 0): string[] {
+  const families = parseFamilies(value);
+  const variable = depth < 8 ? primaryVariable(value) : undefined;
+  if (!variable) return families;
+  const source = custom.get(variable.name) || variable.fallback;
+  if (source === null) return families;
+  const primary = requestedFamilies(source, custom, depth + 1);
+  return primary.length === 0 ? [] : [...primary, ...families.slice(1)];
+}
+
+function customPropertiesOf(blocks: CSSStyleDeclaration[]): Map<string, string> {
+  const custom = new Map<string, string>();
+  for (const style of blocks) {
+    for (let index = 0; index < style.length; index++) {
+      const name = style[index]!;
+      if (name.startsWith("--")) custom.set(name, style.getPropertyValue(name));
+    }
+  }
+  return custom;
+}
+
+/** Rewrites `property` of `style` when the rule says so; keeps its priority. */
+function promote(style: CSSStyleDeclaration, property: string, custom: Map<string, string>): void {
+  const value = style.getPropertyValue(property);
+  const next = value ? promoted(value, custom) : undefined;
+  if (next) style.setProperty(property, next, style.getPropertyPriority(property));
 }
 
 /** Every style declaration block of the page's readable stylesheets and inline styles. */
@@ -202,38 +263,20 @@ const provided = new Set<string>();
 /** Puts Inter before generic primaries and gives aliased families their bundled faces. */
 export function applyReferenceFonts(): void {
   const blocks = declarationBlocks();
-  const customProperties = new Map<string, string>();
+  const original = customPropertiesOf(blocks);
   for (const style of blocks) {
     for (let index = 0; index < style.length; index++) {
       const name = style[index]!;
-      if (!name.startsWith("--")) continue;
-      const value = style.getPropertyValue(name);
-      if (isGenericFirst(value)) {
-        style.setProperty(
-          name,
-          `${PROMOTED_FAMILY}, ${value.trim()}`,
-          style.getPropertyPriority(name),
-        );
-      }
-      customProperties.set(name, style.getPropertyValue(name));
+      if (name.startsWith("--")) promote(style, name, original);
     }
+    promote(style, "font-family", original);
   }
+  const custom = customPropertiesOf(blocks);
   const requested = new Map<string, string>();
   for (const style of blocks) {
     const value = style.getPropertyValue("font-family");
     if (!value) continue;
-    if (isGenericFirst(value)) {
-      style.setProperty(
-        "font-family",
-        `${PROMOTED_FAMILY}, ${value.trim()}`,
-        style.getPropertyPriority("font-family"),
-      );
-    }
-    const families = parseFamilies(style.getPropertyValue("font-family"));
-    const variable = /^var\(\s*(--[\w-]+)/.exec(families[0] ?? "");
-    const resolved = variable ? customProperties.get(variable[1]!) : undefined;
-    const names = resolved ? [...parseFamilies(resolved), ...families.slice(1)] : families;
-    for (const name of names) {
+    for (const name of requestedFamilies(value, custom)) {
       const key = name.toLowerCase();
       if (!requested.has(key)) requested.set(key, name);
     }

@@ -9,6 +9,8 @@ import type { CompositionInstance, MediaSource, TimelineLike } from "./types";
 const HIDDEN_ATTR = "data-svc-hidden";
 /** A video that never reports `seeked` must not stall the render forever. */
 const SEEKED_TIMEOUT_MS = 5000;
+/** The reference runtime's re-render step around a seek (seekTimeline). */
+const NUDGE_SECONDS = 0.001;
 
 interface TimedElement {
   element: HTMLElement;
@@ -295,17 +297,18 @@ export class Scene {
 }
 
 /**
- * GSAP renders nothing when asked for the time it is already at, so a timeline's state at 0
- * (zero-duration sets at the start) would never be drawn on the first frame. As the reference
- * runtime does, step just past the time without events, then to it.
+ * Seeks as the reference runtime does: to the time with events (onUpdate, callbacks), then a
+ * millisecond off and back without events. GSAP renders nothing for the time it is already at, so
+ * without the second step zero-duration sets at the start would be missing from the first frame.
  */
 function seekTimeline(timeline: TimelineLike, time: number): void {
-  if (timeline.totalTime) {
-    timeline.totalTime(time + 0.001, true);
-    timeline.totalTime(time, false);
-  } else {
+  if (!timeline.totalTime) {
     timeline.seek?.(time, false);
+    return;
   }
+  timeline.totalTime(time, false);
+  timeline.totalTime(time >= NUDGE_SECONDS ? time - NUDGE_SECONDS : time + NUDGE_SECONDS, true);
+  timeline.totalTime(time, true);
 }
 
 function setHidden(item: TimedElement, hidden: boolean): void {
