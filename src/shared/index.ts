@@ -7,5 +7,6 @@ export * from "./render-options";
 export * from "./variables";
 export { scanCompositionHtml, detectAspectRatio, type CompositionScan } from "./composition-scan";
 export { contentTypeFor } from "./content-types";
+export * from "./findings";
 export { FPS_MAX, FPS_MIN, DEFAULT_FPS } from "./limits";
 export { parseByteRange, type ByteRange } from "./byte-range";
