@@ -1,7 +1,7 @@
 // checkComposition finds each problem of issue 28 point 4 on a fixture made for it
 // (testing/check-fixtures/<name>), finds nothing on the examples, and a render of a fixture lists
 // the same finding among its warnings.
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -123,6 +123,36 @@ describe("checkComposition", () => {
           message: expect.stringMatching(/script threw: .*play/),
         }),
       ]);
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
+  });
+
+  it("wants no root timeline when the root only hosts compositions with their own", async () => {
+    const project = await mkdtemp(join(tmpdir(), "svc-check-hosts-"));
+    try {
+      await mkdir(join(project, "compositions"));
+      await writeFile(
+        join(project, "index.html"),
+        `<div data-composition-id="main" data-width="1920" data-height="1080" data-duration="2">
+  <div data-composition-id="card" data-composition-src="compositions/card.html"
+    data-start="0" data-duration="2" style="position:absolute;inset:0"></div>
+</div>
+<script src="https://cdn.jsdelivr.net/npm/gsap@3.15.0/dist/gsap.min.js"></script>
+<script>gsap.set("body", { backgroundColor: "#123" });</script>`,
+      );
+      await writeFile(
+        join(project, "compositions", "card.html"),
+        `<template><div data-composition-id="card" style="position:absolute;inset:0">
+  <div class="c" style="position:absolute;width:300px;height:200px;background:#f36"></div>
+  <script>
+    const tl = gsap.timeline({ paused: true });
+    tl.from(".c", { x: -300, duration: 1 });
+    window.__timelines["card"] = tl;
+  </script>
+</div></template>`,
+      );
+      expect(await checkComposition(project)).toEqual([]);
     } finally {
       await rm(project, { recursive: true, force: true });
     }

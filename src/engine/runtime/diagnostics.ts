@@ -302,8 +302,14 @@ function isTimelineLike(value: unknown): boolean {
   );
 }
 
+/**
+ * Reported only when GSAP animations are running outside every registered timeline: a root that
+ * only hosts nested compositions (each with its own timeline) needs none, and a tween that already
+ * ended (a gsap.set() at start-up) is gone from GSAP's global timeline.
+ */
 function checkRootTimeline(): void {
-  if (!gsapOnPage()) return;
+  const global = gsapOnPage()?.globalTimeline;
+  if (!global?.getChildren) return;
   const root = document.querySelector("[data-composition-id]");
   const rootId = root?.getAttribute("data-composition-id");
   if (!root || rootId === null || rootId === undefined) return;
@@ -323,6 +329,9 @@ function checkRootTimeline(): void {
     );
   }
   if (registered) return;
+  const seeked = registeredTimelines();
+  const free = global.getChildren(false, true, true).filter((animation) => !seeked.has(animation));
+  if (free.length === 0) return;
   record({
     code: "no-root-timeline",
     severity: "warning",
