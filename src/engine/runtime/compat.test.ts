@@ -226,4 +226,40 @@ describe("reference-format compositions", () => {
     await seek(page, 3.2);
     expect(await page.evaluate(() => document.getElementById("amount")!.textContent)).toBe("10000");
   });
+  it("resolves a sub-composition's paths next to its file when the file is there, else from the root", async () => {
+    // 1x1 PNGs of two sizes tell which file was loaded.
+    const png = (size: number) =>
+      Buffer.from(
+        size === 1
+          ? "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+          : "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAQAAADYv8WvAAAADklEQVR42mNkYGBgBGIAAA0AA2dF3GMAAAAASUVORK5CYII=",
+        "base64",
+      );
+    const block = `<!doctype html><html><head>
+      <style>.bg { width: 10px; height: 10px; background-image: url("assets/dot.png"); }</style>
+      </head><body>
+      <div data-composition-id="block" data-width="640" data-height="360" data-duration="1">
+        <img id="sibling" src="assets/dot.png"><img id="rooted" src="media/logo.png"><div class="bg"></div>
+      </div></body></html>`;
+    const page = await open({
+      "/index.html": html(
+        `<div id="main" data-composition-id="main" data-width="640" data-height="360" data-duration="1">
+           <div data-composition-id="block" data-composition-src="compositions/block.html"></div>
+         </div>`,
+      ),
+      "/compositions/block.html": block,
+      "/compositions/assets/dot.png": png(2),
+      "/media/logo.png": png(1),
+    });
+    const found = await page.evaluate(() => ({
+      sibling: (document.getElementById("sibling") as HTMLImageElement).naturalWidth,
+      rooted: (document.getElementById("rooted") as HTMLImageElement).naturalWidth,
+      background: getComputedStyle(document.querySelector(".bg")!).backgroundImage,
+    }));
+    expect(found).toEqual({
+      sibling: 2,
+      rooted: 1,
+      background: expect.stringContaining("/compositions/assets/dot.png"),
+    });
+  });
 });

@@ -263,7 +263,6 @@ async function mountInstance(
   const fragment = document.createDocumentFragment();
   if (content instanceof DocumentFragment) fragment.append(content);
   else fragment.append(...Array.from(content.childNodes));
-  rewriteParentRelativePaths(fragment, file.url);
 
   // A file whose content sits in its <body> is a standalone page: its <head> styles (where catalog
   // blocks keep all their CSS) and scripts belong to the composition and come first, as the
@@ -279,14 +278,15 @@ async function mountInstance(
     script.replaceWith(marker);
     return marker;
   });
+  // Hoist <link rel=stylesheet> from the file's <head> too (fonts, shared CSS).
+  for (const link of Array.from(parsed.head.querySelectorAll("link[rel~=stylesheet]"))) {
+    fragment.prepend(document.importNode(link, true));
+  }
+  await resolveSiblingPaths(fragment, file.url, scripts);
   const instanceKey = String(++instanceCounter);
   const scopeSelector = markInstanceHost(host, instanceKey);
   for (const style of Array.from(fragment.querySelectorAll("style"))) {
     style.textContent = scopeStylesheet(style.textContent ?? "", scopeSelector);
-  }
-  // Hoist <link rel=stylesheet> from the file's <head> too (fonts, shared CSS).
-  for (const link of Array.from(parsed.head.querySelectorAll("link[rel~=stylesheet]"))) {
-    fragment.prepend(document.importNode(link, true));
   }
   sizeElement(host);
   host.replaceChildren(fragment);
@@ -322,13 +322,75 @@ function sizeElement(element: HTMLElement): void {
   if (height !== undefined && !element.style.height) element.style.height = `${height}px`;
 }
 
-/** `../x.png` written relative to compositions/a.html would climb above the project root. */
-function rewriteParentRelativePaths(fragment: DocumentFragment, fileUrl: string): void {
-  for (const element of Array.from(fragment.querySelectorAll("[src],[href]"))) {
+const CSS_URL = /\burl\(\s*(["']?)([^)"'\s](?:[^)"']*[^)"'\s])?)\1\s*\)/g;
+
+function isRelativePath(value: string): boolean {
+  return value !== "" && !/^([a-z][a-z\d+.-]*:|\/|#)/i.test(value);
+}
+
+/**
+ * Paths in a file below the project root mean what the reference makes of them: `../x` is
+ * relative to the file; any other relative path is too when that file exists next to it
+ * (`compositions/assets/font.woff2` for `assets/font.woff2` in compositions/a.html), else it is
+ * relative to the project root. Covers src/href attributes (scripts too), style sheets and inline
+ * styles; existence is asked of the server, all at once.
+ */
+async function resolveSiblingPaths(
+  fragment: DocumentFragment,
+  fileUrl: string,
+  scripts: HTMLScriptElement[],
+): Promise<void> {
+  const fileDir = new URL(".", fileUrl).href;
+  if (fileDir === projectUrl("")) return;
+  const candidates = new Set<string>();
+  const attributes: [Element, string, string][] = [];
+  for (const element of [...Array.from(fragment.querySelectorAll("[src],[href]")), ...scripts]) {
     for (const attr of ["src", "href"]) {
-      const value = element.getAttribute(attr);
-      if (value?.startsWith("../")) element.setAttribute(attr, new URL(value, fileUrl).href);
+      const value = element.getAttribute(attr)?.trim();
+      if (value && isRelativePath(value)) {
+        attributes.push([element, attr, value]);
+        candidates.add(value);
+      }
     }
+  }
+  const styled = [
+    ...Array.from(fragment.querySelectorAll("style")).map((style) => ({ style, inline: false })),
+    ...Array.from(fragment.querySelectorAll("[style]")).map((style) => ({ style, inline: true })),
+  ];
+  for (const { style, inline } of styled) {
+    const text = inline ? (style.getAttribute("style") ?? "") : (style.textContent ?? "");
+    for (const match of text.matchAll(CSS_URL)) {
+      if (isRelativePath(match[2]!)) candidates.add(match[2]!);
+    }
+  }
+  const resolved = new Map<string, string>();
+  await Promise.all(
+    Array.from(candidates, async (path) => {
+      const sibling = new URL(path, fileUrl).href;
+      if (path.startsWith("../")) {
+        resolved.set(path, sibling);
+        return;
+      }
+      const found = await realFetch(sibling, { method: "HEAD" }).then(
+        (response) => response.ok,
+        () => false,
+      );
+      if (found) resolved.set(path, sibling);
+    }),
+  );
+  if (resolved.size === 0) return;
+  for (const [element, attr, value] of attributes) {
+    const target = resolved.get(value);
+    if (target) element.setAttribute(attr, target);
+  }
+  const rewrite = (text: string) =>
+    text.replace(CSS_URL, (whole, quote: string, path: string) => {
+      const target = resolved.get(path);
+      return target ? `url(${quote}${target}${quote})` : whole;
+    });
+  for (const { style, inline } of styled) {
+    if (inline) style.setAttribute("style", rewrite(style.getAttribute("style") ?? ""));
+    else style.textContent = rewrite(style.textContent ?? "");
   }
 }
 
