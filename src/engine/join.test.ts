@@ -14,7 +14,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OutputFormat } from "../shared/render-options";
 import { joinChunks, planChunks } from "./chunks";
-import { runFfmpeg, SegmentEncoder, type AudioInput } from "./encode";
+import { AUDIO_SAMPLE_RATE, runFfmpeg, SegmentEncoder, type AudioInput } from "./encode";
 import { resolveFfmpeg } from "./ffmpeg";
 import { segmentLength } from "./plan";
 import { probeMedia } from "./probe";
@@ -35,6 +35,8 @@ const SOURCES = [
 const WINDOW = 0.01;
 /** Around a clip's edges the resampler and the audio codec smear the sound; skip that much. */
 const EDGE = 0.004;
+/** How far a faint trace of a clip's edge reaches: one AAC frame and a bit. */
+const SMEAR = 0.025;
 
 let scratch: string;
 let ffmpegPath: string;
@@ -116,7 +118,7 @@ const scenario = fc
     seconds: fc.double({ min: 0.02, max: 6, noNaN: true }),
     chunkSeconds: fc.double({ min: 0.1, max: 4, noNaN: true }),
     maxChunks: fc.integer({ min: 1, max: 8 }),
-    format: fc.constantFrom<OutputFormat>("mp4", "mp4", "mov"),
+    format: fc.constantFrom<OutputFormat>("mp4", "mov", "webm"),
   })
   .chain(({ fps, seconds, chunkSeconds, maxChunks, format }) => {
     const frames = Math.max(1, Math.round(seconds * fps));
@@ -173,15 +175,20 @@ describe("joining chunks", () => {
         }));
         await joinChunks({ segmentFiles, output, format, durationSeconds: seconds, audio });
 
-        const info = await probeMedia(output);
-        const video = info.streams.find((stream) => stream.type === "video");
-        const track = info.streams.find((stream) => stream.type === "audio");
-        // The audio track holds round(seconds x 48000) samples; MP4's edit list (which hides the
-        // AAC encoder's priming samples) counts whole milliseconds, so players see it to 1 ms.
-        expect(Math.abs(video!.durationSeconds! - seconds)).toBeLessThan(0.001);
-        expect(Math.abs(track!.durationSeconds! - video!.durationSeconds!)).toBeLessThan(0.001);
-
         const samples = await decodeAudio(output);
+        if (format === "webm") {
+          // Matroska says a track's length only in a tag that counts Opus's pre-skip too; the
+          // decoder drops it, and what it gives is the track: round(seconds x 48000) samples.
+          expect(Math.abs(samples.length - seconds * AUDIO_SAMPLE_RATE)).toBeLessThanOrEqual(1);
+        } else {
+          // The AAC track holds round(seconds x 48000) samples; the MP4 edit list that hides the
+          // encoder's priming samples counts whole milliseconds, so players see it to 1 ms.
+          const info = await probeMedia(output);
+          const video = info.streams.find((stream) => stream.type === "video");
+          const track = info.streams.find((stream) => stream.type === "audio");
+          expect(Math.abs(video!.durationSeconds! - seconds)).toBeLessThan(0.001);
+          expect(Math.abs(track!.durationSeconds! - video!.durationSeconds!)).toBeLessThan(0.001);
+        }
         await rm(output);
         const heard = clips.map((clip) => audible(clip, seconds));
         const edges = heard.filter((h) => h.to > h.from).flatMap((h) => [h.from, h.to]);
@@ -193,7 +200,11 @@ describe("joining chunks", () => {
           const expected = Math.sqrt(playing.reduce((sum, h) => sum + h.level ** 2, 0));
           const measured = rms(samples, from, to);
           const where = `window ${from.toFixed(3)}-${to.toFixed(3)} s of ${seconds.toFixed(3)} s`;
-          if (expected === 0) expect(measured, where).toBeLessThan(0.01 * AMPLITUDE);
+          // AAC spreads a sudden sound over its 1024-sample frame, a little of it ahead (pre-echo).
+          const nearby = heard
+            .filter((h) => h.to > h.from && h.to > from - SMEAR && h.from < to + SMEAR)
+            .reduce((loudest, h) => Math.max(loudest, h.level), 0);
+          if (expected === 0) expect(measured, where).toBeLessThan(0.01 * AMPLITUDE + 0.1 * nearby);
           else expect(measured / expected, where).toBeCloseTo(1, 1);
         }
         // Each clip from its start: loud just after it, and no louder just before it than the
@@ -219,5 +230,5 @@ describe("joining chunks", () => {
       }),
       { numRuns: RUNS },
     );
-  }, 120_000);
+  }, 300_000);
 });

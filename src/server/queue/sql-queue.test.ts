@@ -58,8 +58,8 @@ describe("SqlJobQueue", () => {
   it("offers a job its holder gave up on again as the next attempt; the holder can no longer finish it", async () => {
     await queue.enqueue(db, "job");
     const first = (await queue.claim("w1"))!;
-    expect(await queue.retry(first, "failed")).toBe(true);
-    expect(await queue.retry(first, "failed")).toBe(false);
+    expect(await queue.retry(first)).toBe(true);
+    expect(await queue.retry(first)).toBe(false);
     const second = (await queue.claim("w2"))!;
     expect(second.attempt).toBe(2);
     expect(await queue.finish(first, "done", async () => {})).toBe(false);
