@@ -262,4 +262,24 @@ describe("reference-format compositions", () => {
       background: expect.stringContaining("/compositions/assets/dot.png"),
     });
   });
+  it("keeps a sub-composition's style sheet whose @import URL holds semicolons", async () => {
+    const block = `<!doctype html><html><body>
+      <div data-composition-id="block" data-width="640" data-height="360" data-duration="1">
+        <style>
+          @import url("/fonts.css?family=Inter:wght@300;400;500&display=swap");
+          .card { position: absolute; left: 20px; width: 50px; height: 50px; background: rgb(0, 128, 0); }
+        </style>
+        <div class="card"></div>
+      </div></body></html>`;
+    const page = await open({
+      "/index.html": html(
+        `<div id="main" data-composition-id="main" data-width="640" data-height="360" data-duration="1">
+           <div data-composition-id="block" data-composition-src="compositions/block.html"></div>
+         </div>`,
+      ),
+      "/compositions/block.html": block,
+      "/fonts.css": ".imported { color: red; }",
+    });
+    expect(await backgroundOf(page, ".card")).toBe("rgb(0, 128, 0)");
+  });
 });

@@ -121,6 +121,9 @@ export function markInstanceHost(host: Element, instanceKey: string): string {
   return `[data-svc-instance="${instanceKey}"]`;
 }
 
+/** An @import rule; its URL may hold semicolons (Google Fonts: `wght@300;400`). */
+const IMPORT_RULE = /@import\s+(?:url\(\s*(?:"[^"]*"|'[^']*'|[^)]*)\s*\)|"[^"]*"|'[^']*')[^;]*;/g;
+
 /**
  * Rewrite a sub-composition stylesheet so its style rules only reach into the instance:
  * style rules go inside `@scope (host)`, while @keyframes, @font-face, @import and other
@@ -132,7 +135,7 @@ export function scopeStylesheet(cssText: string, scopeSelector: string): string 
     sheet = new CSSStyleSheet();
     // replaceSync refuses @import; keep those lines aside.
     const imports: string[] = [];
-    const withoutImports = cssText.replace(/@import[^;]+;/g, (rule) => {
+    const withoutImports = cssText.replace(IMPORT_RULE, (rule) => {
       imports.push(rule);
       return "";
     });
