@@ -56,6 +56,9 @@ const AUTOMATION_ARGS = [
  * unreaped where PID 1 does not reap, as in many containers): the one process is our child, and
  * we wait for it.
  */
+/** Frames committed before the screenshot of a frame where a video moved (captureRaw). */
+const VIDEO_COMMIT_FRAMES = 2;
+
 /** Empty first frames tolerated before giving up (a visible video needs one more). */
 const FIRST_FRAME_ATTEMPTS = 5;
 
@@ -119,6 +122,8 @@ export class CaptureSession {
   private lastData: string | undefined;
   /** The previous capture was unchanged: the page is holding still. */
   private holding = false;
+  /** The last seek moved a video to another frame (see captureRaw). */
+  private videoMoved = false;
 
   private constructor(
     private readonly browser: CdpBrowser,
@@ -293,7 +298,9 @@ export class CaptureSession {
   }
 
   async seek(seconds: number): Promise<void> {
-    await this.evaluate(`window.__svc.seek(${seconds})`);
+    this.videoMoved = await this.evaluate<boolean>(
+      `window.__svc.seek(${seconds}).then((moved) => moved === true)`,
+    );
   }
 
   /**
@@ -355,6 +362,16 @@ export class CaptureSession {
     const { imageFormat, jpegQuality } = this.options;
     const format = imageFormat;
     if (this.method === "beginframe") {
+      // A video that moved to another frame hands its picture to the compositor late, and until
+      // it has, the screenshot shows the whole page as it was at the previous frame (catalog
+      // heygen-avatar-promo-card: a belt of videos lagged a frame, on some renders and not
+      // others). Frames committed without a screenshot first let it arrive: one was not always
+      // enough on a loaded machine, two were in every run measured.
+      if (this.videoMoved && !probeFirst) {
+        for (let commit = 0; commit < VIDEO_COMMIT_FRAMES; commit++) {
+          await this.send("HeadlessExperimental.beginFrame", {});
+        }
+      }
       if (probeFirst) {
         const probe = await this.send<{ hasDamage: boolean }>("HeadlessExperimental.beginFrame");
         if (!probe.hasDamage) return undefined;

@@ -142,11 +142,14 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
         warnings: [...warnings],
       };
     },
-    seek(t: number): Promise<void> {
+    seek(t: number): Promise<boolean> {
       const time = Number.isFinite(t) ? Math.max(0, t) : 0;
-      const run = () => (scene ? scene.seek(time) : Promise.resolve());
+      const run = () => (scene ? scene.seek(time) : Promise.resolve(false));
       const next = chain.then(run, run);
-      chain = next.catch(() => undefined);
+      chain = next.then(
+        () => undefined,
+        () => undefined,
+      );
       return next;
     },
     media() {

@@ -259,7 +259,7 @@ export function installDiagnostics(page: SvcPage): void {
     sizes.look();
   };
   const seek = page.seek.bind(page);
-  page.seek = (t: number): Promise<void> => {
+  page.seek = (t: number): Promise<boolean> => {
     seeking++;
     return seek(t).finally(() => {
       seeking--;

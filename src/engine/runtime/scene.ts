@@ -175,7 +175,8 @@ export class Scene {
     return longest;
   }
 
-  async seek(t: number): Promise<void> {
+  /** Draws time `t`; true when a video had to move to another frame. */
+  async seek(t: number): Promise<boolean> {
     this.clock.advanceTo(t * 1000);
 
     for (const { timeline, instance } of this.timelines()) {
@@ -210,6 +211,7 @@ export class Scene {
 
     this.seekAnimations(t);
     if (seeks.length > 0) await Promise.all(seeks);
+    return seeks.length > 0;
   }
 
   /** CSS animations, CSS transitions and WAAPI animations, paused at their local time. */

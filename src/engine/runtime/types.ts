@@ -35,7 +35,8 @@ export interface SvcPage {
   error?: string;
   waitingFor: string[];
   info(): CompositionInfo;
-  seek(t: number): Promise<void>;
+  /** Resolves true when a video moved to another frame (its picture reaches the compositor late). */
+  seek(t: number): Promise<boolean>;
   media(): MediaSource[];
 }
 

@@ -112,8 +112,8 @@ export async function open(
   return page;
 }
 
-export function seek(page: Page, t: number): Promise<void> {
-  return page.evaluate((time) => window.__svc!.seek(time), t);
+export async function seek(page: Page, t: number): Promise<void> {
+  await page.evaluate((time) => window.__svc!.seek(time), t);
 }
 
 /** Horizontal translation of an element, from its computed transform. */
