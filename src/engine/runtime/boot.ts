@@ -8,6 +8,7 @@ import { installVirtualClock } from "./clock";
 import { applyReferenceFonts } from "./fonts";
 import {
   CompositionError,
+  layOutRootChildren,
   mountChildren,
   numberAttr,
   registerInlineCompositions,
@@ -236,6 +237,7 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
       },
     };
     applyReferenceFonts();
+    layOutRootChildren(root);
     try {
       await mountChildren(rootInstance, context);
     } catch (error) {
@@ -258,6 +260,7 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
       await new Promise((resolve) => clock.realSetTimeout(resolve, 0));
       if (clock.pendingFrames() === 0) break;
     }
+    layOutRootChildren(root);
     registerInlineCompositions(context);
     scene = new Scene(rootInstance, context.instances, clock, warnings);
     await scene.seek(0);

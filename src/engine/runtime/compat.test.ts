@@ -282,4 +282,40 @@ describe("reference-format compositions", () => {
     });
     expect(await backgroundOf(page, ".card")).toBe("rgb(0, 128, 0)");
   });
+  it("lays a host out where its CSS puts it, and a file's #root is not the page's #root", async () => {
+    // The catalog's component demos: a card-sized host (no position of its own) whose file fills
+    // it with `#root { position: absolute; inset: 0 }`, on a page that styles its own #root.
+    const file = `<!doctype html><html><body><template>
+      <div id="root" data-composition-id="card" data-duration="1">
+        <style>#root { position: absolute; inset: 0; container-type: size; } .fill { width: 100cqw; height: 10px; }</style>
+        <div class="fill"></div>
+        <script>window.rootSeen = document.getElementById("root").getAttribute("data-composition-id");</script>
+      </div></template></body></html>`;
+    const page = await open({
+      "/index.html": html(
+        `<style>#root { width: 640px; height: 360px; --tone: grey; } .mount { width: 50%; height: 50%; left: 25%; top: 20%; }</style>
+         <div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="1">
+           <div class="mount" data-composition-id="card" data-composition-src="card.html"
+                data-start="0" data-duration="1" data-width="320" data-height="180"></div>
+         </div>`,
+      ),
+      "/card.html": file,
+    });
+    const layout = await page.evaluate(() => {
+      const box = (element: Element) => {
+        const rect = element.getBoundingClientRect();
+        return [rect.x, rect.y, rect.width, rect.height].map(Math.round);
+      };
+      return {
+        host: box(document.querySelector(".mount")!),
+        fill: box(document.querySelector(".fill")!),
+        rootSeen: (window as unknown as { rootSeen: string }).rootSeen,
+      };
+    });
+    expect(layout).toEqual({
+      host: [160, 72, 320, 180],
+      fill: [160, 72, 320, 10],
+      rootSeen: "card",
+    });
+  });
 });

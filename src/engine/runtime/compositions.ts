@@ -20,6 +20,8 @@ import {
 } from "./variables";
 import { applyReferenceFonts } from "./fonts";
 import {
+  AUTHORED_ID_ATTR,
+  AUTHORED_ROOT_ATTR,
   markInstanceHost,
   scopedDocument,
   scopedGsap,
@@ -105,6 +107,52 @@ export async function mountChildren(
     const file = await files[index]!;
     const child = await mountInstance(host, instance, file, context);
     await mountChildren(child, context);
+  }
+}
+
+const NOT_LAID_OUT = new Set(["SCRIPT", "STYLE", "LINK", "META"]);
+const laidOut = new WeakSet<Element>();
+
+/**
+ * The reference runtime's layout of a root: the root is positioned and clips its overflow at its
+ * declared size, and each of its children with `data-start` (clips, nested composition hosts,
+ * media) is positioned absolutely, sized from `data-width`/`data-height` only where its CSS gives
+ * it no size (else the full root). A host's `left`/`top` from CSS then apply, and its content
+ * (`position: absolute; inset: 0`, container queries) fills the host, not the whole frame.
+ */
+export function layOutRootChildren(root: HTMLElement): void {
+  if (!root.style.position) root.style.position = "relative";
+  root.style.overflow = "hidden";
+  const width = numberAttr(root, "data-width");
+  const height = numberAttr(root, "data-height");
+  if (width !== undefined) root.style.width = `${width}px`;
+  if (height !== undefined) root.style.height = `${height}px`;
+  for (const child of Array.from(root.children)) {
+    if (!(child instanceof HTMLElement) || laidOut.has(child)) continue;
+    if (NOT_LAID_OUT.has(child.tagName) || !child.hasAttribute("data-start")) continue;
+    laidOut.add(child);
+    const style = child.style;
+    const hidden = style.getPropertyValue("display") === "none";
+    const priority = style.getPropertyPriority("display");
+    if (hidden) style.removeProperty("display");
+    const computed = getComputedStyle(child);
+    if (computed.position !== "absolute" && computed.position !== "fixed") {
+      style.position = "absolute";
+    }
+    if (child.tagName !== "AUDIO") {
+      // `computed` is live: these read the size the element has now that it is absolute.
+      const declaredWidth = numberAttr(child, "data-width");
+      const declaredHeight = numberAttr(child, "data-height");
+      const noWidth = computed.width === "0px" || computed.width === "auto";
+      const noHeight = computed.height === "0px" || computed.height === "auto";
+      if (!style.width && noWidth) {
+        style.width = declaredWidth !== undefined ? `${declaredWidth}px` : "100%";
+      }
+      if (!style.height && noHeight) {
+        style.height = declaredHeight !== undefined ? `${declaredHeight}px` : "100%";
+      }
+    }
+    if (hidden) style.setProperty("display", "none", priority);
   }
 }
 
@@ -285,8 +333,17 @@ async function mountInstance(
   await resolveSiblingPaths(fragment, file.url, scripts);
   const instanceKey = String(++instanceCounter);
   const scopeSelector = markInstanceHost(host, instanceKey);
+  const fileRoot = fragment.querySelector<HTMLElement>(
+    "[data-composition-id]:not([data-composition-src])",
+  );
+  const authoredRootId = fileRoot?.id || undefined;
+  if (fileRoot && authoredRootId) {
+    fileRoot.removeAttribute("id");
+    fileRoot.setAttribute(AUTHORED_ID_ATTR, authoredRootId);
+    host.setAttribute(AUTHORED_ROOT_ATTR, authoredRootId);
+  }
   for (const style of Array.from(fragment.querySelectorAll("style"))) {
-    style.textContent = scopeStylesheet(style.textContent ?? "", scopeSelector);
+    style.textContent = scopeStylesheet(style.textContent ?? "", scopeSelector, authoredRootId);
   }
   sizeElement(host);
   host.replaceChildren(fragment);

@@ -7,9 +7,34 @@
 
 type AnyFunction = (...args: unknown[]) => unknown;
 
+/**
+ * A file's own root element keeps its `id` only as this attribute once mounted: the page that
+ * hosts the file often uses the same id (`#root`), and its `#root { width: 1920px }` would size the
+ * file's root too. The reference renderer puts the file's root into the host, so neither sees the
+ * other's id rules; here `#id` in the file's styles, queries and getElementById means this
+ * attribute, and the host names the id in AUTHORED_ROOT_ATTR.
+ */
+export const AUTHORED_ID_ATTR = "data-svc-authored-id";
+export const AUTHORED_ROOT_ATTR = "data-svc-authored-root";
+
+/** `selector` with `#<the file's root id>` pointing at that root (see AUTHORED_ID_ATTR). */
+export function authoredRootSelector(host: Element, selector: string): string {
+  const id = host.getAttribute(AUTHORED_ROOT_ATTR);
+  return id ? rewriteIdSelector(selector, id) : selector;
+}
+
+function rewriteIdSelector(selector: string, id: string): string {
+  const escaped = id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return selector.replace(
+    new RegExp(`#${escaped}(?![\\w-])`, "g"),
+    `[${AUTHORED_ID_ATTR}="${CSS.escape(id)}"]`,
+  );
+}
+
 /** Elements matching `selector` in the instance (its host included), else in the whole document. */
-export function scopedQueryAll(host: Element, selector: string): Element[] {
+export function scopedQueryAll(host: Element, rawSelector: string): Element[] {
   const found: Element[] = [];
+  const selector = authoredRootSelector(host, rawSelector);
   try {
     if (host.matches(selector)) found.push(host);
     found.push(...Array.from(host.querySelectorAll(selector)));
@@ -24,7 +49,12 @@ export function scopedDocument(host: Element): Document {
     querySelector: (selector: string) => scopedQueryAll(host, selector)[0] ?? null,
     querySelectorAll: (selector: string) => scopedQueryAll(host, selector),
     getElementById: (id: string) => {
-      const inHost = host.id === id ? host : host.querySelector(`[id="${CSS.escape(id)}"]`);
+      const inHost =
+        host.id === id
+          ? host
+          : host.getAttribute(AUTHORED_ROOT_ATTR) === id
+            ? host.querySelector(`[${AUTHORED_ID_ATTR}="${CSS.escape(id)}"]`)
+            : host.querySelector(`[id="${CSS.escape(id)}"]`);
       return inHost ?? document.getElementById(id);
     },
     getElementsByClassName: (names: string) => {
@@ -129,7 +159,11 @@ const IMPORT_RULE = /@import\s+(?:url\(\s*(?:"[^"]*"|'[^']*'|[^)]*)\s*\)|"[^"]*"
  * style rules go inside `@scope (host)`, while @keyframes, @font-face, @import and other
  * document-level rules stay global (they are not allowed inside @scope, and are harmless there).
  */
-export function scopeStylesheet(cssText: string, scopeSelector: string): string {
+export function scopeStylesheet(
+  cssText: string,
+  scopeSelector: string,
+  authoredRootId?: string,
+): string {
   let sheet: CSSStyleSheet;
   try {
     sheet = new CSSStyleSheet();
@@ -152,6 +186,7 @@ export function scopeStylesheet(cssText: string, scopeSelector: string): string 
         global.push(rule.cssText);
       } else {
         if (rule instanceof CSSStyleRule) rule.selectorText = pageToScope(rule.selectorText);
+        if (authoredRootId) rewriteRuleIds(rule, authoredRootId);
         scoped.push(rule.cssText);
       }
     }
@@ -159,6 +194,13 @@ export function scopeStylesheet(cssText: string, scopeSelector: string): string 
     return `${global.join("\n")}\n@scope (${scopeSelector}) {\n${scoped.join("\n")}\n}`;
   } catch {
     return cssText;
+  }
+}
+
+function rewriteRuleIds(rule: CSSRule, id: string): void {
+  if (rule instanceof CSSStyleRule) rule.selectorText = rewriteIdSelector(rule.selectorText, id);
+  if ("cssRules" in rule) {
+    for (const inner of Array.from((rule as CSSGroupingRule).cssRules)) rewriteRuleIds(inner, id);
   }
 }
 
