@@ -350,7 +350,6 @@ async function mountInstance(
   const innerMounted = host.querySelector<HTMLElement>(`[data-composition-id="${CSS.escape(id)}"]`);
   if (innerMounted && !innerMounted.hasAttribute("data-composition-src")) sizeElement(innerMounted);
 
-  applyCssVariables(host, instance.values);
   for (const element of Array.from(host.querySelectorAll(BOUND_SELECTOR))) {
     const owner = element.closest("[data-composition-src]");
     if (owner === host) bindElement(element, instance.values);
@@ -358,6 +357,9 @@ async function mountInstance(
 
   applyReferenceFonts();
   await runInstanceScripts(instance, scripts, placeholders, instanceKey, srcLabel, context);
+  // After the scripts, as the reference applies them: a script that resolves a theme token of the
+  // same name (`var(--accent)`) once at mount sees the page's token, not the instance's value.
+  applyCssVariables(host, instance.values);
   return instance;
 }
 
