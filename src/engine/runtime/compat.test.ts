@@ -318,4 +318,30 @@ describe("reference-format compositions", () => {
       rootSeen: "card",
     });
   });
+  it("gives a nested instance its variables as custom properties after its scripts ran", async () => {
+    const file = `<!doctype html><html data-composition-variables='[{"id":"accent","type":"string","label":"Accent","default":"green"}]'>
+      <body><div data-composition-id="card" data-duration="1">
+        <span class="live" style="color: var(--accent)">live</span>
+        <script>
+          const probe = document.createElement("span");
+          probe.style.color = "var(--accent)";
+          document.querySelector(".live").after(probe);
+          window.atMount = getComputedStyle(probe).color;
+        </script>
+      </div></body></html>`;
+    const page = await open({
+      "/index.html": html(
+        `<div id="main" data-composition-id="main" data-width="640" data-height="360" data-duration="1" style="--accent: rgb(1, 2, 3)">
+           <div data-composition-id="card" data-composition-src="card.html" data-variable-values='{"accent":"blue"}'></div>
+         </div>`,
+      ),
+      "/card.html": file,
+    });
+    expect(
+      await page.evaluate(() => ({
+        atMount: (window as unknown as { atMount: string }).atMount,
+        live: getComputedStyle(document.querySelector(".live")!).color,
+      })),
+    ).toEqual({ atMount: "rgb(1, 2, 3)", live: "rgb(0, 0, 255)" });
+  });
 });
