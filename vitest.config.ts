@@ -34,7 +34,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: "default",
-          include: ["src/**/*.test.ts", "src/**/*.test.tsx", "scripts/**/*.test.ts"],
+          include: [
+            "src/**/*.test.ts",
+            "src/**/*.test.tsx",
+            "scripts/**/*.test.ts",
+            "bench/**/*.test.ts",
+          ],
           exclude: [...configDefaults.exclude, ...SCALE_OUT_ONLY],
         },
       },
