@@ -344,4 +344,27 @@ describe("reference-format compositions", () => {
       })),
     ).toEqual({ atMount: "rgb(1, 2, 3)", live: "rgb(0, 0, 255)" });
   });
+  it("hides a nested composition while its scripts run, and shows it once it plays", async () => {
+    // A block that paints its own elements into a canvas skips hidden ones, as the reference does.
+    const file = `<!doctype html><html><body>
+      <div data-composition-id="card" data-duration="1">
+        <div class="label">SCENE A</div>
+        <script>window.seenAtMount = getComputedStyle(document.querySelector(".label")).visibility;</script>
+      </div></body></html>`;
+    const page = await open({
+      "/index.html": html(
+        `<div id="main" data-composition-id="main" data-width="640" data-height="360" data-duration="1">
+           <div data-composition-id="card" data-composition-src="card.html" data-start="0" data-duration="1"></div>
+         </div>`,
+      ),
+      "/card.html": file,
+    });
+    await seek(page, 0.5);
+    expect(
+      await page.evaluate(() => ({
+        atMount: (window as unknown as { seenAtMount: string }).seenAtMount,
+        playing: getComputedStyle(document.querySelector(".label")!).visibility,
+      })),
+    ).toEqual({ atMount: "hidden", playing: "visible" });
+  });
 });

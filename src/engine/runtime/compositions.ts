@@ -59,6 +59,18 @@ declare global {
 /** Our own requests stay out of the page's pending-fetch tracking (readiness.ts). */
 const realFetch = window.fetch.bind(window);
 let instanceCounter = 0;
+const MOUNTING_ATTR = "data-svc-mounting";
+let mountingStyle: HTMLStyleElement | undefined;
+
+function hideWhileMounting(host: HTMLElement, hidden: boolean): void {
+  if (!mountingStyle) {
+    mountingStyle = document.createElement("style");
+    mountingStyle.textContent = `[${MOUNTING_ATTR}],[${MOUNTING_ATTR}] *{visibility:hidden!important}`;
+    (document.head ?? document.documentElement).append(mountingStyle);
+  }
+  if (hidden) host.setAttribute(MOUNTING_ATTR, "");
+  else host.removeAttribute(MOUNTING_ATTR);
+}
 const loadedScripts = new Set<string>();
 
 export function numberAttr(element: Element, name: string): number | undefined {
@@ -356,7 +368,14 @@ async function mountInstance(
   }
 
   applyReferenceFonts();
-  await runInstanceScripts(instance, scripts, placeholders, instanceKey, srcLabel, context);
+  // While its scripts run, the composition is hidden, as in the reference runtime: a script that
+  // reads its elements' computed visibility (to paint them into a canvas, say) sees them hidden.
+  hideWhileMounting(host, true);
+  try {
+    await runInstanceScripts(instance, scripts, placeholders, instanceKey, srcLabel, context);
+  } finally {
+    hideWhileMounting(host, false);
+  }
   // After the scripts, as the reference applies them: a script that resolves a theme token of the
   // same name (`var(--accent)`) once at mount sees the page's token, not the instance's value.
   applyCssVariables(host, instance.values);
