@@ -237,7 +237,6 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
       },
     };
     applyReferenceFonts();
-    layOutRootChildren(root);
     try {
       await mountChildren(rootInstance, context);
     } catch (error) {
@@ -260,6 +259,8 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
       await new Promise((resolve) => clock.realSetTimeout(resolve, 0));
       if (clock.pendingFrames() === 0) break;
     }
+    // After the nested compositions' scripts ran, as in the reference: a script that sizes a
+    // canvas from its composition's box at mount sees the box before the root's layout.
     layOutRootChildren(root);
     registerInlineCompositions(context);
     scene = new Scene(rootInstance, context.instances, clock, warnings);

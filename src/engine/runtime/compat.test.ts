@@ -289,7 +289,10 @@ describe("reference-format compositions", () => {
       <div id="root" data-composition-id="card" data-duration="1">
         <style>#root { position: absolute; inset: 0; container-type: size; } .fill { width: 100cqw; height: 10px; }</style>
         <div class="fill"></div>
-        <script>window.rootSeen = document.getElementById("root").getAttribute("data-composition-id");</script>
+        <script>
+          window.rootSeen = document.getElementById("root").getAttribute("data-composition-id");
+          window.widthAtMount = document.getElementById("root").getBoundingClientRect().width;
+        </script>
       </div></template></body></html>`;
     const page = await open({
       "/index.html": html(
@@ -310,12 +313,16 @@ describe("reference-format compositions", () => {
         host: box(document.querySelector(".mount")!),
         fill: box(document.querySelector(".fill")!),
         rootSeen: (window as unknown as { rootSeen: string }).rootSeen,
+        // The reference lays the root out after the nested scripts ran: a canvas sized at mount
+        // (catalog particle-image-reveal) is sized from the box before that.
+        widthAtMount: (window as unknown as { widthAtMount: number }).widthAtMount,
       };
     });
     expect(layout).toEqual({
       host: [160, 72, 320, 180],
       fill: [160, 72, 320, 10],
       rootSeen: "card",
+      widthAtMount: 640,
     });
   });
   it("gives a nested instance its variables as custom properties after its scripts ran", async () => {
