@@ -199,13 +199,20 @@ function promote(style: CSSStyleDeclaration, property: string, custom: Map<strin
   if (next) style.setProperty(property, next, style.getPropertyPriority(property));
 }
 
-/** Every style declaration block of the page's readable stylesheets and inline styles. */
-function declarationBlocks(): CSSStyleDeclaration[] {
+/**
+ * One pass over the page's readable style sheets and inline styles: every style declaration block,
+ * and the families the page declares an @font-face for.
+ */
+function readStyles(): { blocks: CSSStyleDeclaration[]; declared: Set<string> } {
   const blocks: CSSStyleDeclaration[] = [];
+  const declared = new Set<string>();
   const walk = (rules: CSSRuleList) => {
     for (const rule of Array.from(rules)) {
       if (rule instanceof CSSStyleRule) blocks.push(rule.style);
-      if ("cssRules" in rule && !(rule instanceof CSSImportRule)) {
+      if (rule instanceof CSSFontFaceRule) {
+        const family = parseFamilies(rule.style.getPropertyValue("font-family"))[0];
+        if (family) declared.add(family.toLowerCase());
+      } else if ("cssRules" in rule && !(rule instanceof CSSImportRule)) {
         walk((rule as CSSGroupingRule).cssRules);
       }
     }
@@ -220,29 +227,7 @@ function declarationBlocks(): CSSStyleDeclaration[] {
   for (const element of Array.from(document.querySelectorAll<HTMLElement>("[style]"))) {
     blocks.push(element.style);
   }
-  return blocks;
-}
-
-function declaredFontFaces(): Set<string> {
-  const declared = new Set<string>();
-  const walk = (rules: CSSRuleList) => {
-    for (const rule of Array.from(rules)) {
-      if (rule instanceof CSSFontFaceRule) {
-        const family = parseFamilies(rule.style.getPropertyValue("font-family"))[0];
-        if (family) declared.add(family.toLowerCase());
-      } else if ("cssRules" in rule && !(rule instanceof CSSImportRule)) {
-        walk((rule as CSSGroupingRule).cssRules);
-      }
-    }
-  };
-  for (const sheet of Array.from(document.styleSheets)) {
-    try {
-      walk(sheet.cssRules);
-    } catch {
-      // cross-origin
-    }
-  }
-  return declared;
+  return { blocks, declared };
 }
 
 const fontData = new Map<string, ArrayBuffer>();
@@ -262,7 +247,7 @@ const provided = new Set<string>();
 
 /** Puts Inter before generic primaries and gives aliased families their bundled faces. */
 export function applyReferenceFonts(): void {
-  const blocks = declarationBlocks();
+  const { blocks, declared } = readStyles();
   const original = customPropertiesOf(blocks);
   for (const style of blocks) {
     for (let index = 0; index < style.length; index++) {
@@ -282,7 +267,6 @@ export function applyReferenceFonts(): void {
     }
   }
 
-  const declared = declaredFontFaces();
   for (const [key, name] of requested) {
     const slug = FONT_ALIASES[key];
     const files = slug ? BUNDLED_FONT_FILES[slug] : undefined;
