@@ -340,21 +340,25 @@ export class CaptureSession {
    * surface of its own that joins the compositor frame a frame late, and until it has, Chromium
    * draws nothing and returns no screenshot; the next frames have it.
    */
-  private async firstImage(format: string, jpegQuality: number): Promise<string> {
+  private async firstImage(): Promise<string> {
     for (let attempt = 0; attempt < FIRST_FRAME_ATTEMPTS; attempt++) {
-      const result = await this.send<{ screenshotData?: string }>(
-        "HeadlessExperimental.beginFrame",
-        {
-          screenshot: {
-            format,
-            ...(format === "jpeg" ? { quality: jpegQuality } : {}),
-            optimizeForSpeed: true,
-          },
-        },
-      );
-      if (result.screenshotData) return result.screenshotData;
+      const image = await this.beginFrameWithScreenshot();
+      if (image) return image;
     }
     throw new EngineError("capture_failed", "The browser produced no image for the first frame.");
+  }
+
+  /** One beginFrame that draws and reads the frame back; no image when nothing was drawn. */
+  private async beginFrameWithScreenshot(): Promise<string | undefined> {
+    const { imageFormat: format, jpegQuality } = this.options;
+    const result = await this.send<{ screenshotData?: string }>("HeadlessExperimental.beginFrame", {
+      screenshot: {
+        format,
+        ...(format === "jpeg" ? { quality: jpegQuality } : {}),
+        optimizeForSpeed: true,
+      },
+    });
+    return result.screenshotData || undefined;
   }
 
   /** The frame as base64 text straight from the protocol, or undefined when nothing changed. */
@@ -376,19 +380,10 @@ export class CaptureSession {
         const probe = await this.send<{ hasDamage: boolean }>("HeadlessExperimental.beginFrame");
         if (!probe.hasDamage) return undefined;
       }
-      const result = await this.send<{ screenshotData?: string }>(
-        "HeadlessExperimental.beginFrame",
-        {
-          screenshot: {
-            format,
-            ...(format === "jpeg" ? { quality: jpegQuality } : {}),
-            optimizeForSpeed: true,
-          },
-        },
-      );
-      if (!result.screenshotData && !this.lastFrame) return this.firstImage(format, jpegQuality);
+      const image = await this.beginFrameWithScreenshot();
+      if (!image && !this.lastFrame) return this.firstImage();
       // No damage since the last frame: no image, the previous one is still exact.
-      return result.screenshotData || undefined;
+      return image;
     }
     for (let attempt = 1; ; attempt++) {
       try {
