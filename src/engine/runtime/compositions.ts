@@ -123,7 +123,6 @@ export async function mountChildren(
 }
 
 const NOT_LAID_OUT = new Set(["SCRIPT", "STYLE", "LINK", "META"]);
-const laidOut = new WeakSet<Element>();
 
 /**
  * The reference runtime's layout of a root: the root is positioned and clips its overflow at its
@@ -140,9 +139,8 @@ export function layOutRootChildren(root: HTMLElement): void {
   if (width !== undefined) root.style.width = `${width}px`;
   if (height !== undefined) root.style.height = `${height}px`;
   for (const child of Array.from(root.children)) {
-    if (!(child instanceof HTMLElement) || laidOut.has(child)) continue;
-    if (NOT_LAID_OUT.has(child.tagName) || !child.hasAttribute("data-start")) continue;
-    laidOut.add(child);
+    if (!(child instanceof HTMLElement) || NOT_LAID_OUT.has(child.tagName)) continue;
+    if (!child.hasAttribute("data-start")) continue;
     const style = child.style;
     const hidden = style.getPropertyValue("display") === "none";
     const priority = style.getPropertyPriority("display");
