@@ -3,6 +3,7 @@
 import { builtinModules } from "node:module";
 import js from "@eslint/js";
 import globals from "globals";
+import { createNodeResolver, importX } from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 
 const LAYERS = [
@@ -127,4 +128,18 @@ export default tseslint.config(
     rules: { "no-console": "off" },
   },
   ...layerBlocks,
+  {
+    // No import circle anywhere in src/: a module and the modules it imports form a tree, so each
+    // can be read (and loaded) before the ones that use it.
+    files: ["src/**/*.ts", "src/**/*.tsx"],
+    plugins: { "import-x": importX },
+    settings: {
+      "import-x/extensions": [".ts", ".tsx", ".js"],
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts", ".tsx"] },
+      "import-x/resolver-next": [
+        createNodeResolver({ extensions: [".ts", ".tsx", ".js", ".d.ts"] }),
+      ],
+    },
+    rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
+  },
 );

@@ -9,21 +9,7 @@ import { registerCloudListCommand } from "./cloud-list";
 import { registerCloudRenderCommand } from "./cloud-render";
 import { registerPublishCommand } from "./publish";
 import type { CliIo } from "./io";
-
-/**
- * With --json, flag errors that commander itself reports (an unknown choice, a missing argument)
- * come out as `{error: {...}}` on stdout like every other error. Subcommands created afterwards
- * inherit this output configuration.
- */
-export function reportParseErrorsAsJson(command: Command, io: CliIo): Command {
-  return command.configureOutput({
-    outputError: (text, write) => {
-      if (!process.argv.includes("--json")) return write(text);
-      const message = text.replace(/^error:\s*/, "").trim();
-      io.stdout.write(`${JSON.stringify({ error: { code: "usage_error", message } }, null, 2)}\n`);
-    },
-  });
-}
+import { reportParseErrorsAsJson } from "./errors";
 
 export function registerCloudCommand(program: Command, io: CliIo): void {
   const cloud = reportParseErrorsAsJson(

@@ -2,6 +2,7 @@
 // error) and prints them as one clear line plus a hint (in the CLI's words, src/cli/hints.ts), or
 // as JSON with --json. No stack traces
 // for user mistakes; unexpected errors still say what happened in one line.
+import type { Command } from "commander";
 import { ClientError } from "../core/errors";
 import { EngineError } from "../engine/errors";
 import { cliHint } from "./hints";
@@ -63,4 +64,19 @@ export function reportError(error: unknown, json: boolean, io: CliIo): void {
     if (described.hint) io.stderr.write(`hint: ${described.hint}\n`);
   }
   io.exitCode = described.exitCode;
+}
+
+/**
+ * With --json, flag errors that commander itself reports (an unknown choice, a missing argument)
+ * come out as `{error: {...}}` on stdout like every other error. Subcommands created afterwards
+ * inherit this output configuration.
+ */
+export function reportParseErrorsAsJson(command: Command, io: CliIo): Command {
+  return command.configureOutput({
+    outputError: (text, write) => {
+      if (!process.argv.includes("--json")) return write(text);
+      const message = text.replace(/^error:\s*/, "").trim();
+      io.stdout.write(`${JSON.stringify({ error: { code: "usage_error", message } }, null, 2)}\n`);
+    },
+  });
 }

@@ -9,8 +9,7 @@ import { checkIdempotencyKeyFlag } from "./cloud-flags";
 import { printArchiveReport } from "./archive-report";
 import { createCloudProgress } from "./cloud-progress";
 import { CLI_KEY_PREFIX, interruptSignal, withCloudContext } from "./cloud-context";
-import { reportParseErrorsAsJson } from "./cloud";
-import { reportError } from "./errors";
+import { reportError, reportParseErrorsAsJson } from "./errors";
 import { withInterruptHint } from "./options";
 import type { CliIo } from "./io";
 
