@@ -11,7 +11,8 @@ import { CaptureSession } from "./capture";
 import { EngineError } from "./errors";
 import { pageFailure, pageFindings, withRefusedRequests } from "./findings";
 import { startProjectServer, type ProjectServer } from "./project-server";
-import { resolveComposition, waitUntilReady } from "./render";
+import { resolveComposition } from "./render-prepare";
+import { waitUntilReady } from "./render-sessions";
 import { runtimeScript } from "./runtime-bundle";
 
 export interface CheckCompositionOptions {

@@ -1,15 +1,19 @@
 // Distributed rendering: one render cut into chunks that different machines render, then joined
 // without re-encoding. A chunk is a run of the engine's own segments, so its boundaries depend
 // only on the frame count, the fps and the chunk settings (never on which machine or how many),
-// and the joined file holds exactly the frames a single-machine render encodes.
+// and the joined file holds exactly the frames a single-machine render encodes. A chunk runs the
+// same stages as a whole render (render.ts); only its finish differs: it keeps its segments.
 import { mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { muxOutput, extractThumbnail, type AudioInput } from "./encode";
+import { muxOutput, type AudioInput } from "./encode";
 import { resolveFfmpeg } from "./ffmpeg";
-import { representativeFrame, segmentLength, type Chunk } from "./plan";
-import { renderComposition } from "./render";
-import type { RenderCompositionOptions, RenderResult } from "./types";
+import type { Chunk } from "./plan";
+import { captureSegments, progressReporter } from "./render-capture";
+import { finishChunk, pageAudio } from "./render-finish";
+import { prepareRender } from "./render-prepare";
+import { cancelledError, RenderSessions } from "./render-sessions";
+import type { RenderCompositionOptions } from "./types";
 import type { OutputFormat } from "../shared/render-options";
 
 export { planChunks, representativeFrame, type Chunk, type ChunkSettings } from "./plan";
@@ -23,50 +27,39 @@ export interface ChunkResult {
   warnings: string[];
 }
 
+export type RenderChunkOptions = Omit<RenderCompositionOptions, "output" | "thumbnail"> & {
+  chunk: Chunk;
+  /** The frame count the render's chunks were planned for; a page with another is refused. */
+  frames: number;
+  outputDir: string;
+};
+
 /** Renders one chunk into `outputDir` (encoded segments, and the thumbnail if it is here). */
-export async function renderChunk(
-  options: Omit<RenderCompositionOptions, "output" | "thumbnail"> & {
-    chunk: Chunk;
-    frames: number;
-    outputDir: string;
-  },
-): Promise<ChunkResult> {
-  const { chunk, frames, outputDir, ...renderOptions } = options;
-  const fps = renderOptions.fps ?? 30;
-  const format = renderOptions.format ?? "mp4";
-  const result: RenderResult = await renderComposition(
-    { ...renderOptions, output: join(outputDir, `unused.${format}`), thumbnail: false },
-    {
-      segments: {
-        first: chunk.firstSegment,
-        count: chunk.segmentCount,
-        expectedFrames: frames,
-        keepIn: outputDir,
-      },
-    },
-  );
-  const kept = result.chunk!;
-  const frame = representativeFrame(frames);
-  let thumbnailPath: string | undefined;
-  if (frame >= chunk.firstFrame && frame < chunk.firstFrame + chunk.frameCount) {
-    const length = segmentLength(frames, fps);
-    const segment = kept.segmentFiles[Math.floor(frame / length) - chunk.firstSegment]!;
-    thumbnailPath = join(outputDir, "thumbnail.jpg");
-    const ffmpeg = await resolveFfmpeg();
-    await extractThumbnail(
-      ffmpeg.path,
-      segment,
-      (frame % length) / fps,
-      thumbnailPath,
-      renderOptions.signal,
-    );
+export async function renderChunk(options: RenderChunkOptions): Promise<ChunkResult> {
+  const { chunk, frames, outputDir, signal } = options;
+  if (signal?.aborted) throw cancelledError();
+  const prepared = await prepareRender(options);
+  const run = await RenderSessions.start(prepared, {
+    allowNetwork: options.allowNetwork ?? true,
+    readyTimeoutSeconds: options.readyTimeoutSeconds ?? 30,
+    signal,
+  });
+  const report = progressReporter(options.onProgress);
+  try {
+    report({ framesDone: 0, framesTotal: 0, stage: "preparing" });
+    const range = { first: chunk.firstSegment, count: chunk.segmentCount, expectedFrames: frames };
+    const captured = await captureSegments(run, options.workers, range, report);
+    const framesTotal = captured.framesCaptured;
+    report({ framesDone: framesTotal, framesTotal, stage: "finishing" });
+    const audio = await pageAudio(run, captured.pages[0]!);
+    const kept = await finishChunk(run, captured, outputDir, signal);
+    run.throwIfCancelled();
+    return { ...kept, audio, warnings: prepared.warnings };
+  } catch (error) {
+    throw run.failure(error);
+  } finally {
+    await run.close();
   }
-  return {
-    segmentFiles: kept.segmentFiles,
-    audio: kept.audio,
-    thumbnailPath,
-    warnings: result.warnings,
-  };
 }
 
 /** Joins the chunks' segments (in order) without re-encoding and mixes the audio once. */

@@ -1,7 +1,6 @@
 // The engine's public contract: what renderComposition takes and returns.
 import type { RenderSettingFields } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
-import type { AudioInput } from "./encode";
 
 export interface RenderProgress {
   /** Frames captured and handed to the encoder so far. */
@@ -49,6 +48,4 @@ export interface RenderResult {
   width: number;
   height: number;
   warnings: string[];
-  /** Set for one chunk of a distributed render (chunks.ts): its encoded segments and the audio. */
-  chunk?: { segmentFiles: string[]; audio: AudioInput[] };
 }

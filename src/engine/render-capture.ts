@@ -1,0 +1,274 @@
+// Render stage 3, the capture loop: the pages step through their frames, each segment streaming
+// into its own encoder. Workers (one page each) start on contiguous blocks of segments; one whose
+// block is done takes half of the segments another has not started (stealSegments in plan.ts). A
+// page that has to start after frame 0 — a worker's block, stolen segments, a chunk of a
+// distributed render — is brought to its first frame by catchUp. A whole render and a chunk run
+// this same loop; they differ only in which segments they capture.
+import { join } from "node:path";
+import type { CaptureSession } from "./capture";
+import { SegmentEncoder, segmentExtension } from "./encode";
+import { EngineError } from "./errors";
+import { pageFindings, withRefusedRequests } from "./findings";
+import { segmentLength, stealSegments, type SegmentRun } from "./plan";
+import { resolveWorkers } from "./render-prepare";
+import {
+  cancelledError,
+  pageError,
+  type FrameSink,
+  type PageInfo,
+  type RenderSessions,
+} from "./render-sessions";
+import type { RenderProgress } from "./types";
+
+/** Hooks for tests and bench/render.ts, which measure capture alone with the same pages. */
+export interface CaptureHooks {
+  sinkForSegment?: (segmentIndex: number) => FrameSink;
+  /**
+   * Send every frame's picture to the encoder even when nothing changed (default false). Output
+   * is the same either way; tests and benchmarks compare the two.
+   */
+  noDedup?: boolean;
+  /** The first block of segments of each worker (tests: an uneven start that forces stealing). */
+  blocks?: (first: number, end: number, workers: number) => SegmentBlock[];
+  /** Called when a worker takes segments from another (tests and benchmarks count these). */
+  onSteal?: (steal: { worker: number; first: number; end: number; relaunch: boolean }) => void;
+}
+
+/** Which segments to capture: all of them, or one chunk's run checked against its plan. */
+export interface SegmentRange {
+  first: number;
+  count: number;
+  /** The frame count the chunks were planned for; a page with another count is refused. */
+  expectedFrames: number;
+}
+
+export interface CapturedSegments {
+  frames: number;
+  /** Segment length in frames. */
+  length: number;
+  firstSegment: number;
+  endSegment: number;
+  /** Encoded segment files by segment index (only [firstSegment, endSegment) exist). */
+  segmentFiles: string[];
+  framesCaptured: number;
+  repeatedFrames: number;
+  /** The pages, still open, for what the finish stage reads from them (media). */
+  pages: CaptureSession[];
+}
+
+export type ReportProgress = (progress: Omit<RenderProgress, "fps" | "etaSeconds">) => void;
+
+export interface SegmentBlock {
+  first: number;
+  end: number;
+}
+
+/**
+ * How many frames before its first one a worker draws (and throws away) when it starts mid-way.
+ * Chromium's raster keeps state from earlier frames (tiles, caches), so the first frames a fresh
+ * browser draws after a jump can differ by a few levels at edges from those of a browser that drew
+ * every frame; measured on the examples, five frames of history were enough to match exactly.
+ */
+const PREROLL_FRAMES = 5;
+
+/**
+ * Opens the pages, reads the composition's length from the first, and captures the segments of
+ * `range` (all of them without one) with up to `workers` pages. Warnings from the page and its
+ * findings are added to `run.prepared.warnings`.
+ */
+export async function captureSegments(
+  run: RenderSessions,
+  workers: number | "auto" | undefined,
+  range: SegmentRange | undefined,
+  report: ReportProgress,
+  hooks: CaptureHooks = {},
+): Promise<CapturedSegments> {
+  const { fps, format, quality } = run.prepared.settings;
+  const { warnings } = run.prepared;
+  const opening = run.openSessions(resolveWorkers(workers, Infinity));
+  const first = await opening[0]!;
+  const info = await first.evaluate<PageInfo>("window.__svc.info()");
+  warnings.push(...info.warnings);
+  const frames = Math.round(info.duration * fps);
+  if (frames < 1) {
+    throw new EngineError(
+      "composition_not_found",
+      `The composition lasts ${info.duration} s, too short for one frame at ${fps} fps.`,
+      "Set data-duration on the root.",
+    );
+  }
+  if (range && range.expectedFrames !== frames) {
+    throw new EngineError(
+      "composition_changed",
+      `The composition has ${frames} frames here, but its render was planned for ${range.expectedFrames}.`,
+      "Give the root a data-duration that matches its timeline.",
+    );
+  }
+  const length = segmentLength(frames, fps);
+  const segmentCount = Math.ceil(frames / length);
+  const firstSegment = range?.first ?? 0;
+  const endSegment = range ? Math.min(segmentCount, range.first + range.count) : segmentCount;
+  const workerCount = resolveWorkers(workers, endSegment - firstSegment);
+  const segmentFiles = Array.from({ length: segmentCount }, (_, i) =>
+    join(run.workDir, `segment-${String(i).padStart(5, "0")}.${segmentExtension(format)}`),
+  );
+
+  const framesTotal = Math.min(frames, endSegment * length) - firstSegment * length;
+  let framesDone = 0;
+  let repeatedFrames = 0;
+  report({ framesDone, framesTotal, stage: "capturing" });
+  const runs: SegmentRun[] = (hooks.blocks ?? contiguousBlocks)(
+    firstSegment,
+    endSegment,
+    workerCount,
+  ).map((block) => ({ next: block.first, end: block.end }));
+
+  const runWorker = async (worker: number): Promise<void> => {
+    let session = pages[worker]!;
+    // A finished segment's encoder drains (x264's lookahead, the muxer, process exit) while this
+    // worker captures its next segment; waiting for it would leave the browser idle each time.
+    const draining: Promise<void>[] = [];
+    /** The next frame this worker's page can draw without a catch-up. */
+    let position = 0;
+    const own = runs[worker]!;
+    for (;;) {
+      if (own.next >= own.end) {
+        if (!stealSegments(runs, worker)) break;
+        const from = own.next * length;
+        // Behind the page's position: scripts cannot be stepped backwards, so the stolen
+        // segments get a fresh browser, which catches up exactly as a worker starting there.
+        const relaunch = from < position;
+        hooks.onSteal?.({ worker, first: own.next, end: own.end, relaunch });
+        if (relaunch) {
+          const stale = session;
+          session = await run.openSession();
+          pages[worker] = session;
+          void stale.close();
+          position = 0;
+        }
+      }
+      const index = own.next++;
+      const start = index * length;
+      const end = Math.min(frames, (index + 1) * length);
+      if (start !== position) await catchUp(session, position, start, fps, run);
+      const encoder = run.track(
+        hooks.sinkForSegment?.(index) ??
+          new SegmentEncoder({
+            ffmpegPath: run.ffmpegPath,
+            output: segmentFiles[index]!,
+            frames: end - start,
+            fps,
+            format,
+            quality,
+            imageFormat: run.prepared.imageFormat,
+            size: run.prepared.size,
+          }),
+      );
+      try {
+        for (let frame = start; frame < end; frame++) {
+          run.throwIfCancelled();
+          await session.seek(frame / fps);
+          if (run.pageErrors.length > 0) throw pageError(run.pageErrors);
+          const shot = await session.capture(!hooks.noDedup);
+          // A segment starts with a picture; after that, an unchanged frame is a repeat.
+          const repeat = !shot.changed && frame !== start && !hooks.noDedup;
+          await encoder.write(repeat ? null : shot.image);
+          if (repeat) repeatedFrames++;
+          framesDone++;
+          report({ framesDone, framesTotal, stage: "capturing" });
+        }
+      } catch (error) {
+        run.stopEncoder(encoder);
+        throw error;
+      }
+      position = end;
+      const done = encoder.finish().finally(() => run.stopEncoder(encoder));
+      done.catch(() => undefined); // surfaced by the Promise.all below
+      draining.push(done);
+    }
+    await Promise.all(draining);
+  };
+  // A render too short for every worker: the browsers it does not need go now.
+  for (const surplus of opening.slice(workerCount)) {
+    void surplus.then((session) => session.close()).catch(() => undefined);
+  }
+  const pages = [first, ...(await Promise.all(opening.slice(1, workerCount)))];
+  await Promise.all(pages.map((_, i) => runWorker(i)));
+
+  // What the pages did that svc may not render faithfully (runtime/diagnostics.ts), in words.
+  for (const finding of withRefusedRequests(await pageFindings(pages), run.blocked)) {
+    if (!warnings.includes(finding.message)) warnings.push(finding.message);
+  }
+  return {
+    frames,
+    length,
+    firstSegment,
+    endSegment,
+    segmentFiles,
+    framesCaptured: framesDone,
+    repeatedFrames,
+    pages,
+  };
+}
+
+/**
+ * Segments [first, end) cut into one contiguous block per worker. A worker that only moves forward
+ * one frame at a time shows what a single worker shows; every jump costs a catch-up (catchUp).
+ */
+export function contiguousBlocks(first: number, end: number, workers: number): SegmentBlock[] {
+  const total = end - first;
+  return Array.from({ length: workers }, (_, i) => ({
+    first: first + Math.floor((total * i) / workers),
+    end: first + Math.floor((total * (i + 1)) / workers),
+  }));
+}
+
+/**
+ * Brings a page that has drawn every frame before `fromFrame` (0: a freshly loaded page) to the
+ * state it has after a render of every frame before `startFrame`: page scripts are stepped through
+ * each frame time in between (GSAP records a tween's start values when it first renders, so a
+ * timeline jumped to frame n can differ from one stepped to it), and the last PREROLL_FRAMES are
+ * drawn too.
+ */
+async function catchUp(
+  session: CaptureSession,
+  fromFrame: number,
+  startFrame: number,
+  fps: number,
+  run: RenderSessions,
+): Promise<void> {
+  if (startFrame <= fromFrame) return;
+  const drawFrom = Math.max(fromFrame, startFrame - PREROLL_FRAMES);
+  await session.evaluate(
+    `(async () => { for (let f = ${fromFrame}; f < ${drawFrom}; f++) await window.__svc.seek(f / ${fps}); })()`,
+  );
+  for (let frame = drawFrom; frame < startFrame; frame++) {
+    if (run.cancelled) throw cancelledError();
+    await session.seek(frame / fps);
+    await session.capture();
+  }
+}
+
+/** Progress to the caller's callback: capture progress at most every 100 ms, with a rate. */
+export function progressReporter(
+  onProgress: ((progress: RenderProgress) => void) | undefined,
+): ReportProgress {
+  let lastSent = 0;
+  let rateStart = Date.now();
+  let rateFrames = 0;
+  let fps = 0;
+  return (progress) => {
+    if (!onProgress) return;
+    const now = Date.now();
+    if (now - rateStart >= 1000) {
+      fps = ((progress.framesDone - rateFrames) * 1000) / (now - rateStart);
+      rateStart = now;
+      rateFrames = progress.framesDone;
+    }
+    const finalFrame = progress.framesDone === progress.framesTotal;
+    if (progress.stage === "capturing" && !finalFrame && now - lastSent < 100) return;
+    lastSent = now;
+    const etaSeconds = fps > 0 ? (progress.framesTotal - progress.framesDone) / fps : undefined;
+    onProgress({ ...progress, fps, etaSeconds });
+  };
+}
