@@ -1,0 +1,134 @@
+// One job being worked on (an attempt): its render, lease, work dir, the objects it stored so far
+// and when its phases began. Shared by the three kinds of job (job-whole.ts, job-chunk.ts,
+// job-join.ts): the project unzipped from the object store, the engine's options from the render
+// row, and outputs stored under the render's prefix.
+import { createReadStream } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { AudioInput } from "../../engine/encode";
+import type { ChunkResult, RenderChunkOptions } from "../../engine/chunks";
+import type { RenderCompositionOptions, RenderProgress, RenderResult } from "../../engine/types";
+import type { AspectRatio, OutputFormat, Quality, Resolution } from "../../shared/render-options";
+import { extractZip } from "../assets/zip-inspect";
+import type { ServiceContext } from "../context";
+import type { RendersTable } from "../db/schema";
+import type { JobQueue, Lease, RenderJob } from "../queue/job-queue";
+import { assetStorageKey } from "./render-repository";
+
+/** What a worker needs of the engine; injectable so API-only processes never load it. */
+export interface Engine {
+  renderComposition(options: RenderCompositionOptions): Promise<RenderResult>;
+  renderChunk(options: RenderChunkOptions): Promise<ChunkResult>;
+  joinChunks(options: {
+    segmentFiles: string[];
+    output: string;
+    format: OutputFormat;
+    durationSeconds: number;
+    audio: AudioInput[];
+    signal?: AbortSignal;
+  }): Promise<void>;
+}
+
+/** What every job runs against. */
+export interface JobServices {
+  ctx: ServiceContext;
+  queue: JobQueue;
+  engine: Engine;
+}
+
+/**
+ * Moments of a job logged with its end (ms after the claim): where a chunk's time goes. Between
+ * "capturing" and "firstFrame" a chunk brings the page to its first frame (catch-up).
+ */
+export type Phase = "capturing" | "firstFrame" | "finishing" | "downloaded" | "rendered" | "stored";
+
+export interface Attempt {
+  lease: Lease;
+  job: RenderJob;
+  render: RendersTable;
+  workDir: string;
+  signal: AbortSignal;
+  /** Objects stored by this attempt; removed if it does not finish. */
+  stored: string[];
+  log: ServiceContext["log"];
+  claimedMs: number;
+  phasesMs: Partial<Record<Phase, number>>;
+}
+
+/** Progress is written at most twice a second. */
+export const PROGRESS_INTERVAL_MS = 500;
+
+export function mark(attempt: Attempt, phase: Phase): void {
+  attempt.phasesMs[phase] ??= Date.now() - attempt.claimedMs;
+}
+
+/** The engine's progress is reported at most every 100 ms: "firstFrame" is that close. */
+export function markProgress(attempt: Attempt, progress: RenderProgress): void {
+  if (progress.stage === "preparing") return;
+  mark(attempt, progress.stage);
+  if (progress.framesDone > 0) mark(attempt, "firstFrame");
+}
+
+/** The render's project, unzipped safely into the attempt's work dir. */
+export async function unpackProject(services: JobServices, attempt: Attempt): Promise<string> {
+  const { ctx } = services;
+  const storageKey = await assetStorageKey(ctx.db, attempt.render.asset_id);
+  if (!storageKey) throw new Error(`the project asset ${attempt.render.asset_id} is missing`);
+  const projectDir = join(attempt.workDir, "project");
+  const local = await ctx.store.toLocalFile(storageKey);
+  try {
+    await extractZip(local.path, projectDir);
+  } finally {
+    await local.release();
+  }
+  return projectDir;
+}
+
+/** The engine's options for this render (page network off unless configured, one page). */
+export function renderOptions(services: JobServices, attempt: Attempt, projectDir: string) {
+  const { render } = attempt;
+  return {
+    projectDir,
+    composition: render.composition,
+    fps: render.fps,
+    quality: render.quality as Quality,
+    format: render.format as OutputFormat,
+    resolution: render.resolution as Resolution,
+    aspectRatio: render.aspect_ratio as AspectRatio,
+    variables: JSON.parse(render.variables_json) as Record<string, unknown>,
+    strictVariables: render.strict_variables === 1,
+    workers: 1,
+    allowNetwork: services.ctx.config.allowPageNetwork,
+    signal: attempt.signal,
+  } satisfies Partial<RenderCompositionOptions>;
+}
+
+/** Stores a file as `key`; the attempt removes it again if it does not finish. */
+export async function storeFile(
+  services: JobServices,
+  attempt: Attempt,
+  key: string,
+  file: string,
+): Promise<string> {
+  await services.ctx.store.put(key, createReadStream(file));
+  attempt.stored.push(key);
+  return key;
+}
+
+/** Where this render's objects live in the store. */
+export function renderPrefix(attempt: Attempt): string {
+  return `renders/${attempt.render.user_id}/${attempt.render.id}`;
+}
+
+/** An audio source inside the project, written relative to it (other workers unzip elsewhere). */
+export function toProjectRelative(input: AudioInput, projectDir: string): AudioInput {
+  if (!isAbsolute(input.source)) return input;
+  return { ...input, source: relative(projectDir, input.source) };
+}
+
+/** The recorded source inside this worker's copy of the project; undefined if it would escape. */
+export function fromProjectRelative(input: AudioInput, projectDir: string): string | undefined {
+  if (/^https?:\/\//.test(input.source)) return input.source;
+  const root = resolve(projectDir);
+  const source = resolve(root, input.source);
+  return source.startsWith(root + sep) ? source : undefined;
+}

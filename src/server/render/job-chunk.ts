@@ -1,0 +1,86 @@
+// One chunk of a distributed render: a run of segments rendered by the engine and stored in the
+// object store. The chunk that starts the video records the audio, the one holding the thumbnail
+// frame cuts the thumbnail, and the chunk that completes the set queues the join (one atomic
+// counter, render-repository.ts completeChunk).
+import { mkdir } from "node:fs/promises";
+import { basename, join } from "node:path";
+import type { RenderProgress } from "../../engine/types";
+import { jobIdOf } from "../queue/job-queue";
+import {
+  mark,
+  markProgress,
+  PROGRESS_INTERVAL_MS,
+  renderOptions,
+  renderPrefix,
+  storeFile,
+  toProjectRelative,
+  unpackProject,
+  type Attempt,
+  type JobServices,
+} from "./attempt";
+import {
+  completeChunk,
+  loadChunk,
+  markChunkRendering,
+  writeChunkProgress,
+} from "./render-repository";
+
+export async function runChunkJob(
+  services: JobServices,
+  attempt: Attempt,
+  index: number,
+): Promise<boolean> {
+  const { ctx, queue, engine } = services;
+  const { render, lease } = attempt;
+  const chunk = await loadChunk(ctx.db, render.id, index);
+  await markChunkRendering(ctx.db, render.id, index, lease.attempt, ctx.now());
+  const projectDir = await unpackProject(services, attempt);
+  const outputDir = join(attempt.workDir, "out");
+  await mkdir(outputDir, { recursive: true });
+  let lastProgress = 0;
+  const result = await engine.renderChunk({
+    ...renderOptions(services, attempt, projectDir),
+    chunk: {
+      index,
+      firstSegment: chunk.first_segment,
+      segmentCount: chunk.segment_count,
+      firstFrame: chunk.first_frame,
+      frameCount: chunk.frame_count,
+    },
+    frames: render.frames!,
+    outputDir,
+    onProgress: (progress: RenderProgress) => {
+      markProgress(attempt, progress);
+      const now = Date.now();
+      if (now - lastProgress < PROGRESS_INTERVAL_MS) return;
+      lastProgress = now;
+      void writeChunkProgress(ctx.db, render, index, progress.framesDone);
+    },
+  });
+  if (attempt.signal.aborted) throw attempt.signal.reason;
+  mark(attempt, "rendered");
+  const prefix = `${renderPrefix(attempt)}/chunks/${index}-${lease.attempt}`;
+  const segmentKeys: string[] = [];
+  for (const file of result.segmentFiles) {
+    segmentKeys.push(await storeFile(services, attempt, `${prefix}/${basename(file)}`, file));
+  }
+  const thumbnailKey = result.thumbnailPath
+    ? await storeFile(services, attempt, `${prefix}/thumbnail.jpg`, result.thumbnailPath)
+    : undefined;
+  mark(attempt, "stored");
+  const audioJson =
+    index === 0
+      ? JSON.stringify(result.audio.map((input) => toProjectRelative(input, projectDir)))
+      : undefined;
+  return queue.finish(lease, "done", async (trx) => {
+    const completesSet = await completeChunk(trx, render, index, {
+      frameCount: chunk.frame_count,
+      worker: ctx.config.workerName,
+      segmentKeys,
+      audioJson,
+      thumbnailKey,
+      now: ctx.now(),
+    });
+    if (completesSet) await queue.enqueue(trx, jobIdOf({ kind: "join", renderId: render.id }));
+  });
+}

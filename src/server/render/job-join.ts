@@ -1,0 +1,88 @@
+// The join of a distributed render: the chunks' segments joined without re-encoding and the audio
+// mixed once, then the render completed and charged in the transaction that finishes the job. The
+// segments are deleted only after the render is completed. A failed join is offered again by the
+// worker (worker.ts) until its attempts run out.
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { AudioInput } from "../../engine/encode";
+import type { OutputFormat } from "../../shared/render-options";
+import { enqueueWebhook } from "../webhooks/webhooks";
+import {
+  fromProjectRelative,
+  mark,
+  renderPrefix,
+  storeFile,
+  unpackProject,
+  type Attempt,
+  type JobServices,
+} from "./attempt";
+import { completeRender, loadChunksForJoin } from "./render-repository";
+
+export async function runJoinJob(services: JobServices, attempt: Attempt): Promise<boolean> {
+  const { ctx, queue, engine } = services;
+  const { render, lease } = attempt;
+  const chunks = await loadChunksForJoin(ctx.db, render.id);
+  if (chunks.length !== render.chunk_count || chunks.some((chunk) => chunk.state !== "done")) {
+    throw new Error(`render ${render.id} is not ready to join`);
+  }
+  const segmentsDir = join(attempt.workDir, "segments");
+  await mkdir(segmentsDir, { recursive: true });
+  const segmentFiles: string[] = [];
+  const releases: (() => Promise<void>)[] = [];
+  try {
+    for (const key of chunks.flatMap((chunk) => JSON.parse(chunk.segments_json!) as string[])) {
+      const local = await ctx.store.toLocalFile(key);
+      releases.push(local.release);
+      segmentFiles.push(local.path);
+    }
+    mark(attempt, "downloaded");
+    const recorded = JSON.parse(render.audio_json ?? "[]") as AudioInput[];
+    const projectDir =
+      recorded.length > 0 ? await unpackProject(services, attempt) : attempt.workDir;
+    const audio = recorded.flatMap((input) => {
+      const source = fromProjectRelative(input, projectDir);
+      return source ? [{ ...input, source }] : [];
+    });
+    const output = join(attempt.workDir, "out", `video.${render.format}`);
+    await mkdir(join(attempt.workDir, "out"), { recursive: true });
+    const durationSeconds = render.frames! / render.fps;
+    await engine.joinChunks({
+      segmentFiles,
+      output,
+      format: render.format as OutputFormat,
+      durationSeconds,
+      audio,
+      signal: attempt.signal,
+    });
+    if (attempt.signal.aborted) throw attempt.signal.reason;
+    mark(attempt, "rendered");
+    const videoKey = await storeFile(
+      services,
+      attempt,
+      `${renderPrefix(attempt)}/${lease.attempt}/video.${render.format}`,
+      output,
+    );
+    mark(attempt, "stored");
+    const finished = await queue.finish(lease, "done", async (trx) => {
+      const now = ctx.now();
+      const completed = await completeRender(
+        trx,
+        render,
+        { videoKey, thumbnailKey: render.thumbnail_key, durationSeconds },
+        now,
+      );
+      if (completed) await enqueueWebhook(trx, completed, now);
+    });
+    if (finished) {
+      // The segments served their purpose; the thumbnail stays with the render.
+      for (const chunk of chunks) {
+        for (const key of JSON.parse(chunk.segments_json!) as string[]) {
+          await ctx.store.delete(key).catch(() => undefined);
+        }
+      }
+    }
+    return finished;
+  } finally {
+    for (const release of releases) await release().catch(() => undefined);
+  }
+}

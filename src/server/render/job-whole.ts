@@ -1,0 +1,59 @@
+// A whole render: one worker renders the whole video (the embedded default, and short renders),
+// stores the video and thumbnail, and completes and charges the render in the transaction that
+// finishes its job.
+import { join } from "node:path";
+import { enqueueWebhook } from "../webhooks/webhooks";
+import {
+  mark,
+  markProgress,
+  PROGRESS_INTERVAL_MS,
+  renderOptions,
+  renderPrefix,
+  storeFile,
+  unpackProject,
+  type Attempt,
+  type JobServices,
+} from "./attempt";
+import { completeRender, writeProgress } from "./render-repository";
+
+export async function runWholeJob(services: JobServices, attempt: Attempt): Promise<boolean> {
+  const { ctx, queue, engine } = services;
+  const { render } = attempt;
+  const projectDir = await unpackProject(services, attempt);
+  let lastProgress = 0;
+  const result = await engine.renderComposition({
+    ...renderOptions(services, attempt, projectDir),
+    output: join(attempt.workDir, "out", `video.${render.format}`),
+    thumbnail: true,
+    onProgress: (progress) => {
+      markProgress(attempt, progress);
+      const now = Date.now();
+      if (now - lastProgress < PROGRESS_INTERVAL_MS || progress.framesTotal <= 0) return;
+      lastProgress = now;
+      writeProgress(ctx.db, render.id, Math.min(0.99, progress.framesDone / progress.framesTotal));
+    },
+  });
+  if (attempt.signal.aborted) throw attempt.signal.reason;
+  mark(attempt, "rendered");
+  const prefix = `${renderPrefix(attempt)}/${attempt.lease.attempt}`;
+  const videoKey = await storeFile(
+    services,
+    attempt,
+    `${prefix}/video.${render.format}`,
+    result.outputPath,
+  );
+  const thumbnailKey = result.thumbnailPath
+    ? await storeFile(services, attempt, `${prefix}/thumbnail.jpg`, result.thumbnailPath)
+    : null;
+  mark(attempt, "stored");
+  return queue.finish(attempt.lease, "done", async (trx) => {
+    const now = ctx.now();
+    const completed = await completeRender(
+      trx,
+      render,
+      { videoKey, thumbnailKey, durationSeconds: result.durationSeconds },
+      now,
+    );
+    if (completed) await enqueueWebhook(trx, completed, now);
+  });
+}

@@ -1,0 +1,226 @@
+// The render worker's SQL on render records: the renders row (status, progress, completion with
+// its credit charge, failure) and the render_chunks rows of a distributed render. Every write that
+// could race another worker carries a status guard, so a second completion or a late progress
+// write after the render ended changes nothing. Queue jobs and webhooks are the caller's.
+import type { Kysely, Transaction } from "kysely";
+import type { DB, RendersTable } from "../db/schema";
+import { renderCostMilli } from "./credits";
+
+type Db = Kysely<DB>;
+
+export function loadRender(db: Db, renderId: string): Promise<RendersTable | undefined> {
+  return db.selectFrom("renders").selectAll().where("id", "=", renderId).executeTakeFirst();
+}
+
+/** The render is being worked on (a whole render's progress starts again from 0). */
+export async function markRendering(
+  db: Db,
+  render: RendersTable,
+  startedMs: number,
+  resetProgress: boolean,
+): Promise<void> {
+  await db
+    .updateTable("renders")
+    .set({ status: "rendering", started_ms: startedMs, ...(resetProgress ? { progress: 0 } : {}) })
+    .where("id", "=", render.id)
+    .where("status", "in", ["queued", "rendering"])
+    .execute();
+}
+
+/** A whole render given back to the queue (worker shutdown): queued again, from 0. */
+export async function requeueRender(db: Db, renderId: string): Promise<void> {
+  await db
+    .updateTable("renders")
+    .set({ status: "queued", progress: 0 })
+    .where("id", "=", renderId)
+    .where("status", "=", "rendering")
+    .execute();
+}
+
+export async function assetStorageKey(db: Db, assetId: string): Promise<string | undefined> {
+  const asset = await db
+    .selectFrom("assets")
+    .select("storage_key")
+    .where("id", "=", assetId)
+    .executeTakeFirst();
+  return asset?.storage_key ?? undefined;
+}
+
+/** Fails a render that is still running; the failed row, or undefined if it had already ended. */
+export function failRender(
+  trx: Transaction<DB>,
+  renderId: string,
+  failure: { code: string; message: string },
+  now: number,
+): Promise<RendersTable | undefined> {
+  return trx
+    .updateTable("renders")
+    .set({
+      status: "failed",
+      failure_code: failure.code,
+      failure_message: failure.message.slice(0, 2000),
+      completed_ms: now,
+    })
+    .where("id", "=", renderId)
+    .where("status", "in", ["queued", "rendering"])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Completes the render and charges for it, once: the status guard makes a second call a no-op
+ * (undefined). Returns the completed row.
+ */
+export async function completeRender(
+  trx: Transaction<DB>,
+  render: RendersTable,
+  output: { videoKey: string; thumbnailKey: string | null; durationSeconds: number },
+  now: number,
+): Promise<RendersTable | undefined> {
+  const cost = renderCostMilli(output.durationSeconds, render.resolution);
+  const completed = await trx
+    .updateTable("renders")
+    .set({
+      status: "completed",
+      progress: 1,
+      duration: output.durationSeconds,
+      credits_charged_milli: cost,
+      completed_ms: now,
+      video_key: output.videoKey,
+      thumbnail_key: output.thumbnailKey,
+    })
+    .where("id", "=", render.id)
+    .where("status", "!=", "completed")
+    .where("deleted_ms", "is", null)
+    .returningAll()
+    .executeTakeFirst();
+  if (!completed) return undefined;
+  await trx
+    .updateTable("users")
+    .set((eb) => ({
+      credits_remaining_milli: eb("credits_remaining_milli", "-", cost),
+      credits_used_milli: eb("credits_used_milli", "+", cost),
+    }))
+    .where("id", "=", render.user_id)
+    .execute();
+  return completed;
+}
+
+/** Progress of a render being worked on; advisory, so a failed write is dropped. */
+export function writeProgress(db: Db, renderId: string, fraction: number): void {
+  void db
+    .updateTable("renders")
+    .set({ progress: fraction })
+    .where("id", "=", renderId)
+    .where("status", "=", "rendering")
+    .execute()
+    .catch(() => undefined);
+}
+
+export function loadChunk(db: Db, renderId: string, index: number) {
+  return db
+    .selectFrom("render_chunks")
+    .selectAll()
+    .where("render_id", "=", renderId)
+    .where("idx", "=", index)
+    .executeTakeFirstOrThrow();
+}
+
+export async function markChunkRendering(
+  db: Db,
+  renderId: string,
+  index: number,
+  attempt: number,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable("render_chunks")
+    .set({ state: "rendering", attempts: attempt, started_ms: now })
+    .where("render_id", "=", renderId)
+    .where("idx", "=", index)
+    .where("state", "!=", "done")
+    .execute();
+}
+
+/** A render in chunks progresses by the frames of all its chunks together. */
+export async function writeChunkProgress(
+  db: Db,
+  render: RendersTable,
+  index: number,
+  framesDone: number,
+): Promise<void> {
+  try {
+    await db
+      .updateTable("render_chunks")
+      .set({ frames_done: framesDone })
+      .where("render_id", "=", render.id)
+      .where("idx", "=", index)
+      .where("state", "=", "rendering")
+      .execute();
+    const sum = await db
+      .selectFrom("render_chunks")
+      .select((eb) => eb.fn.sum<number>("frames_done").as("frames"))
+      .where("render_id", "=", render.id)
+      .executeTakeFirst();
+    writeProgress(db, render.id, Math.min(0.99, Number(sum?.frames ?? 0) / render.frames!));
+  } catch {
+    // Progress is advisory; the next update will try again.
+  }
+}
+
+/**
+ * Records a chunk as done and counts it on the render, in the caller's transaction. True when this
+ * chunk completed the set (the row lock orders concurrent chunks, so exactly one sees it); false
+ * when the chunk was already done or the render is no longer running.
+ */
+export async function completeChunk(
+  trx: Transaction<DB>,
+  render: RendersTable,
+  index: number,
+  done: {
+    frameCount: number;
+    worker: string;
+    segmentKeys: string[];
+    audioJson: string | undefined;
+    thumbnailKey: string | undefined;
+    now: number;
+  },
+): Promise<boolean> {
+  const updated = await trx
+    .updateTable("render_chunks")
+    .set({
+      state: "done",
+      frames_done: done.frameCount,
+      worker: done.worker,
+      segments_json: JSON.stringify(done.segmentKeys),
+      completed_ms: done.now,
+    })
+    .where("render_id", "=", render.id)
+    .where("idx", "=", index)
+    .where("state", "!=", "done")
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) !== 1) return false;
+  const counted = await trx
+    .updateTable("renders")
+    .set((eb) => ({
+      chunks_done: eb("chunks_done", "+", 1),
+      ...(done.audioJson !== undefined ? { audio_json: done.audioJson } : {}),
+      ...(done.thumbnailKey ? { thumbnail_key: done.thumbnailKey } : {}),
+    }))
+    .where("id", "=", render.id)
+    .where("status", "in", ["queued", "rendering"])
+    .where("deleted_ms", "is", null)
+    .returning(["chunks_done", "chunk_count"])
+    .executeTakeFirst();
+  return counted !== undefined && counted.chunks_done === counted.chunk_count;
+}
+
+/** Every chunk of a render with its stored segments, in order. */
+export function loadChunksForJoin(db: Db, renderId: string) {
+  return db
+    .selectFrom("render_chunks")
+    .select(["idx", "segments_json", "state"])
+    .where("render_id", "=", renderId)
+    .orderBy("idx")
+    .execute();
+}
