@@ -6,59 +6,55 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { checkComposition } from "../engine/check";
 import { hasErrors, type Finding } from "../shared/findings";
-import { reportError } from "./errors";
-import { readVariablesOption } from "./options";
+import { printJson, runAction } from "./command";
+import { addCompositionFlag, addVariablesFlags, readVariablesOption } from "./options";
 import type { CliIo } from "./io";
 
-interface CheckFlags {
+export interface CheckOptions {
+  dir: string;
   composition: string;
-  variables?: string;
-  variablesFile?: string;
+  variables?: Record<string, unknown>;
   network: boolean;
   json?: boolean;
+  signal?: AbortSignal;
 }
 
+/** Checks the composition, prints the findings and sets exit code 1 when one is an error. */
+export async function runCheck(options: CheckOptions, io: CliIo): Promise<Finding[]> {
+  const findings = await checkComposition(options.dir, {
+    composition: options.composition,
+    allowNetwork: options.network,
+    ...(options.variables ? { variables: options.variables } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  if (options.json) printJson(io, findings);
+  else io.stdout.write(formatFindings(findings, join(options.dir, options.composition)));
+  io.exitCode = hasErrors(findings) ? 1 : 0;
+  return findings;
+}
+
+type CheckFlags = Omit<CheckOptions, "dir" | "variables" | "signal"> & {
+  variables?: string;
+  variablesFile?: string;
+};
+
 export function registerCheckCommand(program: Command, io: CliIo): void {
-  program
+  const command = program
     .command("check")
     .description("report what svc may not render faithfully in a composition, without rendering")
-    .argument("[dir]", "project folder", ".")
-    .option(
-      "-c, --composition <path>",
-      "entry HTML file, relative to the project folder",
-      "index.html",
-    )
-    .option("--variables <json>", "variable values as a JSON object")
-    .option("--variables-file <file>", "variable values from a JSON file")
+    .argument("[dir]", "project folder", ".");
+  addCompositionFlag(command);
+  addVariablesFlags(command, false)
     .option(
       "--no-network",
       "refuse requests outside the project, as the render service does by default",
     )
     .option("--json", "print the findings as a JSON array on stdout")
-    .action(async (dir: string, flags: CheckFlags) => {
-      const controller = new AbortController();
-      const onSigint = () => controller.abort();
-      process.once("SIGINT", onSigint);
-      try {
-        const variables = readVariablesOption(flags);
-        const findings = await checkComposition(dir, {
-          composition: flags.composition,
-          allowNetwork: flags.network,
-          ...(variables ? { variables } : {}),
-          signal: controller.signal,
-        });
-        io.stdout.write(
-          flags.json
-            ? `${JSON.stringify(findings, null, 2)}\n`
-            : formatFindings(findings, join(dir, flags.composition)),
-        );
-        io.exitCode = hasErrors(findings) ? 1 : 0;
-      } catch (error) {
-        reportError(error, Boolean(flags.json), io);
-      } finally {
-        process.off("SIGINT", onSigint);
-      }
-    });
+    .action((dir: string, flags: CheckFlags) =>
+      runAction(io, flags.json, (signal) =>
+        runCheck({ ...flags, dir, variables: readVariablesOption(flags), signal }, io),
+      ),
+    );
 }
 
 export function formatFindings(findings: Finding[], composition: string): string {

@@ -26,7 +26,7 @@ describe("svc doctor", () => {
       ffmpeg: { ok: true, path: expect.any(String), version: expect.any(String) },
       ffprobe: { ok: true, path: expect.any(String), version: expect.any(String) },
     });
-    expect(typeof report.browser.headlessShell).toBe("boolean");
+    expect(typeof report.browser.headless_shell).toBe("boolean");
     expect(report.browser.reason).toEqual(expect.any(String));
     // The bundled static FFmpeg is taken over the system one on PATH because it is faster.
     expect(report.ffmpeg).toMatchObject({

@@ -3,20 +3,38 @@
 import type { Command } from "commander";
 import { runDoctor } from "../engine/doctor";
 import type { DoctorReport } from "../engine/doctor";
+import { printJson, runAction } from "./command";
 import type { CliIo } from "./io";
+
+export interface DoctorOptions {
+  json?: boolean;
+}
+
+/** Prints the report (--json: its fields in snake_case) and sets exit code 1 when not ready. */
+export async function runDoctorCommand(options: DoctorOptions, io: CliIo): Promise<DoctorReport> {
+  const report = await runDoctor(io.env);
+  if (options.json) {
+    const { headlessShell, ...browser } = report.browser;
+    printJson(io, {
+      ...report,
+      browser: {
+        ...browser,
+        ...(headlessShell !== undefined ? { headless_shell: headlessShell } : {}),
+      },
+    });
+  } else {
+    io.stdout.write(formatDoctorReport(report));
+  }
+  io.exitCode = report.ok ? 0 : 1;
+  return report;
+}
 
 export function registerDoctorCommand(program: Command, io: CliIo): void {
   program
     .command("doctor")
     .description("check the browser and FFmpeg that renders need, and what to install if missing")
     .option("--json", "print the report as JSON on stdout")
-    .action(async (options: { json?: boolean }) => {
-      const report = await runDoctor();
-      io.stdout.write(
-        options.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctorReport(report),
-      );
-      io.exitCode = report.ok ? 0 : 1;
-    });
+    .action((flags: DoctorOptions) => runAction(io, flags.json, () => runDoctorCommand(flags, io)));
 }
 
 const LABEL_WIDTH = 13;

@@ -80,3 +80,10 @@ export function reportParseErrorsAsJson(command: Command, io: CliIo): Command {
     },
   });
 }
+
+/** Errors as they are, except Ctrl+C, which gets the command's own "what now" hint. */
+export function withInterruptHint(error: unknown, hint: string): unknown {
+  return error instanceof ClientError && error.code === "interrupted"
+    ? new ClientError("interrupted", "Interrupted.", hint)
+    : error;
+}

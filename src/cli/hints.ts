@@ -55,6 +55,9 @@ const CLI_HINTS: Record<string, Hint> = {
   credentials_unreadable: () =>
     "Check the file's permissions, or remove it and run `svc auth login` again.",
   credentials_corrupt: () => "Remove the file and run `svc auth login` again.",
+  batch_strict_columns: () =>
+    "Drop --strict-variables to leave such columns out, or use them in --output-pattern.",
+  batch_pattern_invalid: () => 'Example: --output-pattern "{title}-{row}"',
   project_not_found: () =>
     "Give the project folder that holds index.html, or use --asset-id / --url.",
   composition_outside_project: () =>

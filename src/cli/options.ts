@@ -1,16 +1,22 @@
-// Flag parsers shared by the commands: output options, the wait flags, strict integers and the
-// --variables / --variables-file pair, and the hint a command gives after Ctrl+C. Bad values are usage errors (exit 2) that say the fix.
+// Flags that several commands take, each declared once here with its default (render defaults from
+// DEFAULT_RENDER_SETTINGS, the same the app and the service use): the output options, the
+// composition and its variables, the wait flags; and their parsers. Bad values are usage errors
+// (exit 2) that say the fix.
 import { readFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import {
-  DEFAULT_FPS,
   DEFAULT_MAX_WAIT_MINUTES,
   DEFAULT_POLL_INTERVAL_SECONDS,
   FPS_MAX,
   FPS_MIN,
 } from "../shared/limits";
-import { FORMATS, QUALITIES, RESOLUTIONS } from "../shared/render-options";
-import { ClientError } from "../core/errors";
+import {
+  ASPECT_RATIOS,
+  DEFAULT_RENDER_SETTINGS,
+  FORMATS,
+  QUALITIES,
+  RESOLUTIONS,
+} from "../shared/render-options";
 import { UsageError } from "./errors";
 
 /** --fps, --quality, --format and --resolution, with the same defaults and rules everywhere. */
@@ -20,23 +26,54 @@ export function addOutputOptionFlags(command: Command, resolutionNote = ""): Com
       "--fps <n>",
       `frames per second (${FPS_MIN}-${FPS_MAX})`,
       parseStrictInteger("--fps", FPS_MIN, FPS_MAX),
-      DEFAULT_FPS,
+      DEFAULT_RENDER_SETTINGS.fps,
     )
     .addOption(
       new Option("--quality <tier>", "quality tier (draft: fast preview drawn at 3/4 size)")
         .choices(QUALITIES)
-        .default("standard"),
+        .default(DEFAULT_RENDER_SETTINGS.quality),
     )
     .addOption(
       new Option("--format <format>", "output format (webm and mov keep transparency)")
         .choices(FORMATS)
-        .default("mp4"),
+        .default(DEFAULT_RENDER_SETTINGS.format),
     )
     .addOption(
       new Option("--resolution <resolution>", `output resolution${resolutionNote}`)
         .choices(RESOLUTIONS)
-        .default("1080p"),
+        .default(DEFAULT_RENDER_SETTINGS.resolution),
     );
+}
+
+/** --aspect-ratio; its default (detected from the composition) is said by `detected`. */
+export function addAspectRatioFlag(command: Command, detected: string): Command {
+  return command.addOption(
+    new Option("--aspect-ratio <ratio>", `aspect ratio (default: ${detected})`).choices(
+      ASPECT_RATIOS,
+    ),
+  );
+}
+
+/** -c/--composition: the entry file inside the project folder. */
+export function addCompositionFlag(command: Command): Command {
+  return command.option(
+    "-c, --composition <path>",
+    "entry HTML file, relative to the project folder",
+    "index.html",
+  );
+}
+
+/** --variables / --variables-file (read by readVariablesOption), and --strict-variables. */
+export function addVariablesFlags(command: Command, strict = true): Command {
+  command
+    .option("--variables <json>", "variable values as a JSON object")
+    .option("--variables-file <file>", "variable values from a JSON file");
+  return strict
+    ? command.option(
+        "--strict-variables",
+        "fail when a value does not match the composition's variables",
+      )
+    : command;
 }
 
 /** --poll-interval and --max-wait, for the commands that wait for a render. */
@@ -106,11 +143,4 @@ export function readVariablesOption(options: {
     return parseVariablesJson(text, `--variables-file ${options.variablesFile}`);
   }
   return undefined;
-}
-
-/** Errors as they are, except Ctrl+C, which gets the command's own "what now" hint. */
-export function withInterruptHint(error: unknown, hint: string): unknown {
-  return error instanceof ClientError && error.code === "interrupted"
-    ? new ClientError("interrupted", "Interrupted.", hint)
-    : error;
 }

@@ -1,5 +1,7 @@
-// Builds the `svc` command tree. Each `noun verb` lives in its own small file and registers
-// itself here; the program is built by a function, with the IO its commands use (io.ts), so
+// Builds the `svc` command tree, shaped like `gh`: each `noun verb` lives in its own small file
+// (cloud/render.ts, auth/login.ts, ...) with an options type, a run<Verb>(options, io) that does
+// the work and returns a result, and a register function that parses flags into the options and
+// runs it through command.ts; the program is built by a function, with the IO its commands use (io.ts), so
 // tests run it in-process with their own streams and environment.
 import { Command } from "commander";
 import { processIo, type CliIo } from "./io";
@@ -31,11 +33,20 @@ export async function buildProgram(io: CliIo = processIo(), command?: string): P
   registerCheckCommand(program, io);
   registerDoctorCommand(program, io);
   if (command !== undefined && LOCAL_COMMANDS.has(command)) return program;
-  const [{ registerServerCommand }, { registerCloudCommands }] = await Promise.all([
+  const [
+    { registerServerCommand },
+    { registerCloudCommand },
+    { registerPublishCommand },
+    { registerAuthCommand },
+  ] = await Promise.all([
     import("./server"),
     import("./cloud"),
+    import("./publish"),
+    import("./auth"),
   ]);
   registerServerCommand(program, io);
-  registerCloudCommands(program, io);
+  registerCloudCommand(program, io);
+  registerPublishCommand(program, io);
+  registerAuthCommand(program, io);
   return program;
 }

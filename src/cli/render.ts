@@ -1,22 +1,30 @@
 // `svc render [dir]`: render a composition on this computer (no service, no account).
+// runRender does the work and prints; the command only turns flags into RenderOptions.
 import { basename, resolve } from "node:path";
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import { renderComposition } from "../engine/render";
-import type { RenderProgress } from "../engine/types";
+import type { RenderProgress, RenderResult } from "../engine/types";
 import {
-  ASPECT_RATIOS,
   FILE_EXTENSIONS,
   type AspectRatio,
   type OutputFormat,
   type Quality,
   type Resolution,
 } from "../shared/render-options";
-import { reportError } from "./errors";
-import { addOutputOptionFlags, parseStrictInteger, readVariablesOption } from "./options";
+import { printJson, runAction } from "./command";
+import {
+  addAspectRatioFlag,
+  addCompositionFlag,
+  addOutputOptionFlags,
+  addVariablesFlags,
+  parseStrictInteger,
+  readVariablesOption,
+} from "./options";
 import { createProgressLine } from "./progress";
 import type { CliIo } from "./io";
 
-interface RenderFlags {
+export interface RenderOptions {
+  dir: string;
   output?: string;
   composition: string;
   fps: number;
@@ -24,12 +32,14 @@ interface RenderFlags {
   format: OutputFormat;
   resolution: Resolution;
   aspectRatio?: AspectRatio;
-  variables?: string;
-  variablesFile?: string;
+  variables?: Record<string, unknown>;
   strictVariables?: boolean;
   workers: number | "auto";
   json?: boolean;
+  signal?: AbortSignal;
 }
+
+export type RenderCommandResult = RenderResult & { elapsedSeconds: number };
 
 function parseWorkers(value: string): number | "auto" {
   if (value === "auto") return "auto";
@@ -43,28 +53,74 @@ function describeProgress(progress: RenderProgress): string {
   return `${progress.framesDone}/${progress.framesTotal} frames · ${progress.fps.toFixed(1)} fps${eta}`;
 }
 
+export async function runRender(options: RenderOptions, io: CliIo): Promise<RenderCommandResult> {
+  const progress = createProgressLine(io.stderr);
+  const started = Date.now();
+  let result: RenderResult;
+  try {
+    const output =
+      options.output ??
+      resolve(
+        "renders",
+        `${basename(resolve(options.dir)) || "render"}.${FILE_EXTENSIONS[options.format]}`,
+      );
+    result = await renderComposition({
+      projectDir: options.dir,
+      composition: options.composition,
+      output,
+      fps: options.fps,
+      quality: options.quality,
+      format: options.format,
+      resolution: options.resolution,
+      ...(options.aspectRatio ? { aspectRatio: options.aspectRatio } : {}),
+      ...(options.variables ? { variables: options.variables } : {}),
+      strictVariables: Boolean(options.strictVariables),
+      workers: options.workers,
+      ...(options.signal ? { signal: options.signal } : {}),
+      onProgress: (p) =>
+        progress.update(p.framesTotal ? p.framesDone / p.framesTotal : 0, describeProgress(p)),
+    });
+  } finally {
+    progress.done();
+  }
+  const elapsedSeconds = (Date.now() - started) / 1000;
+  if (options.json) {
+    printJson(io, {
+      output_path: result.outputPath,
+      thumbnail_path: result.thumbnailPath ?? null,
+      width: result.width,
+      height: result.height,
+      duration_seconds: result.durationSeconds,
+      frames: result.frames,
+      repeated_frames: result.repeatedFrames,
+      warnings: result.warnings,
+      elapsed_seconds: elapsedSeconds,
+    });
+  } else {
+    for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
+    io.stdout.write(
+      `Rendered ${result.outputPath} (${result.width}x${result.height}, ${result.durationSeconds.toFixed(2)} s, ${result.frames} frames) in ${elapsedSeconds.toFixed(1)} s\n`,
+    );
+    if (result.thumbnailPath) io.stdout.write(`Thumbnail ${result.thumbnailPath}\n`);
+  }
+  return { ...result, elapsedSeconds };
+}
+
+type RenderFlags = Omit<RenderOptions, "dir" | "variables" | "signal"> & {
+  variables?: string;
+  variablesFile?: string;
+};
+
 export function registerRenderCommand(program: Command, io: CliIo): void {
-  addOutputOptionFlags(
-    program
-      .command("render")
-      .description("render a composition to a video file on this computer")
-      .argument("[dir]", "project folder", ".")
-      .option("-o, --output <file>", "output file (default: renders/<project>.<format>)")
-      .option(
-        "-c, --composition <path>",
-        "entry HTML file, relative to the project folder",
-        "index.html",
-      ),
-  )
-    .addOption(
-      new Option(
-        "--aspect-ratio <ratio>",
-        "aspect ratio (default: from data-width/data-height)",
-      ).choices(ASPECT_RATIOS),
-    )
-    .option("--variables <json>", "variable values as a JSON object")
-    .option("--variables-file <file>", "variable values from a JSON file")
-    .option("--strict-variables", "fail when a value does not match the composition's variables")
+  const command = program
+    .command("render")
+    .description("render a composition to a video file on this computer")
+    .argument("[dir]", "project folder", ".")
+    .option("-o, --output <file>", "output file (default: renders/<project>.<format>)");
+  addCompositionFlag(command);
+  addOutputOptionFlags(command);
+  addAspectRatioFlag(command, "from data-width/data-height");
+  addVariablesFlags(command)
     .option(
       "--workers <n>",
       'parallel browser workers, or "auto" (one per core, up to 4)',
@@ -72,52 +128,9 @@ export function registerRenderCommand(program: Command, io: CliIo): void {
       "auto",
     )
     .option("--json", "print the result as JSON on stdout")
-    .action(async (dir: string, flags: RenderFlags) => {
-      const controller = new AbortController();
-      const onSigint = () => controller.abort();
-      process.once("SIGINT", onSigint);
-      const progress = createProgressLine(io.stderr);
-      const started = Date.now();
-      try {
-        const variables = readVariablesOption(flags);
-        const output =
-          flags.output ??
-          resolve(
-            "renders",
-            `${basename(resolve(dir)) || "render"}.${FILE_EXTENSIONS[flags.format]}`,
-          );
-        const result = await renderComposition({
-          projectDir: dir,
-          composition: flags.composition,
-          output,
-          fps: flags.fps,
-          quality: flags.quality,
-          format: flags.format,
-          resolution: flags.resolution,
-          ...(flags.aspectRatio ? { aspectRatio: flags.aspectRatio } : {}),
-          ...(variables ? { variables } : {}),
-          strictVariables: Boolean(flags.strictVariables),
-          workers: flags.workers,
-          signal: controller.signal,
-          onProgress: (p) =>
-            progress.update(p.framesTotal ? p.framesDone / p.framesTotal : 0, describeProgress(p)),
-        });
-        progress.done();
-        const elapsedSeconds = (Date.now() - started) / 1000;
-        if (flags.json) {
-          io.stdout.write(`${JSON.stringify({ ...result, elapsedSeconds }, null, 2)}\n`);
-        } else {
-          for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
-          io.stdout.write(
-            `Rendered ${result.outputPath} (${result.width}x${result.height}, ${result.durationSeconds.toFixed(2)} s, ${result.frames} frames) in ${elapsedSeconds.toFixed(1)} s\n`,
-          );
-          if (result.thumbnailPath) io.stdout.write(`Thumbnail ${result.thumbnailPath}\n`);
-        }
-      } catch (error) {
-        progress.done();
-        reportError(error, Boolean(flags.json), io);
-      } finally {
-        process.off("SIGINT", onSigint);
-      }
-    });
+    .action((dir: string, flags: RenderFlags) =>
+      runAction(io, flags.json, (signal) =>
+        runRender({ ...flags, dir, variables: readVariablesOption(flags), signal }, io),
+      ),
+    );
 }

@@ -11,7 +11,7 @@ import { CLI_CLIENT_ID, OAUTH_PATHS } from "../shared/oauth";
 import { startHttpsReceiver, type Receiver } from "../server/testing/https-receiver";
 import { api, startService, type ServiceProcess } from "../server/testing/service-process";
 import { addUserWithPassword, oauthPost, tokensThroughPages } from "../server/testing/sign-in";
-import { runCli, tempDir, tinyComposition, writeProject } from "./cloud-test-support";
+import { runCli, tempDir, tinyComposition, writeProject } from "./testing/cloud-service";
 
 const EMAIL = "secrets@example.com";
 const PASSWORD = "correct horse battery staple";

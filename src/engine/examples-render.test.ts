@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineError } from "./errors";
-import { decodeFrame, pixelAt, probeMedia } from "./probe";
+import { decodeFrame, pixelAt, probeMedia } from "./testing/probe";
 import { renderComposition } from "./render";
 
 const EXAMPLES = resolve(import.meta.dirname, "../../examples");
@@ -142,8 +142,8 @@ describe("svc render", () => {
       "draft",
       "--json",
     ]);
-    const result = JSON.parse(stdout) as { outputPath: string; frames: number; width: number };
-    expect(result).toMatchObject({ outputPath: output, frames: 10, width: 1920 });
+    const result = JSON.parse(stdout) as { output_path: string; frames: number; width: number };
+    expect(result).toMatchObject({ output_path: output, frames: 10, width: 1920 });
   });
 
   it("explains a bad flag in one line and exits 2", async () => {

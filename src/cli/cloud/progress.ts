@@ -1,10 +1,10 @@
 // Human progress of a cloud render on stderr: one line per stage, and while uploading,
 // rendering and downloading a progress line (bytes/s and ETA for transfers, percent for the
 // render), redrawn on a TTY and printed as plain lines otherwise.
-import { formatBytes } from "../shared/archive-report";
-import type { RenderEvent } from "../core/pipeline";
-import { createProgressLine, type ProgressLine } from "./progress";
-import type { OutputStream } from "./io";
+import { formatBytes } from "../../shared/archive-report";
+import type { RenderEvent } from "../../core/pipeline";
+import { createProgressLine, type ProgressLine } from "../progress";
+import type { OutputStream } from "../io";
 
 const STAGE_TEXT: Record<string, string> = {
   scan: "Reading the project",

@@ -6,16 +6,16 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type ServiceProcess } from "../server/testing/service-process";
+import { startService, type ServiceProcess } from "../../server/testing/service-process";
 import {
   runCli,
   runInProcess,
   serviceCounts,
   startRequestCounter,
   tempDir,
-} from "./cloud-test-support";
+} from "../testing/cloud-service";
 
-const REPO = resolve(import.meta.dirname, "../..");
+const REPO = resolve(import.meta.dirname, "../../..");
 const LOWER_THIRD = join(REPO, "examples/lower-third");
 const SPEAKERS = join(REPO, "e2e/data/lower-third-speakers.csv");
 

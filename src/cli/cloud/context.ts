@@ -2,18 +2,18 @@
 // API client — plus, when SVC_API_URL is unset and nothing answers on 127.0.0.1:7733, the
 // embedded local service started in this process for the duration of the command (data in
 // ~/.svc/local). The CLI layer does this because only it may import src/server.
-import { ApiClient } from "../core/api-client";
-import { loadClientConfig, type ClientConfig } from "../core/config";
-import { resolveCredential, type ResolvedCredential } from "../core/credentials";
-import { ClientError } from "../core/errors";
-import { openCredentialBackend } from "../core/keychain";
-import { isServiceAnswering } from "../core/local-service";
-import { apiCredential, OAuthSession } from "../core/oauth";
-import { LOCAL_SERVICE_PORT } from "../shared/limits";
-import { loadConfig } from "../server/config";
-import type { startServer } from "../server/server";
-import type { CliIo } from "./io";
-import { VERSION } from "./version";
+import { ApiClient } from "../../core/api-client";
+import { loadClientConfig, type ClientConfig } from "../../core/config";
+import { resolveCredential, type ResolvedCredential } from "../../core/credentials";
+import { ClientError } from "../../core/errors";
+import { openCredentialBackend } from "../../core/keychain";
+import { isServiceAnswering } from "../../core/local-service";
+import { apiCredential, OAuthSession } from "../../core/oauth";
+import { LOCAL_SERVICE_PORT } from "../../shared/limits";
+import { loadConfig } from "../../server/config";
+import type { startServer } from "../../server/server";
+import type { CliIo } from "../io";
+import { VERSION } from "../version";
 
 /** Generated idempotency keys start with this, so the service's records show the CLI made them. */
 export const CLI_KEY_PREFIX = "svc-cli";
@@ -60,8 +60,8 @@ export async function ensureLocalService(
   );
   let running: Awaited<ReturnType<typeof startServer>>;
   try {
-    // Loaded here, not at the top: only this path needs the service's code (see cli/server.ts).
-    const { startServer } = await import("../server/server");
+    // Loaded here, not at the top: only this path needs the service's code (see src/cli/server.ts).
+    const { startServer } = await import("../../server/server");
     running = await startServer(serverConfig);
   } catch (error) {
     throw new ClientError(
@@ -121,12 +121,4 @@ export async function withCloudContext<T>(
   } finally {
     await context.close();
   }
-}
-
-/** An AbortSignal that fires on Ctrl+C for the duration of a command. */
-export function interruptSignal(): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.on("SIGINT", onSigint);
-  return { signal: controller.signal, dispose: () => process.off("SIGINT", onSigint) };
 }

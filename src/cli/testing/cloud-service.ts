@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 
-const REPO = resolve(import.meta.dirname, "../..");
+const REPO = resolve(import.meta.dirname, "../../..");
 const BIN = join(REPO, "bin/svc.js");
 
 export async function tempDir(prefix = "svc-cloud-test-"): Promise<string> {
@@ -278,9 +278,9 @@ export async function runInProcess(
   env: Record<string, string | undefined> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const { CommanderError } = await import("commander");
-  const { buildProgram } = await import("./program");
-  const { reportError } = await import("./errors");
-  const { recordingIo } = await import("./io");
+  const { buildProgram } = await import("../program");
+  const { reportError } = await import("../errors");
+  const { recordingIo } = await import("../io");
   const merged: NodeJS.ProcessEnv = { ...process.env };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete merged[name];

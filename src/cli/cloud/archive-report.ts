@@ -1,7 +1,7 @@
 // The dry run's archive report as people read it (`svc cloud render --dry-run`, `svc publish
 // --dry-run`, and the same with --batch); --json prints the report object itself.
-import { formatBytes, type ArchiveReport } from "../shared/archive-report";
-import type { CliIo } from "./io";
+import { formatBytes, type ArchiveReport } from "../../shared/archive-report";
+import type { CliIo } from "../io";
 
 export function printArchiveReport(io: CliIo, report: ArchiveReport): void {
   const lines = [

@@ -7,12 +7,12 @@ import { mkdtemp, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ApiClient } from "../core/api-client";
-import { loadClientConfig } from "../core/config";
-import { resolveCredential } from "../core/credentials";
-import { isServiceAnswering } from "../core/local-service";
-import { ensureLocalService } from "./cloud-context";
-import { recordingIo } from "./io";
+import { ApiClient } from "../../core/api-client";
+import { loadClientConfig } from "../../core/config";
+import { resolveCredential } from "../../core/credentials";
+import { isServiceAnswering } from "../../core/local-service";
+import { ensureLocalService } from "./context";
+import { recordingIo } from "../io";
 
 async function freePort(): Promise<number> {
   const server = createServer();

@@ -5,10 +5,10 @@
 import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { probeMedia } from "../engine/probe";
-import { startService, type ServiceProcess } from "../server/testing/service-process";
-import { ApiClient } from "../core/api-client";
-import { downloadRender } from "../core/download";
+import { probeMedia } from "../../engine/testing/probe";
+import { startService, type ServiceProcess } from "../../server/testing/service-process";
+import { ApiClient } from "../../core/api-client";
+import { downloadRender } from "../../core/download";
 import {
   runCli,
   serviceCounts,
@@ -20,7 +20,7 @@ import {
   writeProject,
   type FaultProxy,
   type FaultStep,
-} from "./cloud-test-support";
+} from "../testing/cloud-service";
 
 const FAST = ["--fps", "2", "--quality", "draft", "--poll-interval", "1"];
 

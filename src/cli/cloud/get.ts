@@ -1,9 +1,15 @@
 // `svc cloud get ID`: one render's record (status, progress, fresh signed URLs).
 import type { Command } from "commander";
-import type { RenderRecord } from "../shared/api";
-import { interruptSignal, withCloudContext } from "./cloud-context";
-import { reportError } from "./errors";
-import type { CliIo } from "./io";
+import type { RenderRecord } from "../../shared/api";
+import { printJson, runAction } from "../command";
+import type { CliIo } from "../io";
+import { withCloudContext } from "./context";
+
+export interface CloudGetOptions {
+  renderId: string;
+  json?: boolean;
+  signal?: AbortSignal;
+}
 
 export function formatRenderRecord(record: RenderRecord): string {
   const lines = [
@@ -19,25 +25,22 @@ export function formatRenderRecord(record: RenderRecord): string {
   return lines.join("\n");
 }
 
+export async function runCloudGet(options: CloudGetOptions, io: CliIo): Promise<RenderRecord> {
+  const record = await withCloudContext(io, (context) =>
+    context.client.getRender(options.renderId, options.signal),
+  );
+  if (options.json) printJson(io, record);
+  else io.stdout.write(`${formatRenderRecord(record)}\n`);
+  return record;
+}
+
 export function registerCloudGetCommand(cloud: Command, io: CliIo): void {
   cloud
     .command("get")
     .description("show one render")
     .argument("<id>", "render id (rndr_...)")
     .option("--json", "print the render record as JSON")
-    .action(async (id: string, flags: { json?: boolean }) => {
-      const interrupt = interruptSignal();
-      try {
-        const record = await withCloudContext(io, (context) =>
-          context.client.getRender(id, interrupt.signal),
-        );
-        io.stdout.write(
-          flags.json ? `${JSON.stringify(record, null, 2)}\n` : `${formatRenderRecord(record)}\n`,
-        );
-      } catch (error) {
-        reportError(error, Boolean(flags.json), io);
-      } finally {
-        interrupt.dispose();
-      }
-    });
+    .action((renderId: string, flags: { json?: boolean }) =>
+      runAction(io, flags.json, (signal) => runCloudGet({ renderId, ...flags, signal }, io)),
+    );
 }

@@ -11,7 +11,7 @@ import {
   tempDir,
   tinyComposition,
   writeProject,
-} from "./cloud-test-support";
+} from "../testing/cloud-service";
 
 let counter: Awaited<ReturnType<typeof startRequestCounter>>;
 let listenerUrl: string;

@@ -6,8 +6,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { probeMedia } from "../engine/probe";
-import { startService, type ServiceProcess } from "../server/testing/service-process";
+import { probeMedia } from "../../engine/testing/probe";
+import { startService, type ServiceProcess } from "../../server/testing/service-process";
 import {
   runCli,
   runInProcess,
@@ -16,9 +16,9 @@ import {
   tempDir,
   tinyComposition,
   writeProject,
-} from "./cloud-test-support";
+} from "../testing/cloud-service";
 
-const REPO = resolve(import.meta.dirname, "../..");
+const REPO = resolve(import.meta.dirname, "../../..");
 const FAST = ["--fps", "5", "--quality", "draft", "--poll-interval", "1"];
 
 let service: ServiceProcess;
