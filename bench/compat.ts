@@ -23,7 +23,7 @@ import { loadavg, tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { googleFontsCss, gsapFileForUrl, npmFileForUrl } from "../src/engine/network";
-import { probeMedia } from "../src/engine/probe";
+import { probeMedia } from "../src/engine/testing/probe";
 import { resolveFfmpeg } from "../src/engine/ffmpeg";
 import { HYPERFRAMES, NODE22, REFERENCE_ENV } from "./vs-reference";
 

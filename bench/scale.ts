@@ -22,7 +22,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { planChunks, segmentLength } from "../src/engine/plan";
-import { probeMedia } from "../src/engine/probe";
+import { probeMedia } from "../src/engine/testing/probe";
 import { startPostgres } from "../src/server/testing/postgres";
 import { s3ServiceEnv, startS3Server } from "../src/server/testing/s3-server";
 import { api, uploadProject, waitForTerminalRender } from "../src/server/testing/service-process";

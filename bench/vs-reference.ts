@@ -21,7 +21,7 @@ import { loadavg, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { gsapFileForUrl } from "../src/engine/network";
-import { probeMedia } from "../src/engine/probe";
+import { probeMedia } from "../src/engine/testing/probe";
 import { resolveFfmpeg } from "../src/engine/ffmpeg";
 import { runMeasured, type RunResult } from "./cpu";
 

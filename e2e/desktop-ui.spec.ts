@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "@playwright/test";
-import { probeMedia } from "../src/engine/probe";
+import { probeMedia } from "../src/engine/testing/probe";
 import { expect, test } from "./fixtures";
 import { nav, openAppPage, photograph, SHOTS, signIn as signInWith } from "./app-page";
 import { startWebApp, type WebApp } from "./desktop-web-app";

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect } from "@playwright/test";
-import { probeMedia } from "../src/engine/probe";
+import { probeMedia } from "../src/engine/testing/probe";
 
 export const REPO = resolve(import.meta.dirname, "..");
 export const TEMPLATE_DIR = join(REPO, "templates", "preview-render");

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
-import { probeMedia } from "../src/engine/probe";
+import { probeMedia } from "../src/engine/testing/probe";
 import { expect, test } from "./fixtures";
 import { REPO, startTemplate, type TemplateApp } from "./template-app";
 

@@ -10,7 +10,6 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createBrotliDecompress } from "node:zlib";
-import type { Browser } from "playwright-core";
 import { EngineError } from "./errors";
 
 export type BrowserSource = "env" | "system" | "bundled";
@@ -92,20 +91,6 @@ function isHeadlessShell(path: string, source: BrowserSource): boolean {
 }
 
 let bundledPromise: Promise<ResolvedBrowser> | undefined;
-
-/**
- * Launches the resolved Chromium with the base flags through playwright-core (tests and tools;
- * renders drive the browser themselves, capture.ts, and never load playwright-core).
- */
-export async function launchChromium(): Promise<Browser> {
-  const { chromium } = await import("playwright-core");
-  const resolved = await resolveChromium();
-  return chromium.launch({
-    executablePath: resolved.executablePath,
-    args: [...BASE_CHROMIUM_ARGS, ...sharedMemoryArgs()],
-    env: { ...process.env, ...resolved.env },
-  });
-}
 
 export async function resolveChromium(
   env: NodeJS.ProcessEnv = process.env,

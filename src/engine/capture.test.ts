@@ -10,7 +10,7 @@ import { resolveChromium } from "./browser";
 import { CaptureSession } from "./capture";
 import { CdpBrowser } from "./cdp";
 import { EngineError } from "./errors";
-import { decodeFrame, pixelAt } from "./probe";
+import { decodeFrame, pixelAt } from "./testing/probe";
 import { startProjectServer } from "./project-server";
 
 let scratch: string;

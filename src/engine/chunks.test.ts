@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { joinChunks, planChunks, renderChunk } from "./chunks";
-import { frameHashes, probeMedia } from "./probe";
+import { frameHashes, probeMedia } from "./testing/probe";
 import { renderComposition } from "./render";
 
 const TONE = resolve(import.meta.dirname, "../../examples/with-audio/tone.wav");

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { resolveFfmpeg } from "./ffmpeg";
-import { frameHashes, probeMedia } from "./probe";
+import { frameHashes, probeMedia } from "./testing/probe";
 import { renderComposition } from "./render";
 import type { RenderCompositionOptions } from "./types";
 

@@ -9,7 +9,7 @@ import { dirname, extname, join, normalize, resolve } from "node:path";
 
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "./browser";
+import { launchChromium } from "./testing/launch-chromium";
 
 const EXAMPLES_DIR = resolve(import.meta.dirname, "../../examples");
 const GSAP_CDN_URL = "https://cdn.jsdelivr.net/npm/gsap@3.15.0/dist/gsap.min.js";

@@ -17,7 +17,7 @@ import { joinChunks, planChunks } from "./chunks";
 import { AUDIO_SAMPLE_RATE, runFfmpeg, SegmentEncoder, type AudioInput } from "./encode";
 import { resolveFfmpeg } from "./ffmpeg";
 import { segmentLength } from "./plan";
-import { probeMedia } from "./probe";
+import { probeMedia } from "./testing/probe";
 import { decodeAudio, rms } from "./testing/pcm";
 
 const RUNS = Number(process.env.SVC_JOIN_PROPERTY_RUNS ?? 30);

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineError } from "./errors";
 import { resolveFfmpeg } from "./ffmpeg";
-import { decodeFrame, frameHashes, pixelAt, probeMedia } from "./probe";
+import { decodeFrame, frameHashes, pixelAt, probeMedia } from "./testing/probe";
 import { renderComposition, type RenderInternals } from "./render";
 import type { RenderCompositionOptions } from "./types";
 

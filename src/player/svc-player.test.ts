@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../engine/browser";
+import { launchChromium } from "../engine/testing/launch-chromium";
 import { playerModule } from "../engine/player-bundle";
-import { decodeFrame, pixelAt } from "../engine/probe";
+import { decodeFrame, pixelAt } from "../engine/testing/probe";
 import { renderComposition } from "../engine/render";
 import { PreviewServers } from "../main/preview-server";
 

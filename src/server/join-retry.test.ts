@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { probeMedia } from "../engine/probe";
+import { probeMedia } from "../engine/testing/probe";
 import {
   api,
   queryServiceDatabase,

@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { probeMedia } from "../engine/probe";
+import { probeMedia } from "../engine/testing/probe";
 import { renderRecordSchema, webhookPayloadSchema } from "../shared/api";
 import { startHttpsReceiver, type Receiver } from "./testing/https-receiver";
 import {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../core/api-client";
 import { uploadArchive } from "../core/upload";
-import { probeMedia } from "../engine/probe";
+import { probeMedia } from "../engine/testing/probe";
 import { webhookPayloadSchema } from "../shared/api";
 import { startHttpsReceiver, type Receiver } from "./testing/https-receiver";
 import {

@@ -12,7 +12,7 @@ import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { frameHashes, probeMedia } from "../engine/probe";
+import { frameHashes, probeMedia } from "../engine/testing/probe";
 import { renderComposition } from "../engine/render";
 import { createNetwork, netnsUnavailable, type Host, type Network } from "./testing/netns";
 import { startPostgres, type PostgresServer } from "./testing/postgres";

@@ -1,10 +1,10 @@
-// Reads what is inside a video file (ffprobe) and decodes single frames to RGBA (ffmpeg), so the
-// engine tests can check sizes, frame counts and pixel values of real output, and `svc doctor`
-// can check the tools work. Decoding a VP9 WebM with alpha forces the libvpx-vp9 decoder: FFmpeg's
+// Reads what is inside a video file (ffprobe) and decodes single frames to RGBA (ffmpeg), so
+// tests, e2e specs and benchmarks can check sizes, frame counts and pixel values of real output
+// (pictures are checked by decoding frames). Test-only: no product code imports it. Decoding a VP9 WebM with alpha forces the libvpx-vp9 decoder: FFmpeg's
 // native vp9 decoder ignores the alpha side channel and would report every pixel opaque.
 import { spawn } from "node:child_process";
-import { EngineError } from "./errors";
-import { resolveFfmpeg, resolveFfprobe } from "./ffmpeg";
+import { EngineError } from "../errors";
+import { resolveFfmpeg, resolveFfprobe } from "../ffmpeg";
 
 export interface MediaStream {
   index: number;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { createRequire } from "node:module";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
-import { launchChromium } from "../browser";
+import { launchChromium } from "./launch-chromium";
 import { runtimeScript } from "../runtime-bundle";
 
 export const ORIGIN = "http://svc.test";
