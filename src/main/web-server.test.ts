@@ -8,7 +8,7 @@ import { EVENTS_PROTOCOL, TOKEN_PROTOCOL_PREFIX } from "../shared/ipc";
 import { startDesktopApp, type DesktopApp } from "./desktop-app";
 import { createWebHost } from "./host";
 import { REPO, waitFor } from "./testing/support";
-import { RENDERER_CSP, startWebServer, type WebServer } from "./web-server";
+import { defaultIconFile, RENDERER_CSP, startWebServer, type WebServer } from "./web-server";
 
 describe("web mode server", () => {
   let dir: string;
@@ -19,7 +19,11 @@ describe("web mode server", () => {
     await mkdir(join(dir, "renderer"));
     await writeFile(join(dir, "renderer", "index.html"), "<h1>app</h1>");
     await writeFile(join(dir, "secret.txt"), "outside the renderer folder");
-    server = await startWebServer({ version: "9.9.9", rendererDir: join(dir, "renderer") });
+    server = await startWebServer({
+      version: "9.9.9",
+      rendererDir: join(dir, "renderer"),
+      iconFile: defaultIconFile(REPO),
+    });
   });
 
   afterEach(async () => {
@@ -47,6 +51,13 @@ describe("web mode server", () => {
     const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html);
     expect(meta?.[1]).toBe(RENDERER_CSP);
     expect(RENDERER_CSP).not.toContain("unsafe-inline");
+  });
+
+  it("serves the app's icon as /favicon.ico, so browsers log no 404 on start", async () => {
+    const icon = await fetch(`${server.origin}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toBe("image/png");
+    expect(Buffer.from(await icon.arrayBuffer())).toEqual(await readFile(defaultIconFile(REPO)));
   });
 
   it("serves the built renderer but nothing outside it", async () => {

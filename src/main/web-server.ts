@@ -27,6 +27,8 @@ export interface WebServerOptions {
   version: string;
   /** The app's services; without them only /api/hello answers. */
   router?: IpcRouter;
+  /** The app's icon (a PNG), served as /favicon.ico so browsers find it without a 404. */
+  iconFile?: string;
 }
 
 export interface WebServer {
@@ -106,6 +108,10 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   let origin = "";
 
   async function serveStatic(req: IncomingMessage, res: ServerResponse, pathname: string) {
+    if (pathname === "/favicon.ico" && options.iconFile) {
+      await serveFile(req, res, options.iconFile, "image/png");
+      return;
+    }
     if (!rendererRoot) {
       res.writeHead(pathname === "/" ? 200 : 404, {
         "content-type": "text/html; charset=utf-8",
@@ -121,11 +127,20 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       res.writeHead(404).end();
       return;
     }
+    await serveFile(req, res, file, contentTypeFor(file));
+  }
+
+  async function serveFile(
+    req: IncomingMessage,
+    res: ServerResponse,
+    file: string,
+    contentType: string,
+  ) {
     try {
       const info = await stat(file);
       if (!info.isFile()) throw new Error("not a file");
       res.writeHead(200, {
-        "content-type": contentTypeFor(file),
+        "content-type": contentType,
         "content-length": info.size,
         ...SECURITY_HEADERS,
       });
@@ -281,4 +296,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
 export function defaultRendererDir(projectRoot: string): string {
   return join(projectRoot, "out", "renderer");
+}
+
+/** The app's icon, the same file electron-builder puts on the installed app. */
+export function defaultIconFile(projectRoot: string): string {
+  return join(projectRoot, "resources", "icon.png");
 }

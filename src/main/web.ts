@@ -6,7 +6,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { desktopDataDir, startDesktopApp } from "./desktop-app";
 import { createWebHost } from "./host";
-import { defaultRendererDir, startWebServer, type WebServer } from "./web-server";
+import { defaultIconFile, defaultRendererDir, startWebServer, type WebServer } from "./web-server";
 
 export async function runWebMode(
   projectRoot: string,
@@ -33,6 +33,7 @@ export async function runWebMode(
     host: env.SVC_WEB_HOST || "127.0.0.1",
     port: env.SVC_WEB_PORT ? Number(env.SVC_WEB_PORT) : 0,
     router: app.router,
+    iconFile: defaultIconFile(projectRoot),
     ...(existsSync(rendererDir) ? { rendererDir } : {}),
   });
   return {
