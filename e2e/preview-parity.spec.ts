@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { resolveFfmpeg } from "../src/engine/ffmpeg";
-import { resolveInsideRoot } from "../src/engine/project-server";
+import { resolveInsideRoot } from "../src/node/static-files";
 import { cdnResponse } from "../src/engine/network";
 import { playerModule } from "../src/engine/player-bundle";
 import { renderComposition } from "../src/engine/render";

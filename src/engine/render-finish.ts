@@ -8,7 +8,7 @@ import { basename, join } from "node:path";
 import type { CaptureSession } from "./capture";
 import { extractThumbnail, muxOutput, type AudioInput } from "./encode";
 import { representativeFrame } from "./plan";
-import { resolveInsideRoot } from "./project-server";
+import { resolveInsideRoot } from "../node/static-files";
 import type { CapturedSegments } from "./render-capture";
 import type { RenderSessions } from "./render-sessions";
 

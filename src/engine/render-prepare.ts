@@ -25,7 +25,7 @@ import {
 } from "../shared/variables";
 import type { FrameImageFormat } from "./encode";
 import { EngineError } from "./errors";
-import { resolveInsideRoot } from "./project-server";
+import { resolveInsideRoot } from "../node/static-files";
 import type { RenderCompositionOptions } from "./types";
 
 /**

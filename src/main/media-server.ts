@@ -2,20 +2,21 @@
 // that serves exactly the files the job manager handed it, each under an unguessable URL
 // (`/media/<random token>/<name>`), with Range requests so the <video> element can seek. The
 // renderer never names a path: it asks by job (`media.url`), the manager checks the file lies in
-// that job's output folder, and only then is a URL issued. A foreign Host (DNS rebinding) is
-// refused. Electron's window and web mode both play from here, so there is one implementation.
+// that job's output folder, and only then is a URL issued. The server, its Host check (DNS
+// rebinding) and Range answers are src/node/static-files.ts. Electron's window and web mode both
+// play from here, so there is one implementation.
 import { randomBytes } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { basename } from "node:path";
-import { refuseRequest, sendFile, startLoopbackServer } from "./file-response";
+import { sendFile, startLoopbackServer, type LoopbackServer } from "../node/static-files";
 
 /** URLs handed out are kept this long, then forgotten (a page asks again for a new one). */
 const URL_LIFETIME_MS = 6 * 60 * 60 * 1000;
 const MAX_URLS = 2000;
 
 export class MediaServer {
-  private server: Promise<{ server: Server; origin: string }> | undefined;
+  private server: Promise<LoopbackServer> | undefined;
   private readonly files = new Map<string, { file: string; expiresAt: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -34,10 +35,7 @@ export class MediaServer {
     const running = this.server;
     this.server = undefined;
     this.files.clear();
-    const { server } = (await running?.catch(() => undefined)) ?? {};
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((done) => server.close(() => done()));
+    await (await running?.catch(() => undefined))?.close();
   }
 
   private forgetExpired(): void {
@@ -46,13 +44,12 @@ export class MediaServer {
     while (this.files.size >= MAX_URLS) this.files.delete(this.files.keys().next().value!);
   }
 
-  private start(): Promise<{ server: Server; origin: string }> {
+  private start(): Promise<LoopbackServer> {
     this.server ??= startLoopbackServer((req, res) => this.serve(req, res));
     return this.server;
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (refuseRequest(req, res)) return;
     const token = /^\/media\/([\w-]+)\//.exec(new URL(req.url ?? "/", "http://x").pathname)?.[1];
     const entry = token ? this.files.get(token) : undefined;
     const info =
@@ -63,6 +60,9 @@ export class MediaServer {
       res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
       return;
     }
-    sendFile(req, res, entry.file, info.size, { "cache-control": "no-store" });
+    sendFile(req, res, entry.file, info.size, {
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    });
   }
 }

@@ -1,8 +1,9 @@
 // Live preview of a project folder: the renderer's <svc-player> loads the composition from a
 // read-only HTTP server on 127.0.0.1 (never file://, so fetch(), module scripts and fonts behave
-// as in a render). One server per project folder, started on first use; every path is resolved and
-// checked to stay inside the folder, symlinks included (the same rules as the engine's server,
-// which src/main may not import), and requests naming another host (DNS rebinding) are refused.
+// as in a render). One server per project folder, started on first use, on the Node tier's one
+// loopback file server (src/node/static-files.ts, as the engine's): every path is resolved and
+// checked to stay inside the folder, symlinks included, and requests naming another host (DNS
+// rebinding) are refused.
 // The player fetches the composition with CORS, so loopback origins (the web-mode renderer) and
 // "null" (Electron's file:// renderer and sandboxed frames) may read; no other web site may.
 // GSAP is served from the app's own copy under /__svc/libs/gsap/ (the player's `library-base`),
@@ -13,17 +14,17 @@
 // origin and policy instead of inheriting the app window's CSP as a srcdoc frame would. That
 // document is always sandboxed (CSP `sandbox allow-scripts`: an opaque origin even if it is opened
 // outside the player's sandboxed iframe).
-import { readFile, realpath, stat } from "node:fs/promises";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { readFile, realpath } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
-import { dirname, resolve, sep } from "node:path";
+import { dirname, resolve } from "node:path";
 import { contentTypeFor } from "../shared/content-types";
 import {
   buildFrameDocument,
   FRAME_QUERY,
   SERVED_FRAME_CONFIG_SCRIPT,
 } from "../shared/frame-document";
-import { refuseRequest, sendFile, startLoopbackServer } from "./file-response";
+import { findFile, sendFile, startLoopbackServer, type LoopbackServer } from "../node/static-files";
 import { frameScript } from "./frame-script";
 
 /** Path prefix of the library copies; the player's `library-base` is `<origin>/__svc/libs`. */
@@ -45,25 +46,6 @@ function allowedOrigin(origin: string | undefined): string | undefined {
   return /^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(origin) ? origin : undefined;
 }
 
-/** The real path of `urlPath` inside `root`, or undefined when it would leave it. */
-export async function resolveInside(root: string, urlPath: string): Promise<string | undefined> {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(urlPath);
-  } catch {
-    return undefined;
-  }
-  if (decoded.includes("\0")) return undefined;
-  const candidate = resolve(root, `.${decoded.startsWith("/") ? decoded : `/${decoded}`}`);
-  if (candidate !== root && !candidate.startsWith(root + sep)) return undefined;
-  try {
-    const real = await realpath(candidate);
-    return real === root || real.startsWith(root + sep) ? real : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The composition at `file` as a served frame document (see the top of this file). */
 async function serveFrame(file: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const html = buildFrameDocument(await readFile(file, "utf8"), {
@@ -82,8 +64,6 @@ async function serveFrame(file: string, req: IncomingMessage, res: ServerRespons
 }
 
 async function serveFile(root: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  // Only this machine's own pages: a foreign Host means DNS rebinding by some web site.
-  if (refuseRequest(req, res)) return;
   const corsOrigin = allowedOrigin(req.headers.origin);
   const cors: Record<string, string> = corsOrigin
     ? { "access-control-allow-origin": corsOrigin, vary: "origin" }
@@ -92,28 +72,28 @@ async function serveFile(root: string, req: IncomingMessage, res: ServerResponse
   const { pathname } = requested;
   const libraryDir = gsapDistDir();
   const gsapPrefix = `${PREVIEW_LIBRARY_PATH}/gsap/`;
-  let file =
+  const found =
     pathname.startsWith(gsapPrefix) && libraryDir
-      ? await resolveInside(libraryDir, pathname.slice(gsapPrefix.length - 1))
-      : await resolveInside(root, pathname);
-  let info = file ? await stat(file).catch(() => undefined) : undefined;
-  if (file && info?.isDirectory()) {
-    file = await resolveInside(root, `${pathname.replace(/\/$/, "")}/index.html`);
-    info = file ? await stat(file).catch(() => undefined) : undefined;
-  }
-  if (!file || !info?.isFile()) {
+      ? await findFile(libraryDir, pathname.slice(gsapPrefix.length - 1))
+      : await findFile(root, pathname);
+  if (!found) {
     res.writeHead(404, { "content-type": "text/plain", ...cors }).end("Not found");
     return;
   }
+  const { file, size } = found;
   if (requested.searchParams.has(FRAME_QUERY) && contentTypeFor(file).startsWith("text/html")) {
     await serveFrame(file, req, res);
     return;
   }
-  sendFile(req, res, file, info.size, { "cache-control": "no-cache", ...cors });
+  sendFile(req, res, file, size, {
+    "cache-control": "no-cache",
+    "x-content-type-options": "nosniff",
+    ...cors,
+  });
 }
 
 export class PreviewServers {
-  private readonly servers = new Map<string, Promise<{ server: Server; origin: string }>>();
+  private readonly servers = new Map<string, Promise<LoopbackServer>>();
 
   /** The URL that shows `composition` of the project at `dir`. */
   async urlFor(dir: string, composition: string): Promise<string> {
@@ -131,17 +111,10 @@ export class PreviewServers {
   async close(): Promise<void> {
     const entries = [...this.servers.values()];
     this.servers.clear();
-    await Promise.all(
-      entries.map(async (entry) => {
-        const { server } = await entry.catch(() => ({ server: undefined }));
-        if (!server) return;
-        server.closeAllConnections();
-        await new Promise<void>((done) => server.close(() => done()));
-      }),
-    );
+    await Promise.all(entries.map(async (entry) => (await entry.catch(() => undefined))?.close()));
   }
 }
 
-function start(root: string): Promise<{ server: Server; origin: string }> {
+function start(root: string): Promise<LoopbackServer> {
   return startLoopbackServer((req, res) => serveFile(root, req, res));
 }

@@ -1,6 +1,8 @@
-// HTTP `Range: bytes=...` for servers that send stored files (videos that browsers seek in).
-// One range only; a header that is not a byte range is ignored (RFC 9110 section 14.2: the whole
-// file is sent), and a range that starts past the end is "unsatisfiable" (416).
+// HTTP `Range: bytes=...` for every server that sends stored files (videos that browsers seek
+// in): the service's local storage, the desktop and engine file servers (src/node/static-files.ts)
+// and the template. One range only; a header that is not a valid byte range (another unit, several
+// ranges, an end before its start) is ignored (RFC 9110 sections 14.1.1 and 14.2: the whole file
+// is sent), and a valid range that starts past the end is "unsatisfiable" (416).
 
 export interface ByteRange {
   /** First byte, inclusive. */
@@ -26,8 +28,9 @@ export function parseByteRange(
     end = size - 1;
   } else {
     start = Number(match[1]);
+    if (match[2] !== "" && Number(match[2]) < start) return undefined;
     end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
   }
-  if (start >= size || start > end) return "unsatisfiable";
+  if (start >= size) return "unsatisfiable";
   return { start, end };
 }
