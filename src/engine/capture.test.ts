@@ -124,6 +124,40 @@ describe("CaptureSession", () => {
   });
 });
 
+/** The largest step of a JPEG's first quantisation table: 1 only at quality 100. */
+function largestQuantStep(jpeg: Buffer): number {
+  const at = jpeg.indexOf(Buffer.from([0xff, 0xdb]));
+  if (at < 0) throw new Error("no quantisation table in the JPEG");
+  // FF DB, 2-byte length, one byte of precision/table id, then 64 steps (8-bit precision).
+  return Math.max(...jpeg.subarray(at + 5, at + 5 + 64));
+}
+
+describe("CaptureSession image quality", () => {
+  const grain = `<!doctype html><body style="margin:0"><svg width="640" height="360">
+    <filter id="g"><feTurbulence type="fractalNoise" baseFrequency="0.9" seed="3"/></filter>
+    <rect width="640" height="360" filter="url(#g)"/></svg>`;
+  const plain = `<!doctype html><body style="margin:0;background:linear-gradient(#123,#9ab)">`;
+
+  it("reads a page with SVG turbulence noise back at JPEG 100, and any other page at the tier's quality", async () => {
+    for (const [name, html, step] of [
+      ["grain", grain, 1],
+      ["plain", plain, undefined],
+    ] as const) {
+      const { session, close } = await openOn(join(scratch, `quality-${name}`), html, {
+        jpegQuality: 92,
+      });
+      try {
+        await session.matchPageDetail();
+        const largest = largestQuantStep((await session.capture(false)).image);
+        if (step === undefined) expect(largest).toBeGreaterThan(1);
+        else expect(largest).toBe(step);
+      } finally {
+        await close();
+      }
+    }
+  });
+});
+
 describe("CaptureSession by screenshot (browsers without begin-frame control)", () => {
   it("captures what the page shows, and tells a changed frame from a repeat", async () => {
     const { session, close } = await openOn(

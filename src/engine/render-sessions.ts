@@ -127,6 +127,7 @@ export class RenderSessions {
     const readyTimeoutMs = this.options.readyTimeoutSeconds * 1000;
     await session.load(this.server.origin + prepared.urlPath, readyTimeoutMs);
     await waitUntilReady(session, readyTimeoutMs, this.pageErrors);
+    await session.matchPageDetail();
     return session;
   }
 
