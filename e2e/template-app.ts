@@ -41,6 +41,9 @@ const TEMPLATE_ENV = [
   "SVC_API_KEY",
   "SVC_ALIAS_API_KEY",
   "SVC_POLL_INTERVAL_SECONDS",
+  "RENDER_API_TOKEN",
+  "ALLOW_ANONYMOUS_RENDERS",
+  "ALLOWED_ORIGINS",
 ];
 
 export interface TemplateApp {

@@ -9,7 +9,12 @@ import { BASE_CHROMIUM_ARGS, sharedMemoryArgs, type ResolvedBrowser } from "./br
 import { CdpBrowser } from "./cdp";
 import { EngineError } from "./errors";
 import type { FrameImageFormat } from "./encode";
-import { applyNetworkPolicy, type NetworkPolicy, type PolicyTarget } from "./network";
+import {
+  applyNetworkPolicy,
+  type NetworkAccess,
+  type NetworkPolicy,
+  type PolicyTarget,
+} from "./network";
 
 export type CaptureMethod = "beginframe" | "screenshot";
 
@@ -103,7 +108,7 @@ export interface CaptureSessionOptions {
   /** The page runtime, installed before any page script runs (may still be building). */
   initScript: string | Promise<string>;
   projectOrigin: string;
-  allowNetwork: boolean;
+  allowNetwork: NetworkAccess;
   preferredMethod?: CaptureMethod;
   /** Extra Chromium flags (experiments in bench/). */
   extraArgs?: string[];

@@ -5,4 +5,5 @@ export { renderComposition } from "./render";
 export { checkComposition, type CheckCompositionOptions } from "./check";
 export type { Finding, FindingCode, FindingSeverity } from "../shared/findings";
 export type { RenderCompositionOptions, RenderProgress, RenderResult } from "./types";
+export type { NetworkAccess } from "./network";
 export { EngineError, isEngineError, type EngineErrorCode } from "./errors";

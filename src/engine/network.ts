@@ -193,9 +193,22 @@ export async function cdnResponse(
   return undefined;
 }
 
+/**
+ * What a page may reach beyond the project and the CDN files answered locally: everything
+ * (true), nothing (false), or only the listed origins (`https://cdn.example.com`).
+ */
+export type NetworkAccess = boolean | { origins: readonly string[] };
+
+/** Whether `access` lets the page fetch `url` from the network. */
+export function networkAllows(access: NetworkAccess, url: string): boolean {
+  if (typeof access === "boolean") return access && /^https?:\/\//i.test(url);
+  const origin = originOf(url);
+  return origin !== undefined && /^https?:/.test(origin) && access.origins.includes(origin);
+}
+
 export interface NetworkPolicy {
   projectOrigin: string;
-  allowNetwork: boolean;
+  allowNetwork: NetworkAccess;
   /** Called with each refused URL, so the render can warn about it. */
   onBlocked?: (url: string) => void;
 }
@@ -242,7 +255,8 @@ async function answerRequest(
       body: local.body.toString("base64"),
     });
   }
-  if (policy.allowNetwork) return target.send("Fetch.continueRequest", { requestId });
+  if (networkAllows(policy.allowNetwork, url))
+    return target.send("Fetch.continueRequest", { requestId });
   policy.onBlocked?.(url);
   return target.send("Fetch.failRequest", { requestId, errorReason: "BlockedByClient" });
 }

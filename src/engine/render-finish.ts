@@ -7,6 +7,7 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { CaptureSession } from "./capture";
 import { extractThumbnail, muxOutput, type AudioInput } from "./encode";
+import { networkAllows } from "./network";
 import { representativeFrame } from "./plan";
 import { resolveInsideRoot } from "../node/static-files";
 import type { CapturedSegments } from "./render-capture";
@@ -34,7 +35,7 @@ export async function pageAudio(run: RenderSessions, page: CaptureSession): Prom
     let source: string | undefined;
     if (item.src.startsWith(origin + "/")) {
       source = await resolveInsideRoot(run.prepared.root, new URL(item.src).pathname);
-    } else if (run.allowNetwork && /^https?:\/\//.test(item.src)) {
+    } else if (networkAllows(run.allowNetwork, item.src)) {
       source = item.src;
     }
     if (!source) {

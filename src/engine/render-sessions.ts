@@ -11,6 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { resolveChromium, type ResolvedBrowser } from "./browser";
 import { CaptureSession } from "./capture";
 import { EngineError } from "./errors";
+import type { NetworkAccess } from "./network";
 import { resolveFfmpeg } from "./ffmpeg";
 import { startProjectServer, type ProjectServer } from "./project-server";
 import type { PreparedRender } from "./render-prepare";
@@ -37,7 +38,7 @@ export interface PageInfo {
 }
 
 export interface RenderSessionsOptions {
-  allowNetwork: boolean;
+  allowNetwork: NetworkAccess;
   readyTimeoutSeconds: number;
   signal: AbortSignal | undefined;
   /** Extra Chromium flags, for experiments (bench/). */
@@ -93,7 +94,7 @@ export class RenderSessions {
     }
   }
 
-  get allowNetwork(): boolean {
+  get allowNetwork(): NetworkAccess {
     return this.options.allowNetwork;
   }
 

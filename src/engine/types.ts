@@ -1,6 +1,7 @@
 // The engine's public contract: what renderComposition takes and returns.
 import type { RenderSettingFields } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
+import type { NetworkAccess } from "./network";
 
 export interface RenderProgress {
   /** Frames captured and handed to the encoder so far. */
@@ -25,8 +26,11 @@ export interface RenderCompositionOptions extends Partial<RenderSettingFields> {
   strictVariables?: boolean;
   /** Browser pages/processes capturing in parallel; "auto" picks from the CPU count. */
   workers?: number | "auto";
-  /** Let the page reach the network (local renders: true; the service: false). Default true. */
-  allowNetwork?: boolean;
+  /**
+   * Let the page reach the network (local renders: true; the service: false), or only the listed
+   * origins. Default true.
+   */
+  allowNetwork?: NetworkAccess;
   /** Write a JPEG thumbnail next to the output (default true). */
   thumbnail?: boolean;
   /** Seconds to wait for fonts, images and media before frame 0. Default 30. */

@@ -188,6 +188,12 @@ async function start() {
     $("variables-empty").textContent = "No composition to show.";
     return;
   }
+  // The server needs its token to render (RENDER_API_TOKEN); kept for this tab only.
+  $("token-field").hidden = !body.render_token_required;
+  $("token").value = sessionStorage.getItem("svc-render-token") ?? "";
+  $("token").addEventListener("change", () =>
+    sessionStorage.setItem("svc-render-token", $("token").value.trim()),
+  );
   if (body.compositions.length === 0) {
     showPageMessage(
       "There are no compositions yet: add a folder with an index.html to the compositions folder and reload.",
@@ -261,7 +267,10 @@ async function render(event) {
   try {
     const answer = await getJson("/api/render", {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: {
+        "content-type": "application/json",
+        ...($("token").value.trim() ? { authorization: `Bearer ${$("token").value.trim()}` } : {}),
+      },
       body: JSON.stringify(renderRequest()),
     });
     let result;

@@ -8,6 +8,10 @@
 //                                | 200 {status: "failed", error: {code, message}} | 404
 //   GET  /renders/:name          the video (Range), or a redirect to it in the object store
 //   GET  /healthz                {status: "ok"}
+// With RENDER_API_TOKEN set, POST /api/render needs `Authorization: Bearer <token>` (401
+// otherwise); everything else, the preview page included, stays public. A render's status is
+// found only by its unguessable call_id.
+import { createHash, timingSafeEqual } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
@@ -37,6 +41,30 @@ export interface AppOptions {
   maxBodyBytes: number;
   /** "sandbox" or "service", for /healthz. */
   renderer: string;
+  /** The token POST /api/render requires; undefined: none. */
+  renderToken?: string | undefined;
+  /** Origins image variables may point at (config.ts); "*" for any. */
+  allowedOrigins: readonly string[] | "*";
+}
+
+/** Refuses the request unless it carries the render token (compared in constant time). */
+function checkRenderToken(expected: string, authorization: string | undefined): void {
+  const presented = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
+  if (!presented) {
+    throw new TemplateError(
+      "authentication_required",
+      'This server renders only for callers with its token: send "Authorization: Bearer <RENDER_API_TOKEN>".',
+      { headers: { "www-authenticate": 'Bearer realm="render"' } },
+    );
+  }
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  if (!timingSafeEqual(digest(presented), digest(expected))) {
+    throw new TemplateError(
+      "invalid_token",
+      "The token is not this server's RENDER_API_TOKEN; check the value you send.",
+      { headers: { "www-authenticate": 'Bearer realm="render", error="invalid_token"' } },
+    );
+  }
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -118,6 +146,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.get("/api/compositions", async () => ({
     compositions: await compositions.list(),
     default: (await compositions.defaultComposition()) ?? null,
+    render_token_required: options.renderToken !== undefined,
   }));
   app.get<{ Params: { name: string } }>("/api/compositions/:name", async (request) => {
     const composition = await compositions.get(request.params.name);
@@ -134,7 +163,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   app.post("/api/render", async (request, reply) => {
-    const spec = await parseRenderRequest(request.body, compositions);
+    if (options.renderToken) checkRenderToken(options.renderToken, request.headers.authorization);
+    const spec = await parseRenderRequest(request.body, compositions, options.allowedOrigins);
     const { id, finished } = jobs.start(spec);
     request.log.info({ call_id: id, composition: spec.composition.name }, "render started");
     if (options.renderMode === "async") {

@@ -8,6 +8,9 @@ export const DEFAULT_PORT = 7740;
 
 export type RenderMode = "sync" | "async";
 
+/** The shortest RENDER_API_TOKEN accepted: a guessable token is no token. */
+export const MIN_TOKEN_LENGTH = 24;
+
 export interface TemplateConfig {
   host: string;
   port: number;
@@ -27,6 +30,16 @@ export interface TemplateConfig {
   /** A render still running after this many seconds is killed and fails with render_timeout. */
   renderTimeLimitSeconds: number;
   maxBodyBytes: number;
+  /**
+   * The token `POST /api/render` requires (`Authorization: Bearer <token>`); undefined: anyone
+   * may render, allowed only on loopback or with ALLOW_ANONYMOUS_RENDERS=1.
+   */
+  renderToken: string | undefined;
+  /**
+   * Origins a render's page and its image variables may reach beyond the composition's files
+   * (ALLOWED_ORIGINS); "*" for any. Empty: project files only.
+   */
+  allowedOrigins: readonly string[] | "*";
   /** The svc render service, when both are set: renders run there instead of in a sandbox. */
   service: { url: string; apiKey: string; pollIntervalSeconds: number } | undefined;
 }
@@ -80,8 +93,11 @@ export function loadConfig(
     );
   }
   const dataDir = resolve(cwd, env.DATA_DIR?.trim() || "data");
+  const host = env.HOST?.trim() || "127.0.0.1";
   return {
-    host: env.HOST?.trim() || "127.0.0.1",
+    host,
+    renderToken: loadRenderToken(env, host),
+    allowedOrigins: loadAllowedOrigins(env),
     port: integer(env, "PORT", DEFAULT_PORT, 0, 65535),
     renderMode: mode,
     compositionsDir: resolve(cwd, env.COMPOSITIONS_DIR?.trim() || "compositions"),
@@ -100,6 +116,59 @@ export function loadConfig(
         }
       : undefined,
   };
+}
+
+/** Whether HOST keeps the server on this machine (the only place an open render API is safe). */
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function loadRenderToken(env: NodeJS.ProcessEnv, host: string): string | undefined {
+  const token = env.RENDER_API_TOKEN?.trim() ?? "";
+  const anonymous = env.ALLOW_ANONYMOUS_RENDERS?.trim() ?? "";
+  if (anonymous && anonymous !== "1" && anonymous !== "0") {
+    throw new ConfigError(`ALLOW_ANONYMOUS_RENDERS must be 1 or 0, not "${anonymous}".`);
+  }
+  if (token) {
+    if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
+      throw new ConfigError(
+        `RENDER_API_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters without spaces; make one with \`openssl rand -hex 32\`.`,
+      );
+    }
+    return token;
+  }
+  if (!isLoopbackHost(host) && anonymous !== "1") {
+    throw new ConfigError(
+      `HOST=${host} lets other machines reach POST /api/render, so it needs a token: set RENDER_API_TOKEN to a long random secret (\`openssl rand -hex 32\`) and send it as "Authorization: Bearer <token>". To let anyone who can reach the server render, set ALLOW_ANONYMOUS_RENDERS=1 instead.`,
+    );
+  }
+  return undefined;
+}
+
+function loadAllowedOrigins(env: NodeJS.ProcessEnv): readonly string[] | "*" {
+  const raw = env.ALLOWED_ORIGINS?.trim() ?? "";
+  if (raw === "*") return "*";
+  const origins: string[] = [];
+  for (const entry of raw
+    .split(",")
+    .map((value) => value.trim())
+    .filter(Boolean)) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      if (/^https?:$/.test(url.protocol) && url.origin === entry.replace(/\/+$/, "").toLowerCase())
+        origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (!origin) {
+      throw new ConfigError(
+        `ALLOWED_ORIGINS must list origins like https://cdn.example.com (scheme, host and port only, comma-separated), or be "*"; "${entry}" is not one.`,
+      );
+    }
+    origins.push(origin);
+  }
+  return origins;
 }
 
 function loadS3Settings(env: NodeJS.ProcessEnv): S3Settings {

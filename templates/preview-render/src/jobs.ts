@@ -30,9 +30,15 @@ export interface RenderRun {
   onProgress: (update: RenderProgressUpdate) => void;
 }
 
+/** What a finished render reports besides its file. */
+export interface RenderOutcome {
+  /** What may not look as intended, e.g. a request refused by the network policy. */
+  warnings: string[];
+}
+
 /** Turns a checked request into a video file at `run.output`; throws a RenderFailure otherwise. */
 export interface Renderer {
-  render(spec: RenderSpec, run: RenderRun): Promise<void>;
+  render(spec: RenderSpec, run: RenderRun): Promise<RenderOutcome>;
 }
 
 /** Why a render failed, as the job's result says it. */
@@ -48,7 +54,7 @@ export class RenderFailure extends Error {
 
 export type JobResult =
   | { call_id: string; status: "running"; progress: number; eta_seconds?: number }
-  | { call_id: string; status: "done"; url: string }
+  | { call_id: string; status: "done"; url: string; warnings?: string[] }
   | { call_id: string; status: "failed"; error: { code: string; message: string } };
 
 interface Job {
@@ -168,7 +174,7 @@ export class RenderJobs {
     try {
       await mkdir(workDir, { recursive: true });
       const output = join(workDir, job.name);
-      await this.options.renderer.render(spec, {
+      const outcome = await this.options.renderer.render(spec, {
         output,
         workDir,
         signal: job.controller.signal,
@@ -191,7 +197,13 @@ export class RenderJobs {
         await this.options.store.delete(job.name);
         throw job.controller.signal.reason;
       }
-      result = { call_id: job.id, status: "done", url: renderUrl(job.name) };
+      result = {
+        call_id: job.id,
+        status: "done",
+        url: renderUrl(job.name),
+        ...(outcome.warnings.length > 0 ? { warnings: outcome.warnings } : {}),
+      };
+      for (const warning of outcome.warnings) console.warn(`render ${job.id}: ${warning}`);
     } catch (error) {
       const failure = job.controller.signal.aborted ? job.controller.signal.reason : error;
       result = {

@@ -3,6 +3,9 @@
 // against the composition's own declaration. Strict: a key the composition does not declare is
 // refused like a wrong type, because on a public endpoint a typo should fail, not render the
 // default silently. The aspect ratio comes from the composition (data-width/data-height).
+// Image variables are URLs the render's browser will load, so they must name a file of the
+// composition or a URL on an allowed origin (ALLOWED_ORIGINS): anything else would let a caller
+// make the server fetch internal addresses (cloud metadata, admin ports).
 import {
   blockingIssues,
   formatVariableIssue,
@@ -43,6 +46,7 @@ export interface RenderSpec {
 export async function parseRenderRequest(
   body: unknown,
   compositions: CompositionLibrary,
+  allowedOrigins: readonly string[] | "*",
 ): Promise<RenderSpec> {
   const parsed = renderBodySchema.safeParse(body ?? {});
   if (!parsed.success) {
@@ -76,7 +80,72 @@ export async function parseRenderRequest(
       { param: "variables", issues },
     );
   }
+  const refused = await refusedImages(composition, variables, compositions, allowedOrigins);
+  if (refused.length > 0) {
+    throw new TemplateError(
+      "image_not_allowed",
+      `${refused.map((issue) => `${issue.id}: ${issue.message}`).join("; ")}. An image variable must be a file of the composition (a path like images/logo.png) or a URL on an origin in ALLOWED_ORIGINS.`,
+      { param: "variables", issues: refused },
+    );
+  }
   return { composition, variables, settings };
+}
+
+interface RefusedImage {
+  id: string;
+  code: "not-allowed";
+  message: string;
+}
+
+/** Image variables whose value is neither a file of the composition nor on an allowed origin. */
+async function refusedImages(
+  composition: Composition,
+  variables: VariableValues,
+  compositions: CompositionLibrary,
+  allowedOrigins: readonly string[] | "*",
+): Promise<RefusedImage[]> {
+  const refused: RefusedImage[] = [];
+  for (const definition of composition.variables) {
+    const value = variables[definition.id];
+    if (definition.type !== "image" || typeof value !== "string" || value === "") continue;
+    const shown = JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+    if (/^[a-z][a-z\d+.-]*:/i.test(value) || value.startsWith("//")) {
+      let url: URL | undefined;
+      try {
+        url = new URL(value);
+      } catch {
+        url = undefined;
+      }
+      const allowed =
+        url !== undefined &&
+        /^https?:$/.test(url.protocol) &&
+        (allowedOrigins === "*" || allowedOrigins.includes(url.origin));
+      if (!allowed) {
+        refused.push({
+          id: definition.id,
+          code: "not-allowed",
+          message: `${shown} is not on an allowed origin`,
+        });
+      }
+      continue;
+    }
+    // A path: the browser resolves it against index.html and the server decodes it, so check
+    // the decoded path without its query or fragment.
+    let path: string | undefined;
+    try {
+      path = decodeURIComponent(value.replace(/[?#].*$/s, ""));
+    } catch {
+      path = undefined;
+    }
+    if (!path || !(await compositions.file(composition.name, path))) {
+      refused.push({
+        id: definition.id,
+        code: "not-allowed",
+        message: `${shown} is not a file of the composition "${composition.name}"`,
+      });
+    }
+  }
+  return refused;
 }
 
 /** A message ending in exactly one full stop. */

@@ -8,7 +8,8 @@ import { fork, type ChildProcess } from "node:child_process";
 import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ENTRY_FILE } from "./compositions";
-import { RenderFailure, type Renderer, type RenderRun } from "./jobs";
+import type { NetworkAccess } from "svc/engine";
+import { RenderFailure, type RenderOutcome, type Renderer, type RenderRun } from "./jobs";
 import type { RenderSpec } from "./request";
 import type { SandboxJob, SandboxMessage } from "./sandbox";
 
@@ -17,7 +18,10 @@ const SANDBOX_ENTRY = new URL("./sandbox.ts", import.meta.url);
 const TSX_LOADER = import.meta.resolve("tsx");
 
 export class SandboxRenderer implements Renderer {
-  async render(spec: RenderSpec, run: RenderRun): Promise<void> {
+  /** `allowNetwork`: what a render's page may reach beyond its files (off unless configured). */
+  constructor(private readonly settings: { allowNetwork: NetworkAccess }) {}
+
+  async render(spec: RenderSpec, run: RenderRun): Promise<RenderOutcome> {
     const tempDir = join(run.workDir, "sandbox-tmp");
     await mkdir(tempDir, { recursive: true });
     const child = fork(SANDBOX_ENTRY, {
@@ -55,13 +59,14 @@ export class SandboxRenderer implements Renderer {
           ...spec.settings,
           workers: "auto",
           thumbnail: false,
+          allowNetwork: this.settings.allowNetwork,
         },
       };
       if (run.signal.aborted) kill();
       else child.send(job);
       const { code, signal } = await exited;
       if (run.signal.aborted) throw run.signal.reason;
-      if (outcome?.type === "done") return;
+      if (outcome?.type === "done") return { warnings: outcome.warnings };
       if (outcome?.type === "failed") throw new RenderFailure(outcome.code, outcome.message);
       throw new RenderFailure(
         "render_failed",

@@ -13,7 +13,7 @@ export interface SandboxJob {
 
 export type SandboxMessage =
   | { type: "progress"; framesDone: number; framesTotal: number; etaSeconds?: number }
-  | { type: "done" }
+  | { type: "done"; warnings: string[] }
   | { type: "failed"; code: string; message: string };
 
 function send(message: SandboxMessage): Promise<void> {
@@ -44,7 +44,7 @@ process.once("message", (job: SandboxJob) => {
       }),
   })
     .then(
-      () => send({ type: "done" }),
+      (result) => send({ type: "done", warnings: result.warnings }),
       (error: unknown) =>
         send(
           isEngineError(error)

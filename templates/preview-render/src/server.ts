@@ -42,7 +42,14 @@ async function main(): Promise<void> {
   // sandbox process), which keeps this process's start short after a cold start.
   const renderer: Renderer = config.service
     ? new (await import("./service-renderer")).ServiceRenderer(config.service)
-    : new SandboxRenderer();
+    : new SandboxRenderer({
+        allowNetwork:
+          config.allowedOrigins === "*"
+            ? true
+            : config.allowedOrigins.length > 0
+              ? { origins: config.allowedOrigins }
+              : false,
+      });
   const store = config.s3 ? await openS3Store(config.s3) : new FolderStore(config.storageDir);
   const jobs = new RenderJobs({
     renderer,
@@ -60,6 +67,8 @@ async function main(): Promise<void> {
     renderMode: config.renderMode,
     maxBodyBytes: config.maxBodyBytes,
     renderer: config.service ? "service" : "sandbox",
+    renderToken: config.renderToken,
+    allowedOrigins: config.allowedOrigins,
   });
   // Built now rather than on the first page view: after a cold start the page opens at once.
   void playerModule().catch((error: unknown) =>
@@ -71,6 +80,8 @@ async function main(): Promise<void> {
   // One write: whoever waits for the "listening" line gets the settings line with it.
   console.log(
     `svc preview-render listening on ${address}\n` +
+      `  POST /api/render ${config.renderToken ? "needs RENDER_API_TOKEN" : "is open to anyone who can reach the server"}; ` +
+      `renders' page network: ${config.allowedOrigins === "*" ? "any origin" : config.allowedOrigins.length > 0 ? config.allowedOrigins.join(", ") : "off (composition files only)"}\n` +
       `  ${config.renderMode} renders ${config.service ? `on ${config.service.url}` : "in a sandbox process"}, ` +
       `videos in ${config.s3 ? `s3://${config.s3.bucket}/${config.s3.prefix}` : config.storageDir}, compositions: ${names.join(", ") || `none yet in ${config.compositionsDir}`}`,
   );

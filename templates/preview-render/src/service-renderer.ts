@@ -15,7 +15,7 @@ import {
   publishProject,
 } from "svc/core";
 import { ENTRY_FILE, type Composition } from "./compositions";
-import { RenderFailure, type Renderer, type RenderRun } from "./jobs";
+import { RenderFailure, type RenderOutcome, type Renderer, type RenderRun } from "./jobs";
 import type { RenderSpec } from "./request";
 
 const CLIENT_NAME = "svc-preview-render";
@@ -35,7 +35,7 @@ export class ServiceRenderer implements Renderer {
     });
   }
 
-  async render(spec: RenderSpec, run: RenderRun): Promise<void> {
+  async render(spec: RenderSpec, run: RenderRun): Promise<RenderOutcome> {
     let renderId: string | undefined;
     try {
       const assetId = await this.asset(spec.composition);
@@ -64,6 +64,8 @@ export class ServiceRenderer implements Renderer {
           if (event.type === "render-status") run.onProgress({ progress: event.record.progress });
         },
       });
+      // The service applies its own network policy and keeps its warnings with the render.
+      return { warnings: [] };
     } catch (error) {
       if (run.signal.aborted) {
         if (renderId) await this.client.deleteRender(renderId).catch(() => undefined);
