@@ -1,5 +1,5 @@
 // Project archives (SPEC.md section 6): which files go in (default excludes + `.svcignore` with
-// gitignore syntax through the `ignore` package) and the zip itself, written with `archiver`.
+// gitignore syntax through the `ignore` package) and the zip itself, written with `archiver` (src/node/zip.ts).
 // The bytes are deterministic — entries sorted, fixed timestamps and modes — so the same project
 // always gives the same SHA-256 and the service can recognise a re-upload. The zip is streamed to
 // a temp file while it is hashed; the 200 MiB limit is checked before anything is uploaded.
@@ -10,11 +10,10 @@ import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createRequire } from "node:module";
-import type { Archiver, ZipOptions } from "archiver";
 import ignore, { type Ignore } from "ignore";
 import { formatBytes, type ArchiveReport } from "../shared/archive-report";
 import { UPLOAD_LIMIT_BYTES } from "../shared/limits";
+import { createZip, FIXED_ZIP_DATE } from "../node/zip";
 import { ClientError, interruptedError } from "./errors";
 
 /** Always left out: root-level outputs, development-only folders and dotfiles. */
@@ -30,16 +29,6 @@ export const DEFAULT_EXCLUDES = [
 ];
 
 export const IGNORE_FILE = ".svcignore";
-
-// The installed archiver is 7.x (a CommonJS factory) while @types/archiver describes the 8.x class
-// API; the factory is loaded through require and given the shared instance type.
-const createZip = createRequire(import.meta.url)("archiver") as (
-  format: "zip",
-  options: ZipOptions & { statConcurrency?: number },
-) => Archiver;
-
-/** Timestamp of every entry (the earliest a zip can hold), so the bytes never depend on mtimes. */
-const FIXED_DATE = new Date("1980-01-01T00:00:00Z");
 
 export interface ProjectFile {
   /** Path inside the project, forward slashes. */
@@ -147,7 +136,7 @@ export async function buildArchive(
   // keeps the entries in our sorted order.
   const zip = createZip("zip", { zlib: { level: 9 }, forceLocalTime: false, statConcurrency: 1 });
   for (const file of files) {
-    zip.file(file.absolutePath, { name: file.path, date: FIXED_DATE, mode: 0o644 });
+    zip.file(file.absolutePath, { name: file.path, date: FIXED_ZIP_DATE, mode: 0o644 });
   }
   const hashing = new Transform({
     transform(chunk: Buffer, _encoding, callback) {

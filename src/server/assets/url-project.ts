@@ -5,7 +5,7 @@ import { UPLOAD_LIMIT_BYTES } from "../../shared/limits";
 import type { ServiceContext } from "../context";
 import { ApiError } from "../errors";
 import { OutboundError, guardedRequest } from "../webhooks/outbound";
-import { buildZip } from "./zip-writer";
+import { zipBuffers } from "../../node/zip";
 
 const ZIP_MAGIC = [Buffer.from("PK\x03\x04", "latin1"), Buffer.from("PK\x05\x06", "latin1")];
 
@@ -58,14 +58,11 @@ export async function fetchUrlProject(
   if (ZIP_MAGIC.some((magic) => body.subarray(0, 4).equals(magic))) return body;
   const contentType = String(response.headers["content-type"] ?? "");
   const text = body.subarray(0, 512).toString("utf8").trimStart().toLowerCase();
-  if (contentType.includes("html") || text.startsWith("<")) return zipSingleFile(composition, body);
+  if (contentType.includes("html") || text.startsWith("<"))
+    return zipBuffers([{ name: composition, data: body }]);
   throw new ApiError(
     "svc_project_invalid",
     "project.url is neither a zip archive nor an HTML file",
     "project.url",
   );
-}
-
-function zipSingleFile(name: string, content: Buffer): Buffer {
-  return buildZip([{ name, data: content, deflate: true }]);
 }
