@@ -55,6 +55,7 @@ const COMPOSITION = `<!doctype html>
 <body>
   <div id="root" data-composition-id="main" data-width="1080" data-height="1080" data-duration="${SECONDS}">
     <div id="box"></div>
+    <img id="lost" src="missing.png" alt="">
 ${CLIPS.map(
   (clip) =>
     `    <audio src="tone.wav" data-start="${clip.start}" data-volume="${clip.volume}"` +
@@ -115,7 +116,7 @@ async function renderOn(service: ServiceProcess, name: string) {
 }
 
 describe("a render in chunks with audio", () => {
-  it("mixes the same audio as the whole render, as long as its video, on PostgreSQL + S3", async () => {
+  it("mixes the same audio as the whole render, as long as its video, on PostgreSQL + S3, and records the page's warnings", async () => {
     const plan = planChunks(SECONDS * FPS, FPS, { chunkSeconds: CHUNK_SECONDS, maxChunks: 32 });
     expect(plan.map((chunk) => chunk.frameCount)).toEqual([6, 6, 6, 4]);
 
@@ -128,6 +129,14 @@ describe("a render in chunks with audio", () => {
     // On failure, the render's own failure message is the assertion's message.
     expect(inChunks.record.status, inChunks.record.failure_message).toBe("completed");
     expect(inOne.record.status, inOne.record.failure_message).toBe("completed");
+    // What the engine found about the page reaches the record, chunked (from chunk 0) or not.
+    for (const { record } of [inChunks, inOne]) {
+      expect(record.warnings).toContainEqual({
+        code: "composition",
+        message: expect.stringContaining("missing.png"),
+        param: "project",
+      });
+    }
 
     for (const { file } of [inChunks, inOne]) {
       const info = await probeMedia(file);

@@ -173,10 +173,13 @@ export const submitRenderResponseSchema = z.object({
 export type SubmitRenderResponse = z.infer<typeof submitRenderResponseSchema>;
 
 /**
- * Something the service accepted but the client should know: today an undeclared variable
- * (SPEC.md section 4: a warning on the record unless `strict_variables`, then it is a 422).
+ * Something the service accepted but the client should know: an undeclared variable (SPEC.md
+ * section 4: a warning on the record unless `strict_variables`, then it is a 422), or something
+ * the rendered page did that may make the picture differ from what its author meant (the engine's
+ * findings, as `svc check` prints them: a file or request that failed, a font that fell back, no
+ * timeline, randomness at render time), added when the render is done.
  */
-export const RENDER_WARNING_CODES = ["undeclared_variable"] as const;
+export const RENDER_WARNING_CODES = ["undeclared_variable", "composition"] as const;
 export const renderWarningSchema = z.object({
   code: z.enum(RENDER_WARNING_CODES),
   message: z.string(),

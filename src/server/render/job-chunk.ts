@@ -79,6 +79,7 @@ export async function runChunkJob(
       segmentKeys,
       audioJson,
       thumbnailKey,
+      ...(index === 0 ? { warnings: result.warnings } : {}),
       now: ctx.now(),
     });
     if (completesSet) await queue.enqueue(trx, jobIdOf({ kind: "join", renderId: render.id }));

@@ -51,7 +51,12 @@ export async function runWholeJob(services: JobServices, attempt: Attempt): Prom
     const completed = await completeRender(
       trx,
       render,
-      { videoKey, thumbnailKey, durationSeconds: result.durationSeconds },
+      {
+        videoKey,
+        thumbnailKey,
+        durationSeconds: result.durationSeconds,
+        warnings: result.warnings,
+      },
       now,
     );
     if (completed) await enqueueWebhook(trx, completed, now);

@@ -5,6 +5,19 @@ import type { RendersTable } from "../db/schema";
 import type { ServiceContext } from "../context";
 import { fromMilli } from "./credits";
 
+/**
+ * A render's stored warnings with the engine's warnings about the page added (code
+ * `composition`, `param: "project"`), each once.
+ */
+export function withCompositionWarnings(warningsJson: string, messages: string[]): string {
+  const warnings = JSON.parse(warningsJson) as RenderWarning[];
+  for (const message of messages) {
+    if (warnings.some((warning) => warning.message === message)) continue;
+    warnings.push({ code: "composition", message, param: "project" });
+  }
+  return JSON.stringify(warnings);
+}
+
 const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
 
 export async function outputUrls(

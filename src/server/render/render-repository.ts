@@ -5,6 +5,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { DB, RendersTable } from "../db/schema";
 import { renderCostMilli } from "./credits";
+import { withCompositionWarnings } from "./render-record";
 
 type Db = Kysely<DB>;
 
@@ -74,7 +75,13 @@ export function failRender(
 export async function completeRender(
   trx: Transaction<DB>,
   render: RendersTable,
-  output: { videoKey: string; thumbnailKey: string | null; durationSeconds: number },
+  output: {
+    videoKey: string;
+    thumbnailKey: string | null;
+    durationSeconds: number;
+    /** The engine's warnings about the page (a whole render's; a chunked one's came with chunk 0). */
+    warnings?: string[];
+  },
   now: number,
 ): Promise<RendersTable | undefined> {
   const cost = renderCostMilli(output.durationSeconds, render.resolution);
@@ -88,6 +95,9 @@ export async function completeRender(
       completed_ms: now,
       video_key: output.videoKey,
       thumbnail_key: output.thumbnailKey,
+      ...(output.warnings?.length
+        ? { warnings_json: withCompositionWarnings(render.warnings_json, output.warnings) }
+        : {}),
     })
     .where("id", "=", render.id)
     .where("status", "!=", "completed")
@@ -183,6 +193,8 @@ export async function completeChunk(
     segmentKeys: string[];
     audioJson: string | undefined;
     thumbnailKey: string | undefined;
+    /** Chunk 0's engine warnings about the page (every chunk loads the same page). */
+    warnings?: string[];
     now: number;
   },
 ): Promise<boolean> {
@@ -206,6 +218,9 @@ export async function completeChunk(
       chunks_done: eb("chunks_done", "+", 1),
       ...(done.audioJson !== undefined ? { audio_json: done.audioJson } : {}),
       ...(done.thumbnailKey ? { thumbnail_key: done.thumbnailKey } : {}),
+      ...(done.warnings?.length
+        ? { warnings_json: withCompositionWarnings(render.warnings_json, done.warnings) }
+        : {}),
     }))
     .where("id", "=", render.id)
     .where("status", "in", ["queued", "rendering"])
