@@ -6,7 +6,8 @@
 import { mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { muxOutput, type AudioInput } from "./encode";
+import type { AudioInput } from "./encode";
+import { finishOutput } from "./outputs/pictures";
 import { resolveFfmpeg } from "./ffmpeg";
 import type { Chunk } from "./plan";
 import { captureSegments, progressReporter } from "./render-capture";
@@ -14,7 +15,7 @@ import { finishChunk, pageAudio } from "./render-finish";
 import { prepareRender } from "./render-prepare";
 import { cancelledError, RenderSessions } from "./render-sessions";
 import type { RenderCompositionOptions } from "./types";
-import type { OutputFormat } from "../shared/render-options";
+import type { OutputFormat, Quality } from "../shared/render-options";
 
 export { planChunks, representativeFrame, type Chunk, type ChunkSettings } from "./plan";
 
@@ -67,6 +68,8 @@ export async function joinChunks(options: {
   segmentFiles: string[];
   output: string;
   format: OutputFormat;
+  /** The GIF's palette tier: the render's own (default standard). */
+  quality?: Quality;
   durationSeconds: number;
   audio: AudioInput[];
   signal?: AbortSignal;
@@ -75,11 +78,12 @@ export async function joinChunks(options: {
   const workDir = await mkdtemp(join(tmpdir(), "svc-join-"));
   const partial = join(dirname(options.output), `.${basename(options.output)}.partial`);
   try {
-    await muxOutput({
+    await finishOutput({
       ffmpegPath: ffmpeg.path,
       segments: options.segmentFiles,
       output: partial,
       format: options.format,
+      ...(options.quality ? { quality: options.quality } : {}),
       durationSeconds: options.durationSeconds,
       audio: options.audio,
       workDir,

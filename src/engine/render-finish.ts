@@ -6,8 +6,9 @@
 import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { CaptureSession } from "./capture";
-import { extractThumbnail, muxOutput, type AudioInput } from "./encode";
+import { extractThumbnail, type AudioInput } from "./encode";
 import { networkAllows } from "./network";
+import { finishOutput } from "./outputs/pictures";
 import { representativeFrame } from "./plan";
 import { resolveInsideRoot } from "../node/static-files";
 import type { CapturedSegments } from "./render-capture";
@@ -69,15 +70,17 @@ export async function finishWhole(
   files: OutputFiles,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const { fps, format } = run.prepared.settings;
+  const { fps, format, quality } = run.prepared.settings;
   const durationSeconds = captured.frames / fps;
   // The browsers quit while FFmpeg joins the segments; run.close() waits for them.
   run.closePages();
-  await muxOutput({
+  // A picture format (gif, png-sequence) returns the joined frames to cut the thumbnail from.
+  const pictures = await finishOutput({
     ffmpegPath: run.ffmpegPath,
     segments: captured.segmentFiles,
     output: files.partialOutput,
     format,
+    quality,
     durationSeconds,
     audio,
     workDir: run.workDir,
@@ -86,7 +89,7 @@ export async function finishWhole(
   if (files.partialThumbnail) {
     await extractThumbnail(
       run.ffmpegPath,
-      files.partialOutput,
+      pictures ?? files.partialOutput,
       durationSeconds * REPRESENTATIVE_SHARE,
       files.partialThumbnail,
       signal,

@@ -188,7 +188,8 @@ export async function resolveComposition(
 }
 
 function hintForOption(param: string): string {
-  if (param === "fps") return "Use a whole number of frames per second from 1 to 240, e.g. 30.";
-  if (param === "format") return "Render 4k as mp4, or use 1080p for webm/mov (alpha).";
+  if (param === "fps")
+    return "Use a whole number of frames per second from 1 to 240 (at most 50 for gif), e.g. 30.";
+  if (param === "format") return "Render 4k as mp4, or use 1080p for the other formats.";
   return `Check the value of ${param}.`;
 }

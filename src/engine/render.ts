@@ -6,6 +6,7 @@
 // output is written under a temp name and renamed, and every temp file is removed whatever
 // happens, so a failed or cancelled render leaves nothing behind.
 import { randomBytes } from "node:crypto";
+import { FILE_EXTENSIONS, type OutputFormat } from "../shared/render-options";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { captureSegments, progressReporter, type CaptureHooks } from "./render-capture";
@@ -77,7 +78,7 @@ async function outputFiles(
   warnings: string[],
 ): Promise<OutputFiles> {
   const outputPath = resolve(options.output);
-  const expectedExtension = `.${format}`;
+  const expectedExtension = `.${FILE_EXTENSIONS[format as OutputFormat]}`;
   if (extname(outputPath).toLowerCase() !== expectedExtension) {
     warnings.push(
       `the output ${basename(outputPath)} does not end in ${expectedExtension}; it holds ${format} data`,

@@ -6,6 +6,8 @@ export const LOCAL_SERVICE_PORT = 7733;
 export const FPS_MIN = 1;
 export const FPS_MAX = 240;
 export const DEFAULT_FPS = 30;
+/** A GIF's frame delays are whole hundredths of a second; browsers slow delays under 2 down. */
+export const GIF_MAX_FPS = 50;
 
 /** Largest project archive the service accepts: 200 MiB. */
 export const UPLOAD_LIMIT_BYTES = 200 * 1024 * 1024;

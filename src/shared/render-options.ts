@@ -1,11 +1,12 @@
 // Render settings (fps, quality, format, resolution, aspect ratio): one declaration of the fields,
 // their defaults and the cross-field rule ("4k cannot be webm or mov"), which the API's request
 // (snake_case), the desktop IPC and UI (camelCase), the CLI and the engine derive from, and the one
-// mapping between the two casings.
+// mapping between the two casings. Besides the video formats there are two made from the same
+// frames: `gif` (a palette made for the render) and `png-sequence` (a zip of numbered PNGs).
 import { z } from "zod";
-import { DEFAULT_FPS, FPS_MAX, FPS_MIN } from "./limits";
+import { DEFAULT_FPS, FPS_MAX, FPS_MIN, GIF_MAX_FPS } from "./limits";
 
-export const FORMATS = ["mp4", "webm", "mov"] as const;
+export const FORMATS = ["mp4", "webm", "mov", "gif", "png-sequence"] as const;
 export const QUALITIES = ["draft", "standard", "high"] as const;
 export const RESOLUTIONS = ["1080p", "4k"] as const;
 export const ASPECT_RATIOS = ["16:9", "9:16", "1:1"] as const;
@@ -16,12 +17,17 @@ export type Resolution = (typeof RESOLUTIONS)[number];
 export type AspectRatio = (typeof ASPECT_RATIOS)[number];
 
 /** Formats that carry an alpha channel (captured with a transparent page background). */
-export const ALPHA_FORMATS: readonly OutputFormat[] = ["webm", "mov"];
+export const ALPHA_FORMATS: readonly OutputFormat[] = ["webm", "mov", "png-sequence"];
+
+/** Formats that are pictures rather than a video file: no audio track, no 4k. */
+export const PICTURE_FORMATS: readonly OutputFormat[] = ["gif", "png-sequence"];
 
 export const FILE_EXTENSIONS: Record<OutputFormat, string> = {
   mp4: "mp4",
   webm: "webm",
   mov: "mov",
+  gif: "gif",
+  "png-sequence": "zip",
 };
 
 /** Output frame size in pixels for an aspect ratio and resolution. */
@@ -74,11 +80,13 @@ export const renderOptionsShape = {
 };
 
 /**
- * The cross-field rule, for any object that carries `format` and `resolution` (add it with
- * `.superRefine(renderSettingsRule)` to a schema that spreads one of the shapes above).
+ * The cross-field rules, for any object that carries `format` and `resolution` (add it with
+ * `.superRefine(renderSettingsRule)` to a schema that spreads one of the shapes above): 4k is mp4
+ * only, and a GIF plays at most 50 fps (its frame delays are whole hundredths of a second, and
+ * browsers slow anything shorter than 2 of them down).
  */
 export function renderSettingsRule(
-  settings: { format: OutputFormat; resolution: Resolution },
+  settings: { format: OutputFormat; resolution: Resolution; fps?: number },
   ctx: z.RefinementCtx,
 ): void {
   if (settings.resolution === "4k" && ALPHA_FORMATS.includes(settings.format)) {
@@ -86,6 +94,19 @@ export function renderSettingsRule(
       code: "custom",
       path: ["format"],
       message: `4k cannot be rendered as ${settings.format}: the 4k path has no alpha channel. Use mp4 for 4k, or 1080p for ${settings.format}.`,
+    });
+  } else if (settings.resolution === "4k" && settings.format === "gif") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["format"],
+      message: "4k cannot be rendered as gif: a 4k GIF is far too large to play. Use mp4 for 4k, or 1080p for gif.",
+    });
+  }
+  if (settings.format === "gif" && settings.fps !== undefined && settings.fps > GIF_MAX_FPS) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["fps"],
+      message: `a gif plays at most ${GIF_MAX_FPS} fps, not ${settings.fps}: its frame delays are whole hundredths of a second. Use ${GIF_MAX_FPS} fps or fewer (15-30 keeps the file small).`,
     });
   }
 }
