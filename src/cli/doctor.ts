@@ -88,7 +88,7 @@ export function formatDoctorReport(report: DoctorReport): string {
   lines.push("");
   lines.push(
     report.ok
-      ? "Ready: svc can render mp4, webm and mov on this computer."
+      ? "Ready: svc can render mp4, webm, mov, gif and png-sequence on this computer."
       : "Not ready: fix the items marked ✗ above.",
   );
   return `${lines.join("\n")}\n`;

@@ -76,9 +76,9 @@ const CLI_HINTS: Record<string, Hint> = {
     p.option === "workers"
       ? "Use --workers 2 or --workers auto."
       : p.option === "fps"
-        ? "Use a whole number of frames per second from 1 to 240, e.g. --fps 30."
+        ? "Use a whole number of frames per second from 1 to 240 (at most 50 for gif), e.g. --fps 30."
         : p.option === "format"
-          ? "Render 4k as mp4, or use 1080p for webm/mov (alpha)."
+          ? "Render 4k as mp4, or use 1080p for the other formats."
           : p.option
             ? `Check the value of --${p.option.replace(/_/g, "-")}.`
             : undefined,

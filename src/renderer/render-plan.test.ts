@@ -13,7 +13,7 @@ import { DEFAULT_RENDER_CHOICES } from "./store";
 
 describe("render plan", () => {
   it("refuses webm and mov at 4k, with the shared schema's reason", () => {
-    expect([...blockedFormats("4k").keys()]).toEqual(["webm", "mov"]);
+    expect([...blockedFormats("4k").keys()]).toEqual(["webm", "mov", "gif", "png-sequence"]);
     expect(blockedFormats("4k").get("webm")).toMatch(/4k cannot be rendered as webm/);
     expect(blockedFormats("1080p").size).toBe(0);
     expect([...blockedResolutions("mov").keys()]).toEqual(["4k"]);

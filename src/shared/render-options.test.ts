@@ -26,6 +26,20 @@ describe("render options", () => {
     }
   });
 
+  it("keeps a gif at 1080p and at most 50 fps, and png-sequence at 1080p", () => {
+    expect(checkRenderOptions({ format: "gif", fps: 50 })).toMatchObject({ ok: true });
+    const fast = checkRenderOptions({ format: "gif", fps: 51 });
+    expect(fast).toMatchObject({ ok: false, problem: { param: "fps" } });
+    if (!fast.ok) expect(fast.problem.message).toMatch(/at most 50 fps, not 51/);
+    expect(checkRenderOptions({ format: "mp4", fps: 60 })).toMatchObject({ ok: true });
+    for (const format of ["gif", "png-sequence"]) {
+      expect(checkRenderOptions({ format, resolution: "4k" })).toMatchObject({
+        ok: false,
+        problem: { param: "format" },
+      });
+    }
+  });
+
   it("keeps fps within 1..240 and whole", () => {
     expect(checkRenderOptions({ fps: 0 })).toMatchObject({ ok: false, problem: { param: "fps" } });
     expect(checkRenderOptions({ fps: 241 })).toMatchObject({

@@ -99,7 +99,8 @@ export function renderSettingsRule(
     ctx.addIssue({
       code: "custom",
       path: ["format"],
-      message: "4k cannot be rendered as gif: a 4k GIF is far too large to play. Use mp4 for 4k, or 1080p for gif.",
+      message:
+        "4k cannot be rendered as gif: a 4k GIF is far too large to play. Use mp4 for 4k, or 1080p for gif.",
     });
   }
   if (settings.format === "gif" && settings.fps !== undefined && settings.fps > GIF_MAX_FPS) {

@@ -116,7 +116,7 @@ describe("gif output", () => {
 
   it("draws each frame at its time in the render's colours", async () => {
     // A 256-colour palette with dithering: close to the page's colours, not exact.
-    const near = (rgb: number[], expected: number[]) =>
+    const near = (rgb: readonly number[], expected: readonly number[]) =>
       rgb.slice(0, 3).every((v, i) => Math.abs(v - expected[i]!) < 24);
     for (const [frame, colour] of [
       [2, [255, 0, 0]],

@@ -29,6 +29,24 @@ export function InlineVideo({ target, title }: { target: MediaTarget; title: str
       </p>
     );
   if (media.error) return <ErrorNote error={media.error} title="The video cannot be played." />;
+  // A GIF is shown as a picture; a PNG sequence is a zip of frames for an editing program.
+  const kind = outputKind(media.data.url);
+  if (kind === "gif")
+    return (
+      <figure className="inline-video">
+        <img src={media.data.url} alt={`GIF ${title}`} />
+      </figure>
+    );
+  if (kind === "zip")
+    return (
+      <p className="inline-video-state">
+        A zip of PNG frames (with transparency), for an editing or compositing program:{" "}
+        <a href={media.data.url} download>
+          save the zip
+        </a>
+        .
+      </p>
+    );
   return (
     <figure className="inline-video">
       <video
@@ -51,4 +69,12 @@ export function InlineVideo({ target, title }: { target: MediaTarget; title: str
       </figcaption>
     </figure>
   );
+}
+
+/** What a finished output's URL (a signed service URL or a served file) holds, by its name. */
+function outputKind(url: string): "gif" | "zip" | "video" {
+  const path = url.split(/[?#]/)[0]!.toLowerCase();
+  if (path.endsWith(".gif")) return "gif";
+  if (path.endsWith(".zip") || path.endsWith(".png-sequence")) return "zip";
+  return "video";
 }

@@ -228,14 +228,20 @@ function renderRequest() {
 function showVideo(url) {
   $("result").hidden = false;
   const video = $("video");
+  // A GIF is a picture and a PNG sequence a zip of frames: only the download link fits those.
+  const picture = /\.(gif|zip)$/.test(url);
+  video.hidden = picture;
+  $("gif").hidden = !url.endsWith(".gif");
+  if (url.endsWith(".gif")) $("gif").src = url;
+  $("download").href = url;
+  $("download").textContent = `Download ${url.split("/").pop()}`;
+  if (picture) return;
   // Like the preview, show a representative frame until it is played, then play from the start.
   video.addEventListener("loadedmetadata", () => (video.currentTime = video.duration * 0.4), {
     once: true,
   });
   video.addEventListener("play", () => (video.currentTime = 0), { once: true });
   video.src = url;
-  $("download").href = url;
-  $("download").textContent = `Download ${url.split("/").pop()}`;
 }
 
 async function waitForResult(callId) {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 
 /** Names of stored videos: `<call_id>.<ext>`. Never a path, never a dot file (temp files are). */
-export const STORED_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(mp4|webm|mov)$/;
+export const STORED_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(mp4|webm|mov|gif|zip)$/;
 
 export type StoredVideo =
   | {
