@@ -34,7 +34,10 @@ export function addOutputOptionFlags(command: Command, resolutionNote = ""): Com
         .default(DEFAULT_RENDER_SETTINGS.quality),
     )
     .addOption(
-      new Option("--format <format>", "output format (webm, mov and png-sequence keep transparency; gif is at most 50 fps)")
+      new Option(
+        "--format <format>",
+        "output format (webm, mov and png-sequence keep transparency; gif is at most 50 fps)",
+      )
         .choices(FORMATS)
         .default(DEFAULT_RENDER_SETTINGS.format),
     )
