@@ -75,6 +75,6 @@ export function InlineVideo({ target, title }: { target: MediaTarget; title: str
 function outputKind(url: string): "gif" | "zip" | "video" {
   const path = url.split(/[?#]/)[0]!.toLowerCase();
   if (path.endsWith(".gif")) return "gif";
-  if (path.endsWith(".zip") || path.endsWith(".png-sequence")) return "zip";
+  if (path.endsWith(".zip")) return "zip";
   return "video";
 }

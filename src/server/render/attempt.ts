@@ -22,6 +22,7 @@ export interface Engine {
     segmentFiles: string[];
     output: string;
     format: OutputFormat;
+    quality?: Quality;
     durationSeconds: number;
     audio: AudioInput[];
     signal?: AbortSignal;

@@ -5,7 +5,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { AudioInput } from "../../engine/encode";
-import type { OutputFormat } from "../../shared/render-options";
+import { FILE_EXTENSIONS, type OutputFormat, type Quality } from "../../shared/render-options";
 import { enqueueWebhook } from "../webhooks/webhooks";
 import {
   fromProjectRelative,
@@ -43,13 +43,18 @@ export async function runJoinJob(services: JobServices, attempt: Attempt): Promi
       const source = fromProjectRelative(input, projectDir);
       return source ? [{ ...input, source }] : [];
     });
-    const output = join(attempt.workDir, "out", `video.${render.format}`);
+    const output = join(
+      attempt.workDir,
+      "out",
+      `video.${FILE_EXTENSIONS[render.format as OutputFormat]}`,
+    );
     await mkdir(join(attempt.workDir, "out"), { recursive: true });
     const durationSeconds = render.frames! / render.fps;
     await engine.joinChunks({
       segmentFiles,
       output,
       format: render.format as OutputFormat,
+      quality: render.quality as Quality,
       durationSeconds,
       audio,
       signal: attempt.signal,
@@ -59,7 +64,7 @@ export async function runJoinJob(services: JobServices, attempt: Attempt): Promi
     const videoKey = await storeFile(
       services,
       attempt,
-      `${renderPrefix(attempt)}/${lease.attempt}/video.${render.format}`,
+      `${renderPrefix(attempt)}/${lease.attempt}/video.${FILE_EXTENSIONS[render.format as OutputFormat]}`,
       output,
     );
     mark(attempt, "stored");

@@ -2,6 +2,7 @@
 // stores the video and thumbnail, and completes and charges the render in the transaction that
 // finishes its job.
 import { join } from "node:path";
+import { FILE_EXTENSIONS, type OutputFormat } from "../../shared/render-options";
 import { enqueueWebhook } from "../webhooks/webhooks";
 import {
   mark,
@@ -23,7 +24,7 @@ export async function runWholeJob(services: JobServices, attempt: Attempt): Prom
   let lastProgress = 0;
   const result = await engine.renderComposition({
     ...renderOptions(services, attempt, projectDir),
-    output: join(attempt.workDir, "out", `video.${render.format}`),
+    output: join(attempt.workDir, "out", `video.${FILE_EXTENSIONS[render.format as OutputFormat]}`),
     thumbnail: true,
     onProgress: (progress) => {
       markProgress(attempt, progress);
@@ -39,7 +40,7 @@ export async function runWholeJob(services: JobServices, attempt: Attempt): Prom
   const videoKey = await storeFile(
     services,
     attempt,
-    `${prefix}/video.${render.format}`,
+    `${prefix}/video.${FILE_EXTENSIONS[render.format as OutputFormat]}`,
     result.outputPath,
   );
   const thumbnailKey = result.thumbnailPath

@@ -76,8 +76,6 @@ const CONTENT_TYPES: Record<string, string> = {
   gif: "image/gif",
   jpg: "image/jpeg",
   zip: "application/zip",
-  // A render's output is stored as video.<format>; a PNG sequence is a zip.
-  "png-sequence": "application/zip",
 };
 
 /** The media type an object is served with, from its key's extension. */
