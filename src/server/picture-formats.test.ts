@@ -4,7 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import yauzl from "yauzl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { probeMedia } from "../engine/probe";
+import { probeMedia } from "../engine/testing/probe";
 import { creditsFor } from "../shared/credits";
 import {
   api,

@@ -10,7 +10,7 @@ import yauzl from "yauzl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineError } from "../errors";
 import { resolveFfprobe } from "../ffmpeg";
-import { decodeFrame, pixelAt, probeMedia } from "../probe";
+import { decodeFrame, pixelAt, probeMedia } from "../testing/probe";
 import { renderComposition } from "../render";
 import { frameDigits } from "./png-sequence";
 
