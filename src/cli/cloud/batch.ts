@@ -9,29 +9,19 @@ import { parseVariablesSchema, type VariableDefinition } from "../../shared/vari
 import { batchRowKey, runBatch, type BatchRowResult } from "../../core/batch";
 import { planBatchRows, readBatchTable, type PlannedRow } from "../../core/batch-plan";
 import { dryRunProject, prepareProject } from "../../core/publish";
-import type { ProjectSource, RenderSettings } from "../../core/render-job";
 import { newIdempotencyKey } from "../../core/render-job";
 import { describeError, UsageError } from "../errors";
 import type { CliIo } from "../io";
 import { printArchiveReport } from "./archive-report";
 import { CLI_KEY_PREFIX, withCloudContext } from "./context";
 import { createCloudProgress } from "./progress";
+import type { CloudRenderOptions } from "./render";
 
-export interface CloudBatchOptions {
-  project: ProjectSource;
-  settings: RenderSettings;
+export interface CloudBatchOptions extends CloudRenderOptions {
   /** The table file (--batch). */
   batch: string;
   outputPattern?: string;
   concurrency: number;
-  output?: string;
-  dryRun?: boolean;
-  wait: boolean;
-  pollInterval: number;
-  maxWait: number;
-  idempotencyKey?: string;
-  json?: boolean;
-  signal?: AbortSignal;
 }
 
 /** What the batch reached, for the hint after Ctrl+C. */

@@ -62,10 +62,16 @@ export function createCloudProgress(options: {
           );
           return;
         case "upload-progress":
+        case "download-progress":
           line ??= createProgressLine(stream);
           line.update(
             event.totalBytes ? event.bytes / event.totalBytes : 0,
-            transferText("uploaded", event.bytes, event.totalBytes, stageStarted),
+            transferText(
+              event.type === "upload-progress" ? "uploaded" : "downloaded",
+              event.bytes,
+              event.totalBytes,
+              stageStarted,
+            ),
           );
           return;
         case "render-status": {
@@ -74,13 +80,6 @@ export function createCloudProgress(options: {
           line.update(record.progress, `${record.status} ${record.render_id}`);
           return;
         }
-        case "download-progress":
-          line ??= createProgressLine(stream);
-          line.update(
-            event.totalBytes ? event.bytes / event.totalBytes : 0,
-            transferText("downloaded", event.bytes, event.totalBytes, stageStarted),
-          );
-          return;
         case "state":
           return;
       }

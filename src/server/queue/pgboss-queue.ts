@@ -12,6 +12,7 @@ import type { Database } from "../db/database";
 import type { DB } from "../db/schema";
 import { randomToken } from "../ids";
 import type { JobQueue, Lease } from "./job-queue";
+import { failJobsOfRender, insertJob, NO_LEASE, RELEASED, updateUnderLease } from "./lease-table";
 
 export const RENDER_QUEUE = "svc-render";
 export const DEAD_LETTER_QUEUE = "svc-render-dead";
@@ -108,19 +109,7 @@ export class PgBossJobQueue implements JobQueue {
     const ref = await this.boss.send(RENDER_QUEUE, { jobId } satisfies Payload, {
       db: inTransaction(trx),
     });
-    await trx
-      .insertInto("jobs")
-      .values({
-        id: jobId,
-        state: "queued",
-        attempts: 0,
-        lease_owner: null,
-        lease_token: null,
-        lease_expires_ms: null,
-        created_ms: this.now(),
-        queue_ref: ref,
-      })
-      .execute();
+    await insertJob(trx, jobId, this.now(), ref);
   }
 
   async claim(owner: string): Promise<Lease | undefined> {
@@ -161,14 +150,9 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   async heartbeat(lease: Lease): Promise<boolean> {
-    const updated = await this.db
-      .updateTable("jobs")
-      .set({ lease_expires_ms: this.now() + this.options.leaseSeconds * 1000 })
-      .where("id", "=", lease.jobId)
-      .where("state", "=", "active")
-      .where("lease_token", "=", lease.token)
-      .executeTakeFirst();
-    return Number(updated.numUpdatedRows) === 1;
+    return updateUnderLease(this.db, lease, {
+      lease_expires_ms: this.now() + this.options.leaseSeconds * 1000,
+    });
   }
 
   async finish(
@@ -177,14 +161,7 @@ export class PgBossJobQueue implements JobQueue {
     finish: (trx: Transaction<DB>) => Promise<void>,
   ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable("jobs")
-        .set({ state, lease_owner: null, lease_token: null, lease_expires_ms: null })
-        .where("id", "=", lease.jobId)
-        .where("state", "=", "active")
-        .where("lease_token", "=", lease.token)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) return false;
+      if (!(await updateUnderLease(trx, lease, { state, ...NO_LEASE }))) return false;
       await finish(trx);
       // A render that failed for good is finished work too: no retry.
       if (lease.ref) await complete(this.boss, trx, RENDER_QUEUE, [lease.ref], { finished: state });
@@ -194,20 +171,7 @@ export class PgBossJobQueue implements JobQueue {
 
   async release(lease: Lease): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      const released = await trx
-        .updateTable("jobs")
-        .set((eb) => ({
-          state: "queued",
-          attempts: eb("attempts", "-", 1),
-          lease_owner: null,
-          lease_token: null,
-          lease_expires_ms: null,
-        }))
-        .where("id", "=", lease.jobId)
-        .where("state", "=", "active")
-        .where("lease_token", "=", lease.token)
-        .executeTakeFirst();
-      if (Number(released.numUpdatedRows) !== 1) return;
+      if (!(await updateUnderLease(trx, lease, RELEASED))) return;
       // Hand the work back without spending one of pg-boss's retries: a new delivery.
       if (lease.ref) await complete(this.boss, trx, RENDER_QUEUE, [lease.ref], { released: true });
       const ref = await this.boss.send(RENDER_QUEUE, { jobId: lease.jobId } satisfies Payload, {
@@ -219,14 +183,7 @@ export class PgBossJobQueue implements JobQueue {
 
   async retry(lease: Lease, reason: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      const taken = await trx
-        .updateTable("jobs")
-        .set({ state: "queued", lease_owner: null, lease_token: null, lease_expires_ms: null })
-        .where("id", "=", lease.jobId)
-        .where("state", "=", "active")
-        .where("lease_token", "=", lease.token)
-        .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) !== 1) return false;
+      if (!(await updateUnderLease(trx, lease, { state: "queued", ...NO_LEASE }))) return false;
       // The delivery fails: pg-boss offers the job again after its retry delay, one retry spent.
       if (lease.ref) {
         await this.boss.fail(RENDER_QUEUE, lease.ref, { reason }, { db: inTransaction(trx) });
@@ -256,7 +213,7 @@ export class PgBossJobQueue implements JobQueue {
       await this.db.transaction().execute(async (trx) => {
         const taken = await trx
           .updateTable("jobs")
-          .set({ state: "queued", lease_owner: null, lease_token: null, lease_expires_ms: null })
+          .set({ state: "queued", ...NO_LEASE })
           .where("id", "=", job.id)
           .where("state", "=", "active")
           .where("lease_token", "=", job.lease_token)
@@ -282,7 +239,7 @@ export class PgBossJobQueue implements JobQueue {
       for (const delivery of dead) {
         const failed = await trx
           .updateTable("jobs")
-          .set({ state: "failed", lease_owner: null, lease_token: null, lease_expires_ms: null })
+          .set({ state: "failed", ...NO_LEASE })
           .where("id", "=", delivery.data.jobId)
           .where("state", "in", ["queued", "active"])
           .executeTakeFirst();
@@ -298,13 +255,7 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   async cancelRender(trx: Transaction<DB> | Database, renderId: string): Promise<void> {
-    const cancelled = await trx
-      .updateTable("jobs")
-      .set({ state: "failed", lease_owner: null, lease_token: null, lease_expires_ms: null })
-      .where((eb) => eb.or([eb("id", "=", renderId), eb("id", "like", `${renderId}:%`)]))
-      .where("state", "in", ["queued", "active"])
-      .returning("queue_ref")
-      .execute();
+    const cancelled = await failJobsOfRender(trx, renderId);
     const refs = cancelled.flatMap((job) => (job.queue_ref ? [job.queue_ref] : []));
     if (refs.length > 0) await this.boss.cancel(RENDER_QUEUE, refs, { db: inTransaction(trx) });
   }

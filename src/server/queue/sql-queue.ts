@@ -3,11 +3,12 @@
 // holder of the current token can finish the job, so a worker that lost its lease (it died, or
 // was presumed dead) can never complete or charge a render a second time. Claiming counts an
 // attempt; a job whose lease expires after its last attempt is failed instead of reclaimed.
-import { sql, type Transaction } from "kysely";
+import type { Transaction } from "kysely";
 import type { Database } from "../db/database";
 import type { DB } from "../db/schema";
 import { randomToken } from "../ids";
 import type { JobQueue, Lease } from "./job-queue";
+import { failJobsOfRender, insertJob, NO_LEASE, RELEASED, updateUnderLease } from "./lease-table";
 
 export class SqlJobQueue implements JobQueue {
   constructor(
@@ -20,19 +21,7 @@ export class SqlJobQueue implements JobQueue {
   }
 
   async enqueue(trx: Transaction<DB> | Database, jobId: string): Promise<void> {
-    await trx
-      .insertInto("jobs")
-      .values({
-        id: jobId,
-        state: "queued",
-        attempts: 0,
-        lease_owner: null,
-        lease_token: null,
-        lease_expires_ms: null,
-        created_ms: this.now(),
-        queue_ref: null,
-      })
-      .execute();
+    await insertJob(trx, jobId, this.now());
   }
 
   async claim(owner: string): Promise<Lease | undefined> {
@@ -72,14 +61,9 @@ export class SqlJobQueue implements JobQueue {
   }
 
   async heartbeat(lease: Lease): Promise<boolean> {
-    const updated = await this.db
-      .updateTable("jobs")
-      .set({ lease_expires_ms: this.now() + this.options.leaseSeconds * 1000 })
-      .where("id", "=", lease.jobId)
-      .where("state", "=", "active")
-      .where("lease_token", "=", lease.token)
-      .executeTakeFirst();
-    return Number(updated.numUpdatedRows) === 1;
+    return updateUnderLease(this.db, lease, {
+      lease_expires_ms: this.now() + this.options.leaseSeconds * 1000,
+    });
   }
 
   async finish(
@@ -88,44 +72,18 @@ export class SqlJobQueue implements JobQueue {
     finish: (trx: Transaction<DB>) => Promise<void>,
   ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable("jobs")
-        .set({ state, lease_owner: null, lease_token: null, lease_expires_ms: null })
-        .where("id", "=", lease.jobId)
-        .where("state", "=", "active")
-        .where("lease_token", "=", lease.token)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) return false;
+      if (!(await updateUnderLease(trx, lease, { state, ...NO_LEASE }))) return false;
       await finish(trx);
       return true;
     });
   }
 
   async release(lease: Lease): Promise<void> {
-    await this.db
-      .updateTable("jobs")
-      .set({
-        state: "queued",
-        attempts: sql<number>`attempts - 1`,
-        lease_owner: null,
-        lease_token: null,
-        lease_expires_ms: null,
-      })
-      .where("id", "=", lease.jobId)
-      .where("state", "=", "active")
-      .where("lease_token", "=", lease.token)
-      .execute();
+    await updateUnderLease(this.db, lease, RELEASED);
   }
 
   async retry(lease: Lease): Promise<boolean> {
-    const updated = await this.db
-      .updateTable("jobs")
-      .set({ state: "queued", lease_owner: null, lease_token: null, lease_expires_ms: null })
-      .where("id", "=", lease.jobId)
-      .where("state", "=", "active")
-      .where("lease_token", "=", lease.token)
-      .executeTakeFirst();
-    return Number(updated.numUpdatedRows) === 1;
+    return updateUnderLease(this.db, lease, { state: "queued", ...NO_LEASE });
   }
 
   async collectExhausted(
@@ -134,7 +92,7 @@ export class SqlJobQueue implements JobQueue {
     return this.db.transaction().execute(async (trx) => {
       const rows = await trx
         .updateTable("jobs")
-        .set({ state: "failed", lease_owner: null, lease_token: null, lease_expires_ms: null })
+        .set({ state: "failed", ...NO_LEASE })
         .where("state", "=", "active")
         .where("lease_expires_ms", "<", this.now())
         .where("attempts", ">=", this.options.maxAttempts)
@@ -146,12 +104,7 @@ export class SqlJobQueue implements JobQueue {
   }
 
   async cancelRender(trx: Transaction<DB> | Database, renderId: string): Promise<void> {
-    await trx
-      .updateTable("jobs")
-      .set({ state: "failed", lease_owner: null, lease_token: null, lease_expires_ms: null })
-      .where((eb) => eb.or([eb("id", "=", renderId), eb("id", "like", `${renderId}:%`)]))
-      .where("state", "in", ["queued", "active"])
-      .execute();
+    await failJobsOfRender(trx, renderId);
   }
 
   async close(): Promise<void> {}
