@@ -21,7 +21,7 @@ import type { ServiceContext } from "../context";
 import type { AssetsTable } from "../db/schema";
 import { ApiError } from "../errors";
 import { newId, randomToken } from "../ids";
-import { withIdempotency } from "../http/idempotency";
+import { replyIdempotently } from "../http/idempotency";
 import { routeOf } from "../http/operations";
 import { principalOf } from "../http/request";
 import type { ZodTypeProvider } from "../http/schema-compilers";
@@ -37,21 +37,16 @@ export function registerAssetRoutes(instance: FastifyInstance, ctx: ServiceConte
       ...routeOf(operation),
       handler: async (request, reply) => {
         const principal = principalOf(request);
-        const result = await withIdempotency(
+        return replyIdempotently(
           ctx.db,
-          {
-            userId: principal.user.id,
-            endpoint: ASSET_ENDPOINT,
-            key: idempotencyKeyOf(request.headers),
-            body: request.body,
-          },
+          request,
+          reply,
+          { userId: principal.user.id, endpoint: ASSET_ENDPOINT },
           async () => ({
             status: 201,
             body: { data: await createAsset(ctx, principal, request.body) },
           }),
         );
-        if (result.replayed) reply.header("Idempotent-Replayed", "true");
-        return reply.code(result.status).send(result.body as never);
       },
     });
   }
@@ -99,13 +94,6 @@ export function registerAssetRoutes(instance: FastifyInstance, ctx: ServiceConte
   });
 }
 
-export function idempotencyKeyOf(
-  headers: Record<string, string | string[] | undefined>,
-): string | undefined {
-  const value = headers["idempotency-key"];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 export async function createAsset(
   ctx: ServiceContext,
   principal: Principal,
@@ -118,25 +106,14 @@ export async function createAsset(
       "size_bytes",
     );
   }
-  const id = newId(ASSET_ID_PREFIX);
-  const uploadKey = `uploads/${id}.zip`;
-  await ctx.db
-    .insertInto("assets")
-    .values({
-      id,
-      user_id: principal.user.id,
-      filename: input.filename,
-      size_bytes: input.size_bytes,
-      // "" until the upload completes when the client sent none (the digest is computed then).
-      checksum_sha256: input.checksum_sha256?.toLowerCase() ?? "",
-      status: "pending_upload",
-      upload_key: uploadKey,
-      storage_key: null,
-      duplicate_of: null,
-      created_ms: ctx.now(),
-      completed_ms: null,
-    })
-    .execute();
+  const asset = newAssetRow(ctx, principal, {
+    filename: input.filename,
+    sizeBytes: input.size_bytes,
+    // "" until the upload completes when the client sent none (the digest is computed then).
+    checksum: input.checksum_sha256?.toLowerCase() ?? "",
+  });
+  const { id, upload_key: uploadKey } = asset;
+  await ctx.db.insertInto("assets").values(asset).execute();
   const expiresInSeconds = ctx.config.uploadUrlTtlSeconds;
   const upload = await ctx.store.signPut(uploadKey, {
     sizeBytes: input.size_bytes,
@@ -150,6 +127,28 @@ export async function createAsset(
     expires_in_seconds: expiresInSeconds,
     max_bytes: input.size_bytes,
     status: "pending_upload",
+  };
+}
+
+/** The row of a new asset waiting for its upload, with a fresh id and upload key. */
+function newAssetRow(
+  ctx: ServiceContext,
+  principal: Principal,
+  file: { filename: string; sizeBytes: number; checksum: string },
+): AssetsTable {
+  const id = newId(ASSET_ID_PREFIX);
+  return {
+    id,
+    user_id: principal.user.id,
+    filename: file.filename,
+    size_bytes: file.sizeBytes,
+    checksum_sha256: file.checksum,
+    status: "pending_upload",
+    upload_key: `uploads/${id}.zip`,
+    storage_key: null,
+    duplicate_of: null,
+    created_ms: ctx.now(),
+    completed_ms: null,
   };
 }
 
@@ -298,21 +297,8 @@ export async function createAssetFromBytes(
   bytes: Buffer,
 ): Promise<AssetsTable> {
   const checksum = createHash("sha256").update(bytes).digest("hex");
-  const id = newId(ASSET_ID_PREFIX);
-  const uploadKey = `uploads/${id}.zip`;
-  const asset: AssetsTable = {
-    id,
-    user_id: principal.user.id,
-    filename,
-    size_bytes: bytes.length,
-    checksum_sha256: checksum,
-    status: "pending_upload",
-    upload_key: uploadKey,
-    storage_key: null,
-    duplicate_of: null,
-    created_ms: ctx.now(),
-    completed_ms: null,
-  };
+  const asset = newAssetRow(ctx, principal, { filename, sizeBytes: bytes.length, checksum });
+  const { id, upload_key: uploadKey } = asset;
   const scratch = join(ctx.config.dataDir, "tmp");
   await mkdir(scratch, { recursive: true });
   const file = join(scratch, `${id}-${randomToken(6)}.zip`);

@@ -7,6 +7,7 @@
 // once the placeholder counted as abandoned, would let a retry do the work twice.
 import { createHash } from "node:crypto";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../shared/limits";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Transaction } from "kysely";
 import type { Database } from "../db/database";
 import type { DB } from "../db/schema";
@@ -28,6 +29,35 @@ interface Outcome {
 
 /** Stores the answer inside the handler's own transaction; call it at most once. */
 export type RecordResponse = (trx: Transaction<DB>, outcome: Outcome) => Promise<void>;
+
+/** The request's Idempotency-Key header, if any. */
+export function idempotencyKeyOf(
+  headers: Record<string, string | string[] | undefined>,
+): string | undefined {
+  const value = headers["idempotency-key"];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The preamble of every POST that takes an Idempotency-Key (assets, renders): runs `handler`
+ * under withIdempotency for this user and endpoint, and sends its answer, first or replayed
+ * (`Idempotent-Replayed: true`).
+ */
+export async function replyIdempotently(
+  db: Database,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scope: { userId: string; endpoint: string },
+  handler: (record: RecordResponse) => Promise<Outcome>,
+): Promise<FastifyReply> {
+  const result = await withIdempotency(
+    db,
+    { ...scope, key: idempotencyKeyOf(request.headers), body: request.body },
+    handler,
+  );
+  if (result.replayed) reply.header("Idempotent-Replayed", "true");
+  return reply.code(result.status).send(result.body as never);
+}
 
 export function requestHash(body: unknown): string {
   return createHash("sha256").update(canonicalJson(body)).digest("hex");

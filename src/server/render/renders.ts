@@ -18,7 +18,7 @@ import {
   type VariableIssue,
 } from "../../shared/variables";
 import type { Principal } from "../auth/accounts";
-import { createAssetFromBytes, findAsset, idempotencyKeyOf } from "../assets/assets";
+import { createAssetFromBytes, findAsset } from "../assets/assets";
 import type { ServiceContext } from "../context";
 import type { DB, RendersTable } from "../db/schema";
 import { ApiError } from "../errors";
@@ -26,7 +26,7 @@ import { routeOf } from "../http/operations";
 import { principalOf } from "../http/request";
 import type { ZodTypeProvider } from "../http/schema-compilers";
 import { newId } from "../ids";
-import { withIdempotency } from "../http/idempotency";
+import { replyIdempotently } from "../http/idempotency";
 import { checkCompositionPath, readComposition } from "../assets/project";
 import { planChunks, type Chunk } from "../../engine/plan";
 import { jobIdOf, type JobQueue } from "../queue/job-queue";
@@ -46,14 +46,11 @@ export function registerRenderRoutes(
     ...routeOf("submitRender"),
     handler: async (request, reply) => {
       const principal = principalOf(request);
-      const result = await withIdempotency(
+      return replyIdempotently(
         ctx.db,
-        {
-          userId: principal.user.id,
-          endpoint: RENDER_ENDPOINT,
-          key: idempotencyKeyOf(request.headers),
-          body: request.body,
-        },
+        request,
+        reply,
+        { userId: principal.user.id, endpoint: RENDER_ENDPOINT },
         async (record) => ({
           status: 201,
           body: {
@@ -63,8 +60,6 @@ export function registerRenderRoutes(
           },
         }),
       );
-      if (result.replayed) reply.header("Idempotent-Replayed", "true");
-      return reply.code(result.status).send(result.body as never);
     },
   });
 
