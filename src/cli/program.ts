@@ -8,13 +8,14 @@ import { processIo, type CliIo } from "./io";
 import { registerCheckCommand } from "./check";
 import { registerDoctorCommand } from "./doctor";
 import { registerRenderCommand } from "./render";
+import { registerStillCommand } from "./still";
 import { VERSION } from "./version";
 
 /**
  * Commands that need none of the service client (HTTP, sign-in, keychain: ~0.5 s of imports). When
  * one of them is the command being run, only these are loaded, so `svc render` starts sooner.
  */
-const LOCAL_COMMANDS = new Set(["render", "check", "doctor"]);
+const LOCAL_COMMANDS = new Set(["render", "still", "check", "doctor"]);
 
 /** `command` is the first word after `svc`, when known: the tree is trimmed to what it needs. */
 export async function buildProgram(io: CliIo = processIo(), command?: string): Promise<Command> {
@@ -30,6 +31,7 @@ export async function buildProgram(io: CliIo = processIo(), command?: string): P
     // Set before subcommands are added so they inherit it: main() maps usage errors to exit 2.
     .exitOverride();
   registerRenderCommand(program, io);
+  registerStillCommand(program, io);
   registerCheckCommand(program, io);
   registerDoctorCommand(program, io);
   if (command !== undefined && LOCAL_COMMANDS.has(command)) return program;

@@ -3,6 +3,13 @@
 // is the contract templates and users rely on. Serving <svc-player> is `svc/player-assets`.
 export { renderComposition } from "./render";
 export { checkComposition, type CheckCompositionOptions } from "./check";
+export {
+  renderStill,
+  STILL_FORMATS,
+  type RenderStillOptions,
+  type StillFormat,
+  type StillResult,
+} from "./outputs/still";
 export type { Finding, FindingCode, FindingSeverity } from "../shared/findings";
 export type { RenderCompositionOptions, RenderProgress, RenderResult } from "./types";
 export type { NetworkAccess } from "./network";

@@ -230,7 +230,7 @@ export function contiguousBlocks(first: number, end: number, workers: number): S
  * timeline jumped to frame n can differ from one stepped to it), and the last PREROLL_FRAMES are
  * drawn too.
  */
-async function catchUp(
+export async function catchUp(
   session: CaptureSession,
   fromFrame: number,
   startFrame: number,

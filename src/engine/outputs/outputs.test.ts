@@ -13,6 +13,7 @@ import { resolveFfprobe } from "../ffmpeg";
 import { decodeFrame, pixelAt, probeMedia } from "../testing/probe";
 import { renderComposition } from "../render";
 import { frameDigits } from "./png-sequence";
+import { renderStill } from "./still";
 
 let scratch: string;
 
@@ -182,5 +183,47 @@ describe("png-sequence output", () => {
     expect(frameDigits(10)).toBe(5);
     expect(frameDigits(100_000)).toBe(5);
     expect(frameDigits(100_001)).toBe(6);
+  });
+});
+
+describe("stills", () => {
+  it("draws the frame at the time, rounded to a frame, as PNG with alpha, JPEG and WebP", async () => {
+    const dir = await steppingSquare("transparent");
+    for (const [name, alpha] of [
+      ["poster.png", true],
+      ["poster.jpg", false],
+      ["poster.webp", true],
+    ] as const) {
+      const result = await renderStill({
+        projectDir: dir,
+        output: join(scratch, "stills", name),
+        time: 0.34,
+        fps: 10,
+        allowNetwork: false,
+      });
+      expect(result).toMatchObject({ frame: 3, timeSeconds: 0.3, width: 1080, height: 1080 });
+      const decoded = await decodeFrame(result.outputPath, 0);
+      expect([decoded.width, decoded.height]).toEqual([1080, 1080]);
+      const [r, g, b, a] = pixelAt(decoded, 400, 500);
+      expect(r).toBeGreaterThan(230);
+      expect([g, b].every((v) => v < 25)).toBe(true);
+      expect(a).toBe(255);
+      // Left of the square at frame 3 (x = 300): transparent where the page is, except in JPEG.
+      expect(pixelAt(decoded, 280, 500)[3]).toBe(alpha ? 0 : 255);
+      expect(pixelAt(decoded, 520, 500)[3]).toBe(alpha ? 0 : 255);
+    }
+  });
+
+  it("refuses a time past the end and writes nothing", async () => {
+    const dir = await steppingSquare("#fff");
+    const error = await renderStill({
+      projectDir: dir,
+      output: join(scratch, "late", "late.png"),
+      time: 3,
+      allowNetwork: false,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as EngineError).message).toMatch(/lasts 1 s; there is no frame at 3 s/);
+    expect(await readdir(join(scratch, "late")).catch(() => [])).toEqual([]);
   });
 });
