@@ -26,6 +26,11 @@ export interface ChunkResult {
   /** The thumbnail, when this chunk holds the representative frame. */
   thumbnailPath: string | undefined;
   warnings: string[];
+  /**
+   * How the page reached the chunk's first frame: "jump" straight there, "step" through every
+   * earlier frame (a page that cannot be jumped faithfully, see SvcPage.jump), "none" (frame 0).
+   */
+  catchUp: { mode: "jump" | "step" | "none"; ms: number };
 }
 
 export type RenderChunkOptions = Omit<RenderCompositionOptions, "output" | "thumbnail"> & {
@@ -33,6 +38,8 @@ export type RenderChunkOptions = Omit<RenderCompositionOptions, "output" | "thum
   /** The frame count the render's chunks were planned for; a page with another is refused. */
   frames: number;
   outputDir: string;
+  /** "step": reach the first frame by stepping every earlier frame, as before jumps (benches). */
+  catchUp?: "jump" | "step";
 };
 
 /** Renders one chunk into `outputDir` (encoded segments, and the thumbnail if it is here). */
@@ -49,13 +56,17 @@ export async function renderChunk(options: RenderChunkOptions): Promise<ChunkRes
   try {
     report({ framesDone: 0, framesTotal: 0, stage: "preparing" });
     const range = { first: chunk.firstSegment, count: chunk.segmentCount, expectedFrames: frames };
-    const captured = await captureSegments(run, options.workers, range, report);
+    const captured = await captureSegments(run, options.workers, range, report, {
+      ...(options.catchUp ? { catchUp: options.catchUp } : {}),
+    });
     const framesTotal = captured.framesCaptured;
     report({ framesDone: framesTotal, framesTotal, stage: "finishing" });
     const audio = await pageAudio(run, captured.pages[0]!);
     const kept = await finishChunk(run, captured, outputDir, signal);
     run.throwIfCancelled();
-    return { ...kept, audio, warnings: prepared.warnings };
+    const { steppedFrames, ms } = captured.catchUp;
+    const mode = chunk.firstFrame === 0 ? "none" : steppedFrames > 0 ? "step" : "jump";
+    return { ...kept, audio, warnings: prepared.warnings, catchUp: { mode, ms } };
   } catch (error) {
     throw run.failure(error);
   } finally {

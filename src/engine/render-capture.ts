@@ -30,6 +30,8 @@ export interface CaptureHooks {
   noDedup?: boolean;
   /** The first block of segments of each worker (tests: an uneven start that forces stealing). */
   blocks?: (first: number, end: number, workers: number) => SegmentBlock[];
+  /** "step": pages reach later frames by stepping through every frame (benches compare). */
+  catchUp?: "jump" | "step";
   /** Called when a worker takes segments from another (tests and benchmarks count these). */
   onSteal?: (steal: { worker: number; first: number; end: number; relaunch: boolean }) => void;
 }
@@ -54,6 +56,7 @@ export interface CapturedSegments {
   repeatedFrames: number;
   /** The pages, still open, for what the finish stage reads from them (media). */
   pages: CaptureSession[];
+  catchUp: CatchUpState;
 }
 
 export type ReportProgress = (progress: Omit<RenderProgress, "fps" | "etaSeconds">) => void;
@@ -123,6 +126,12 @@ export async function captureSegments(
     workerCount,
   ).map((block) => ({ next: block.first, end: block.end }));
 
+  const catchUpState: CatchUpState = {
+    direct: hooks.catchUp !== "step",
+    jumpedFrames: 0,
+    steppedFrames: 0,
+    ms: 0,
+  };
   const runWorker = async (worker: number): Promise<void> => {
     let session = pages[worker]!;
     // A finished segment's encoder drains (x264's lookahead, the muxer, process exit) while this
@@ -150,7 +159,17 @@ export async function captureSegments(
       const index = own.next++;
       const start = index * length;
       const end = Math.min(frames, (index + 1) * length);
-      if (start !== position) await catchUp(session, position, start, fps, run);
+      if (
+        start !== position &&
+        !(await catchUp(session, position, start, fps, run, catchUpState))
+      ) {
+        // The jump was not faithful: a fresh page, stepped through every frame before `start`.
+        const stale = session;
+        session = await run.openSession();
+        pages[worker] = session;
+        void stale.close();
+        await catchUp(session, 0, start, fps, run, catchUpState);
+      }
       const encoder = run.track(
         hooks.sinkForSegment?.(index) ??
           new SegmentEncoder({
@@ -208,6 +227,7 @@ export async function captureSegments(
     framesCaptured: framesDone,
     repeatedFrames,
     pages,
+    catchUp: catchUpState,
   };
 }
 
@@ -223,12 +243,24 @@ export function contiguousBlocks(first: number, end: number, workers: number): S
   }));
 }
 
+/** How pages of one render reach a frame after 0: by jumping there, or by stepping every frame. */
+export interface CatchUpState {
+  /** Jump (SvcPage.jump) until the page or a jump says it cannot be done faithfully. */
+  direct: boolean;
+  /** Frames brought up to by a jump and by stepping, and the time it took, for logs and benches. */
+  jumpedFrames: number;
+  steppedFrames: number;
+  ms: number;
+}
+
 /**
  * Brings a page that has drawn every frame before `fromFrame` (0: a freshly loaded page) to the
- * state it has after a render of every frame before `startFrame`: page scripts are stepped through
- * each frame time in between (GSAP records a tween's start values when it first renders, so a
- * timeline jumped to frame n can differ from one stepped to it), and the last PREROLL_FRAMES are
- * drawn too.
+ * state it has after a render of every frame before `startFrame`. Page scripts keep state (GSAP
+ * records a tween's start values when it first renders; rAF code counts frames), so the page jumps
+ * (SvcPage.jump: its clock steps through every frame time, timelines and animations are set once),
+ * or, where the page says a jump would not be faithful, is stepped through each frame time; then
+ * the last PREROLL_FRAMES are drawn. False when the jump turned out unfaithful after the fact (an
+ * animation that started in the skipped frames): the page must be replaced and stepped.
  */
 export async function catchUp(
   session: CaptureSession,
@@ -236,17 +268,50 @@ export async function catchUp(
   startFrame: number,
   fps: number,
   run: RenderSessions,
-): Promise<void> {
-  if (startFrame <= fromFrame) return;
+  state: CatchUpState,
+): Promise<boolean> {
+  if (startFrame <= fromFrame) return true;
+  const began = Date.now();
   const drawFrom = Math.max(fromFrame, startFrame - PREROLL_FRAMES);
-  await session.evaluate(
-    `(async () => { for (let f = ${fromFrame}; f < ${drawFrom}; f++) await window.__svc.seek(f / ${fps}); })()`,
-  );
+  let jumped = false;
+  if (state.direct && drawFrom > fromFrame) {
+    const jump = await session.evaluate<{ jumped: boolean; reasons: string[] }>(
+      `window.__svc.jump(${fromFrame}, ${drawFrom}, ${fps})`,
+    );
+    jumped = jump.jumped;
+    if (!jumped) stepInstead(run, state, jump.reasons);
+  }
+  if (!jumped) {
+    await session.evaluate(
+      `(async () => { for (let f = ${fromFrame}; f < ${drawFrom}; f++) await window.__svc.seek(f / ${fps}); })()`,
+    );
+  }
   for (let frame = drawFrom; frame < startFrame; frame++) {
     if (run.cancelled) throw cancelledError();
     await session.seek(frame / fps);
+    if (jumped && frame === drawFrom) {
+      const problems = await session.evaluate<string[]>("window.__svc.jumpProblems()");
+      if (problems.length > 0) {
+        stepInstead(run, state, problems);
+        state.ms += Date.now() - began;
+        return false;
+      }
+    }
     await session.capture();
   }
+  if (jumped) state.jumpedFrames += drawFrom - fromFrame;
+  else state.steppedFrames += drawFrom - fromFrame;
+  state.ms += Date.now() - began;
+  return true;
+}
+
+/** From now on this render steps its pages; the warning says why (once). */
+function stepInstead(run: RenderSessions, state: CatchUpState, reasons: string[]): void {
+  if (!state.direct) return;
+  state.direct = false;
+  run.prepared.warnings.push(
+    `the page could not jump straight to a later frame (${reasons.join("; ")}), so it was stepped through every earlier frame: correct, but slower for chunks that start late`,
+  );
 }
 
 /** Progress to the caller's callback: capture progress at most every 100 ms, with a rate. */

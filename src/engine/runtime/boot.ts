@@ -22,7 +22,13 @@ import {
   waitForPageFetches,
 } from "./readiness";
 import { Scene } from "./scene";
-import type { CompositionInfo, CompositionInstance, SvcPage, TimelineRegistry } from "./types";
+import type {
+  CompositionInfo,
+  CompositionInstance,
+  JumpResult,
+  SvcPage,
+  TimelineRegistry,
+} from "./types";
 import {
   applyCssVariables,
   bindElement,
@@ -152,6 +158,21 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
         () => undefined,
       );
       return next;
+    },
+    jump(fromFrame: number, toFrame: number, fps: number): Promise<JumpResult> {
+      const run = () =>
+        scene
+          ? scene.jump(fromFrame, toFrame, fps)
+          : Promise.resolve({ jumped: false, reasons: ["the page is not ready"] });
+      const next = chain.then(run, run);
+      chain = next.then(
+        () => undefined,
+        () => undefined,
+      );
+      return next;
+    },
+    jumpProblems() {
+      return scene ? scene.takeJumpProblems() : [];
     },
     media() {
       return scene ? scene.mediaSources() : [];

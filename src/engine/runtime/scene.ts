@@ -4,7 +4,7 @@
 // animations last — `document.getAnimations()` brings style up to date once, after all writes.
 import { isTimeline, numberAttr } from "./compositions";
 import type { VirtualClock } from "./clock";
-import type { CompositionInstance, MediaSource, TimelineLike } from "./types";
+import type { CompositionInstance, JumpResult, MediaSource, TimelineLike } from "./types";
 
 const HIDDEN_ATTR = "data-svc-hidden";
 /** A video that never reports `seeked` must not stall the render forever. */
@@ -43,6 +43,9 @@ export class Scene {
   private readonly animationOrigins = new WeakMap<Animation, number>();
   private initialScanDone = false;
   private previousSeek = 0;
+  /** The next seek follows a jump: animations it finds first may have started in skipped frames. */
+  private afterJump = false;
+  private jumpProblems: string[] = [];
 
   constructor(
     private readonly root: CompositionInstance,
@@ -214,6 +217,52 @@ export class Scene {
     return seeks.length > 0;
   }
 
+  /**
+   * A jump (SvcPage.jump): the clock steps through every frame time from `fromFrame` to
+   * `toFrame` (timers and rAF callbacks run as they do when every frame is drawn, so page code
+   * driven by them keeps the same state), while timelines, clips, videos and CSS/WAAPI animations
+   * wait for the next seek, which sets them straight from the time (a paused GSAP timeline jumped
+   * forward renders the tweens it passes in order, so recorded start values come out the same).
+   * That skips the costly part of a frame (timeline renders, style updates). Refused when GSAP
+   * onUpdate/onRepeat callbacks are on a seeked timeline: they run on every stepped frame and may
+   * keep count, which a jump cannot reproduce.
+   */
+  async jump(fromFrame: number, toFrame: number, fps: number): Promise<JumpResult> {
+    const reasons = this.statefulCallbacks();
+    if (reasons.length > 0) return { jumped: false, reasons };
+    for (let frame = fromFrame; frame < toFrame; frame++) {
+      this.clock.advanceTo((frame / fps) * 1000);
+      // Promise callbacks that page code chained from a frame run before the next one.
+      await Promise.resolve();
+    }
+    this.afterJump = true;
+    return { jumped: true, reasons: [] };
+  }
+
+  takeJumpProblems(): string[] {
+    const problems = this.jumpProblems;
+    this.jumpProblems = [];
+    return problems;
+  }
+
+  /** GSAP callbacks that run on every rendered frame, on the timelines a seek drives. */
+  private statefulCallbacks(): string[] {
+    for (const { timeline } of this.timelines()) {
+      const all = [timeline, ...(timeline.getChildren?.(true, true, true) ?? [])];
+      for (const item of all) {
+        const vars = (item as { vars?: Record<string, unknown> }).vars;
+        for (const name of ["onUpdate", "onRepeat"]) {
+          if (typeof vars?.[name] === "function") {
+            return [
+              `a GSAP ${name} callback runs on every frame and may keep state between frames`,
+            ];
+          }
+        }
+      }
+    }
+    return [];
+  }
+
   /** CSS animations, CSS transitions and WAAPI animations, paused at their local time. */
   private seekAnimations(t: number): void {
     const animations = document.getAnimations();
@@ -229,12 +278,21 @@ export class Scene {
         // has `transition`) would never leave its start value.
         const started = animation instanceof CSSTransition ? this.previousSeek : t;
         origin = this.initialScanDone ? Math.max(owner.offset, Math.min(started, t)) : owner.offset;
+        if (this.afterJump && this.initialScanDone) {
+          // When it started is lost with the frames skipped: stepping would have seen it earlier.
+          const kind =
+            animation instanceof CSSTransition ? "CSS transition" : "CSS or WAAPI animation";
+          if (this.jumpProblems.length === 0) {
+            this.jumpProblems.push(`a ${kind} started at a time between the frames skipped`);
+          }
+        }
         this.animationOrigins.set(animation, origin);
       }
       if (animation.playState !== "paused") animation.pause();
       animation.currentTime = Math.max(0, t - origin) * 1000;
     }
     this.initialScanDone = true;
+    this.afterJump = false;
     this.previousSeek = t;
   }
 

@@ -37,7 +37,21 @@ export interface SvcPage {
   info(): CompositionInfo;
   /** Resolves true when a video moved to another frame (its picture reaches the compositor late). */
   seek(t: number): Promise<boolean>;
+  /**
+   * Brings a page that would draw frame `fromFrame` next to the state of one that drew every frame
+   * before `toFrame`, without drawing: its clock (timers, rAF) is stepped through each frame time,
+   * timelines and animations are left for the next seek. Refused (nothing done, `jumped` false)
+   * when the page keeps state that only stepping reproduces; `reasons` say what.
+   */
+  jump(fromFrame: number, toFrame: number, fps: number): Promise<JumpResult>;
+  /** Problems the first seek after a jump found (it may differ from stepping); then cleared. */
+  jumpProblems(): string[];
   media(): MediaSource[];
+}
+
+export interface JumpResult {
+  jumped: boolean;
+  reasons: string[];
 }
 
 export interface SvcVariablesApi {
@@ -50,6 +64,9 @@ export interface TimelineLike {
   seek?(position: number, suppressEvents?: boolean): unknown;
   totalTime?(position: number, suppressEvents?: boolean): unknown;
   paused?(value?: boolean): unknown;
+  /** GSAP: the tweens and timelines inside (nested), and the options it was made with. */
+  getChildren?(nested?: boolean, tweens?: boolean, timelines?: boolean): unknown[];
+  vars?: Record<string, unknown>;
 }
 
 export type TimelineRegistry = Record<string, TimelineLike | undefined> | TimelineLike[];

@@ -53,6 +53,8 @@ export interface Attempt {
   log: ServiceContext["log"];
   claimedMs: number;
   phasesMs: Partial<Record<Phase, number>>;
+  /** More for the job's "finished" log line (a chunk: how its page reached the first frame). */
+  details: Record<string, unknown>;
 }
 
 /** Progress is written at most twice a second. */

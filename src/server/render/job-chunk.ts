@@ -59,6 +59,13 @@ export async function runChunkJob(
   });
   if (attempt.signal.aborted) throw attempt.signal.reason;
   mark(attempt, "rendered");
+  attempt.details.catchUp = result.catchUp;
+  if (result.catchUp.mode === "step") {
+    attempt.log.warn(
+      { warnings: result.warnings },
+      "chunk page could not jump to its first frame; it was stepped through every earlier frame",
+    );
+  }
   const prefix = `${renderPrefix(attempt)}/chunks/${index}-${lease.attempt}`;
   const segmentKeys: string[] = [];
   for (const file of result.segmentFiles) {

@@ -172,6 +172,7 @@ export class WorkerPool {
       log,
       claimedMs,
       phasesMs: {},
+      details: {},
     };
     try {
       await rm(attempt.workDir, { recursive: true, force: true });
@@ -186,7 +187,12 @@ export class WorkerPool {
         for (const key of attempt.stored) await ctx.store.delete(key);
       }
       log.info(
-        { finished, phasesMs: attempt.phasesMs, totalMs: Date.now() - claimedMs },
+        {
+          finished,
+          phasesMs: attempt.phasesMs,
+          totalMs: Date.now() - claimedMs,
+          ...attempt.details,
+        },
         `${job.kind === "whole" ? "render" : job.kind} finished`,
       );
     } catch (error) {
