@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { renderChunk, type ChunkResult } from "../chunks";
 import { resolveFfmpeg } from "../ffmpeg";
 import { segmentLength, type Chunk } from "../plan";
-import { frameHashes } from "../probe";
+import { frameHashes } from "./probe";
 import type { RenderCompositionOptions } from "../types";
 
 const execFileAsync = promisify(execFile);
