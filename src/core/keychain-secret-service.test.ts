@@ -12,7 +12,6 @@ import { delimiter, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startService, tempDir, type ServiceProcess } from "../server/testing/service-process";
 import { loadKeytar } from "./keychain";
-import { isTruthyEnv } from "./oauth";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const SESSION_SCRIPT = join(import.meta.dirname, "testing", "keychain-session.ts");
@@ -48,7 +47,7 @@ async function missingPieces(): Promise<string[]> {
 }
 
 const missing = await missingPieces();
-const inCi = isTruthyEnv(process.env.CI);
+const inCi = !/^(|0|false|no|off)$/i.test((process.env.CI ?? "").trim());
 const runnable = missing.length === 0;
 if (!runnable && !inCi) {
   process.stderr.write(

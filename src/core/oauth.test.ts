@@ -22,10 +22,8 @@ import { ClientError } from "./errors";
 import { FileCredentialBackend } from "./keychain";
 import {
   OAuthSession,
-  deviceLoginRefusal,
   loginWithBrowser,
   loginWithDevice,
-  remoteTerminalReason,
   revokeToken,
   saveSignIn,
   startLoopbackListener,
@@ -203,16 +201,6 @@ describe("device sign-in", () => {
     } finally {
       await page.close();
     }
-  });
-
-  it("refuses the device flow in CI or without a terminal, and the browser flow over SSH", () => {
-    const tty = { stdin: true, stdout: true };
-    expect(deviceLoginRefusal({ CI: "true" }, tty)).toMatch(/CI/);
-    expect(deviceLoginRefusal({ CI: "0" }, tty)).toBeUndefined();
-    expect(deviceLoginRefusal({}, { stdin: true, stdout: false })).toMatch(/terminal/);
-    expect(remoteTerminalReason({ SSH_CONNECTION: "1.2.3.4 5 6.7.8.9 22" }, tty)).toMatch(/SSH/);
-    expect(remoteTerminalReason({}, { stdin: false, stdout: true })).toMatch(/terminal/);
-    expect(remoteTerminalReason({}, tty)).toBeUndefined();
   });
 });
 

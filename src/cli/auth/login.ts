@@ -9,11 +9,9 @@ import { withApiKey } from "../../core/credentials";
 import { ClientError, registerSecret } from "../../core/errors";
 import {
   LOGIN_TIMEOUT_MS,
-  deviceLoginRefusal,
   loginWithBrowser,
   loginWithDevice,
   openSystemBrowser,
-  remoteTerminalReason,
   saveSignIn,
 } from "../../core/oauth";
 import type { UserRecord } from "../../shared/api";
@@ -23,6 +21,7 @@ import { UsageError } from "../errors";
 import { promptHidden, readPipedInput, type CliIo } from "../io";
 import { VERSION } from "../version";
 import { cliCredentialBackend, withCloudContext } from "../cloud/context";
+import { deviceLoginRefusal, remoteTerminalReason, terminalOf } from "./terminal";
 
 export interface LoginOptions {
   method: "browser" | "device" | "api-key";
@@ -38,10 +37,6 @@ export interface LoginResult {
 }
 
 const USER_AGENT = `svc-cli/${VERSION}`;
-
-function terminal(io: CliIo): { stdin: boolean; stdout: boolean } {
-  return { stdin: Boolean(io.stdin.isTTY), stdout: Boolean(io.stdout.isTTY) };
-}
 
 function printSignedIn(
   io: CliIo,
@@ -85,7 +80,7 @@ async function signInWith(
 
 /** `svc auth login`: PKCE through the system browser and a loopback listener (120 s). */
 async function loginThroughBrowser(io: CliIo, options: LoginOptions): Promise<LoginResult> {
-  const remote = remoteTerminalReason(io.env, terminal(io));
+  const remote = remoteTerminalReason(io.env, terminalOf(io));
   if (remote) {
     throw new UsageError(
       `Browser sign-in needs a browser on this computer, and ${remote}.`,
@@ -113,7 +108,7 @@ async function loginThroughBrowser(io: CliIo, options: LoginOptions): Promise<Lo
 
 /** `svc auth login --device`: RFC 8628 — show a code, poll until it is approved. */
 async function loginThroughDevice(io: CliIo, options: LoginOptions): Promise<LoginResult> {
-  const refusal = deviceLoginRefusal(io.env, terminal(io));
+  const refusal = deviceLoginRefusal(io.env, terminalOf(io));
   if (refusal) {
     throw new UsageError(
       `Device sign-in needs a person at an interactive terminal, and ${refusal}.`,
