@@ -21,6 +21,7 @@ const CLI_HINTS: Record<string, Hint> = {
       ? "Sign in again (`svc auth login`)."
       : "Sign in again with `svc auth login --api-key` (or set SVC_API_KEY to a valid key).",
   svc_render_not_found: () => "Check the render id with `svc cloud list`.",
+  svc_render_finished: () => "`svc cloud get <id>` shows how it ended.",
   svc_asset_not_found: () =>
     "Check the asset id; `svc publish` or `svc cloud render DIR` prints the id of an upload.",
   svc_project_invalid: (p) =>

@@ -272,6 +272,16 @@ export class ApiClient {
     return parsed.data;
   }
 
+  /** Stops a queued or rendering render (failed, `cancelled`, nothing charged); 409 once it ended. */
+  async cancelRender(renderId: string, signal?: AbortSignal): Promise<RenderRecord> {
+    return (
+      await this.request("POST", `/v3/svc/renders/${encodeURIComponent(renderId)}/cancel`, {
+        schema: renderRecordSchema,
+        signal,
+      })
+    ).data;
+  }
+
   async deleteRender(renderId: string, signal?: AbortSignal) {
     return (
       await this.request("DELETE", `/v3/svc/renders/${encodeURIComponent(renderId)}`, {

@@ -5,6 +5,8 @@
 // (ignored), wrong types (400 naming the param), a huge body (413) and malformed JSON (400), and
 // unknown paths (404 JSON). API-only services (workers: 0): nothing here needs a render.
 import { request } from "node:http";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiErrorEnvelopeSchema } from "../shared/api";
 import { OPERATIONS, type OperationId } from "./http/operations";
@@ -175,6 +177,27 @@ const CASES: Record<OperationId, Record<string, Case>> = {
     200: () => api(svc, "GET", "/v3/svc/renders?limit=2", key()),
     400: () => api(svc, "GET", "/v3/svc/renders?limit=0", key()),
     401: () => api(svc, "GET", "/v3/svc/renders"),
+  },
+  cancelRender: {
+    200: async () => {
+      const created = await api(svc, "POST", "/v3/svc/renders", { ...key(), body: renderBody() });
+      return api(svc, "POST", `/v3/svc/renders/${created.body.data.render_id}/cancel`, key());
+    },
+    401: () => api(svc, "POST", `/v3/svc/renders/${renderId}/cancel`),
+    404: () => api(svc, "POST", "/v3/svc/renders/rndr_nope/cancel", key()),
+    409: async () => {
+      // No workers here: the render is marked completed as a worker would (cancel.test.ts renders one).
+      const created = await api(svc, "POST", "/v3/svc/renders", { ...key(), body: renderBody() });
+      const db = new BetterSqlite3(join(svc.dataDir, "svc.db"));
+      try {
+        db.prepare("update renders set status = 'completed' where id = ?").run(
+          created.body.data.render_id,
+        );
+      } finally {
+        db.close();
+      }
+      return api(svc, "POST", `/v3/svc/renders/${created.body.data.render_id}/cancel`, key());
+    },
   },
   deleteRender: {
     200: async () => {

@@ -24,6 +24,8 @@ export const API_ERRORS = {
   svc_render_not_found: 404,
   svc_upload_not_found: 409,
   svc_idempotency_conflict: 409,
+  /** Cancel of a render that already ended (completed, or failed for another reason). */
+  svc_render_finished: 409,
   svc_project_too_large: 413,
   /** A JSON request body over the service's limit (1 MiB). */
   request_too_large: 413,
@@ -42,6 +44,9 @@ export const API_ERRORS = {
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERRORS;
+
+/** The failure_code of a render stopped by `POST /v3/svc/renders/{id}/cancel` (nothing charged). */
+export const CANCELLED_FAILURE_CODE = "cancelled";
 
 export interface ApiErrorBody {
   code: ApiErrorCode;
@@ -268,6 +273,8 @@ export const webhookPayloadSchema = z.object({
   video_url: z.string().nullable(),
   thumbnail_url: z.string().nullable(),
   duration: z.number().nullable(),
+  /** Why it failed (`cancelled` when cancelled); absent from services before the cancel endpoint. */
+  failure_code: z.string().nullable().optional(),
   failure_message: z.string().nullable(),
   created_at: z.number().int(),
 });

@@ -117,8 +117,9 @@ describe("Ctrl+C", () => {
   async function interrupt(
     run: Awaited<ReturnType<typeof newRun>>,
     ready: (stderr: string) => boolean,
+    extraFlags: string[] = [],
   ) {
-    const cli = startCli(["cloud", "render", run.project, ...FAST], run);
+    const cli = startCli(["cloud", "render", run.project, ...FAST, ...extraFlags], run);
     await waitFor("the stage to start", () => (ready(cli.stderr()) ? true : undefined));
     const sent = Date.now();
     cli.child.kill("SIGINT");
@@ -154,6 +155,40 @@ describe("Ctrl+C", () => {
     const resumed = await runCli(["cloud", "download", renderId!, "--poll-interval", "1"], run);
     expect(resumed.code, resumed.stderr).toBe(0);
     await expectMp4(join(run.cwd, "renders", `${renderId}.mp4`));
+  });
+
+  it("with --cancel-on-interrupt cancels the render on the service; `svc cloud cancel` agrees", async () => {
+    const run = await newRun("sigint-cancel");
+    const project = await writeProject(join(work, "sigint-cancel-long"), {
+      "index.html": tinyComposition("long run", { seconds: 60 }),
+    });
+    const before = serviceCounts(service.dataDir).creditsUsed;
+    const cli = startCli(["cloud", "render", project, ...FAST, "--cancel-on-interrupt"], run);
+    await waitFor("rendering", () => (cli.stderr().includes("Rendering…") ? true : undefined));
+    cli.child.kill("SIGINT");
+    expect(await cli.exited).toBe(1);
+    const renderId = /The render (rndr_\w+) was cancelled on the service/.exec(cli.stderr())?.[1];
+    expect(renderId, cli.stderr()).toBeDefined();
+    const shown = await runCli(["cloud", "get", renderId!, "--json"], run);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ status: "failed", failure_code: "cancelled" });
+    const again = await runCli(["cloud", "cancel", renderId!], run);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(`Cancelled ${renderId}; nothing was charged.\n`);
+    expect(serviceCounts(service.dataDir).creditsUsed).toBe(before);
+  });
+
+  it("without the flag says how to cancel; `svc cloud cancel` refuses a completed render", async () => {
+    const run = await newRun("sigint-hint");
+    const result = await interrupt(run, (stderr) => stderr.includes("Rendering…"));
+    const renderId = /svc cloud cancel (rndr_\w+)/.exec(result.stderr)?.[1];
+    expect(renderId, result.stderr).toBeDefined();
+    const [completed] = (
+      await new ApiClient({ baseUrl: proxy.url, credential: service.apiKey }).listRenders({})
+    ).data.filter((record) => record.status === "completed");
+    const refused = await runCli(["cloud", "cancel", completed!.render_id], run);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("already completed");
+    expect(refused.stderr).toContain("hint: `svc cloud get <id>` shows how it ended.");
   });
 
   it("during download removes the partial file; `svc cloud download ID` finishes the job", async () => {

@@ -1,8 +1,9 @@
 // `svc cloud`: render on the render service and manage renders. Each verb lives in its own file
-// of this folder (render, get, list, delete, download) with its options type and run<Verb>.
+// of this folder (render, get, list, cancel, delete, download) with its options type and run<Verb>.
 import type { Command } from "commander";
 import { reportParseErrorsAsJson } from "../errors";
 import type { CliIo } from "../io";
+import { registerCloudCancelCommand } from "./cancel";
 import { registerCloudDeleteCommand } from "./delete";
 import { registerCloudDownloadCommand } from "./download";
 import { registerCloudGetCommand } from "./get";
@@ -19,6 +20,7 @@ export function registerCloudCommand(program: Command, io: CliIo): void {
   registerCloudRenderCommand(cloud, io);
   registerCloudGetCommand(cloud, io);
   registerCloudListCommand(cloud, io);
+  registerCloudCancelCommand(cloud, io);
   registerCloudDeleteCommand(cloud, io);
   registerCloudDownloadCommand(cloud, io);
 }

@@ -35,6 +35,8 @@ export interface CloudRenderOptions {
   pollInterval: number;
   maxWait: number;
   idempotencyKey?: string;
+  /** Ctrl+C (`signal`) cancels the render on the service instead of only stopping to wait. */
+  cancelOnInterrupt?: boolean;
   json?: boolean;
   signal?: AbortSignal;
 }
@@ -48,10 +50,20 @@ export interface CloudRenderResult {
   size_bytes?: number | undefined;
 }
 
-/** The hint after Ctrl+C: what was left running and how to pick it up. */
-export function interruptedHint(state: RenderRunState | undefined, output?: string): string {
+/**
+ * The hint after Ctrl+C: what was left running and how to pick it up or stop it. Ctrl+C stops
+ * waiting, not the render (a long render survives a closed terminal); --cancel-on-interrupt
+ * cancels it on the service instead (`cancelled`).
+ */
+export function interruptedHint(
+  state: (RenderRunState & { cancelled?: boolean }) | undefined,
+  output?: string,
+): string {
+  if (state?.renderId && state.cancelled) {
+    return `The render ${state.renderId} was cancelled on the service; nothing was charged.`;
+  }
   if (state?.renderId) {
-    return `The render keeps running on the service; fetch it later with \`svc cloud download ${state.renderId}${output ? ` -o ${output}` : ""}\`.`;
+    return `The render keeps running on the service (and is charged when it completes); fetch it later with \`svc cloud download ${state.renderId}${output ? ` -o ${output}` : ""}\`, or stop it with \`svc cloud cancel ${state.renderId}\`.`;
   }
   if (state?.assetId) {
     return `Nothing was rendered; the upload is asset ${state.assetId} (render it with --asset-id ${state.assetId}).`;
@@ -66,7 +78,7 @@ export function interruptedHint(state: RenderRunState | undefined, output?: stri
 export async function runCloudRender(
   options: CloudRenderOptions,
   io: CliIo,
-  state: { run?: RenderRunState } = {},
+  state: { run?: RenderRunState & { cancelled?: boolean } } = {},
 ): Promise<CloudRenderResult | undefined> {
   const { project, settings } = options;
   const json = Boolean(options.json);
@@ -90,9 +102,9 @@ export async function runCloudRender(
     // Everything that can fail locally fails before a service is started or contacted.
     if (project.type === "dir") await prepareProject({ ...settings, dir: project.dir });
     let embedded = false;
-    const result = await withCloudContext(io, (context) => {
+    const result = await withCloudContext(io, async (context) => {
       embedded = context.embedded;
-      return runRender(
+      const run = runRender(
         {
           ...settings,
           client: context.client,
@@ -111,6 +123,20 @@ export async function runCloudRender(
           },
         },
       );
+      try {
+        return await run;
+      } catch (error) {
+        const renderId = state.run?.renderId;
+        if (options.cancelOnInterrupt && options.signal?.aborted && renderId) {
+          // While the (possibly embedded) service is still there to hear it; a render that
+          // ended meanwhile keeps the usual hint.
+          await context.client.cancelRender(renderId).then(
+            () => (state.run = { ...state.run!, cancelled: true }),
+            () => undefined,
+          );
+        }
+        throw error;
+      }
     });
     progress.done();
     if (!options.wait) {
@@ -176,6 +202,7 @@ interface CloudRenderFlags {
   pollInterval: number;
   maxWait: number;
   idempotencyKey?: string;
+  cancelOnInterrupt?: boolean;
   json?: boolean;
   batch?: string;
   outputPattern?: string;
@@ -227,7 +254,7 @@ function runFromFlags(io: CliIo, dir: string | undefined, flags: CloudRenderFlag
         started ? batchInterruptedHint(state) : "Nothing was submitted; run the command again.",
     );
   }
-  const state: { run?: RenderRunState } = {};
+  const state: { run?: RenderRunState & { cancelled?: boolean } } = {};
   return runAction(
     io,
     flags.json,
@@ -267,6 +294,10 @@ export function registerCloudRenderCommand(cloud: Command, io: CliIo): void {
     .option("--callback-url <url>", "HTTPS webhook called when the render ends")
     .option("--callback-id <id>", "tracking id echoed in the webhook")
     .option("--idempotency-key <key>", "makes retries safe (A-Z a-z 0-9 _ : . -, 1-255 chars)")
+    .option(
+      "--cancel-on-interrupt",
+      "Ctrl+C cancels the render on the service (default: it stops waiting and the render goes on)",
+    )
     .option("--json", "print the result as JSON on stdout")
     .option(
       "--batch <file>",

@@ -134,6 +134,14 @@ export const OPERATIONS = {
     success: { status: 200, schema: renderListSchema },
     errors: ["invalid_parameter"],
   },
+  cancelRender: {
+    method: "POST",
+    path: "/v3/svc/renders/{id}/cancel",
+    summary:
+      "svc extension: stop a queued or rendering render; it ends failed with failure_code cancelled and nothing is charged. Cancelling it again answers the same record; a render that already ended answers 409.",
+    success: { status: 200, schema: dataEnvelope(renderRecordSchema) },
+    errors: ["svc_render_not_found", "svc_render_finished"],
+  },
   deleteRender: {
     method: "DELETE",
     path: "/v3/svc/renders/{id}",

@@ -100,7 +100,8 @@ export async function completeRender(
         : {}),
     })
     .where("id", "=", render.id)
-    .where("status", "!=", "completed")
+    // Not "!= completed": a render cancelled (failed) meanwhile must stay uncharged.
+    .where("status", "in", ["queued", "rendering"])
     .where("deleted_ms", "is", null)
     .returningAll()
     .executeTakeFirst();

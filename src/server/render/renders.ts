@@ -1,10 +1,14 @@
 // Render routes: submit (validate options, project and variables, then queue in one
-// transaction), get, list (newest first, opaque keyset cursor) and soft delete.
+// transaction), get, list (newest first, opaque keyset cursor), cancel and soft delete.
+// Cancel fails the render (failure_code `cancelled`), stops its jobs and queues its webhook in one
+// transaction; a worker rendering it notices within a second (worker.ts) and stores nothing, and
+// a render that never completes is never charged.
 import type { FastifyInstance } from "fastify";
 import type { Transaction } from "kysely";
 import type { z } from "zod";
 import type { listRendersQuerySchema } from "../../shared/api";
 import {
+  CANCELLED_FAILURE_CODE,
   RENDER_ID_PREFIX,
   type ParsedRenderRequest,
   type RenderList,
@@ -32,7 +36,7 @@ import { planChunks, type Chunk } from "../../engine/plan";
 import { jobIdOf, type JobQueue } from "../queue/job-queue";
 import { toRenderRecord } from "./render-record";
 import { fetchUrlProject } from "../assets/url-project";
-import { checkCallbackUrl } from "../webhooks/webhooks";
+import { checkCallbackUrl, enqueueWebhook } from "../webhooks/webhooks";
 
 export const RENDER_ENDPOINT = "POST /v3/svc/renders";
 
@@ -74,6 +78,14 @@ export function registerRenderRoutes(
   app.route({
     ...routeOf("listRenders"),
     handler: async (request) => listRenders(ctx, principalOf(request).user.id, request.query),
+  });
+
+  app.route({
+    ...routeOf("cancelRender"),
+    handler: async (request) => {
+      const row = await cancelRender(ctx, queue, principalOf(request).user.id, request.params.id);
+      return { data: await toRenderRecord(ctx, row) };
+    },
   });
 
   app.route({
@@ -304,6 +316,51 @@ export async function listRenders(
     has_more: hasMore,
     next_token: hasMore ? encodeCursor(page[page.length - 1]!) : null,
   };
+}
+
+/**
+ * Stops a queued or rendering render: failed with `cancelled`, its jobs stopped, its webhook
+ * queued, all in one transaction (so a worker finishing at the same moment either completes it
+ * first — then this answers 409 — or finds its lease gone and charges nothing). Cancelling a
+ * cancelled render answers it again.
+ */
+export async function cancelRender(
+  ctx: ServiceContext,
+  queue: JobQueue,
+  userId: string,
+  renderId: string,
+): Promise<RendersTable> {
+  await findRender(ctx, userId, renderId);
+  const cancelled = await ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.now();
+    const updated = await trx
+      .updateTable("renders")
+      .set({
+        status: "failed",
+        failure_code: CANCELLED_FAILURE_CODE,
+        failure_message: "the render was cancelled; nothing was charged",
+        completed_ms: now,
+      })
+      .where("id", "=", renderId)
+      .where("status", "in", ["queued", "rendering"])
+      .where("deleted_ms", "is", null)
+      .returningAll()
+      .executeTakeFirst();
+    if (!updated) return undefined;
+    await queue.cancelRender(trx, renderId);
+    await enqueueWebhook(trx, updated, now);
+    return updated;
+  });
+  if (cancelled) return cancelled;
+  const row = await findRender(ctx, userId, renderId);
+  if (row.status === "failed" && row.failure_code === CANCELLED_FAILURE_CODE) return row;
+  throw new ApiError(
+    "svc_render_finished",
+    row.status === "completed"
+      ? `render ${renderId} already completed and was charged; it can no longer be cancelled`
+      : `render ${renderId} already failed (${row.failure_code ?? "unknown"}); there is nothing to cancel`,
+    "render_id",
+  );
 }
 
 /** Soft delete: hide the record, stop its job, purge its files. */

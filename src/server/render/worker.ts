@@ -9,7 +9,9 @@
 // Completion, the credit charge and the webhook outbox row are one transaction guarded by the
 // lease, so a render is completed and charged at most once even when a worker presumed dead comes
 // back (render-repository.ts holds the SQL). A lost lease, a deleted render or a failed sibling
-// chunk aborts the engine through its signal.
+// chunk aborts the engine through its signal; so does a cancel (renders.ts), which each job looks
+// for every second (the heartbeat, every leaseSeconds/3, would stop a cancelled render's chunks
+// only after 20 s of spending).
 // Each job's "finished" log line says when its phases began (phasesMs after the claim: capture,
 // encoder drain, upload), so a chunk's time outside capturing frames can be read from the logs.
 import { rm } from "node:fs/promises";
@@ -29,7 +31,7 @@ import { failRender, loadRender, markRendering, requeueRender } from "./render-r
 
 export type { Engine } from "./attempt";
 
-type AbortReason = "timeout" | "lease_lost" | "shutdown";
+type AbortReason = "timeout" | "lease_lost" | "shutdown" | "cancelled";
 
 class RenderAbort extends Error {
   constructor(readonly reason: AbortReason) {
@@ -38,6 +40,8 @@ class RenderAbort extends Error {
 }
 
 const IDLE_POLL_MS = 200;
+/** How often a running job checks whether its render was cancelled, deleted or failed elsewhere. */
+const CANCEL_CHECK_MS = 1_000;
 
 export class WorkerPool {
   private stopping = false;
@@ -158,6 +162,19 @@ export class WorkerPool {
       },
       Math.max(250, (ctx.config.leaseSeconds * 1000) / 3),
     );
+    const cancelCheck = setInterval(() => {
+      void ctx.db
+        .selectFrom("renders")
+        .select(["status", "deleted_ms"])
+        .where("id", "=", render.id)
+        .executeTakeFirst()
+        .then(
+          (row) => {
+            if (!row || row.deleted_ms !== null || row.status === "failed") abort("cancelled");
+          },
+          () => undefined,
+        );
+    }, CANCEL_CHECK_MS);
     const attempt: Attempt = {
       lease,
       job,
@@ -207,6 +224,8 @@ export class WorkerPool {
         await this.queue.release(lease);
         if (job.kind === "whole") await requeueRender(ctx.db, render.id);
         log.info("released for another worker (shutdown)");
+      } else if (reason === "cancelled") {
+        log.info("render abandoned: cancelled, deleted or failed elsewhere");
       } else if (reason === "lease_lost") {
         log.warn("render abandoned: lease lost, render deleted or failed elsewhere");
       } else if (job.kind === "join" && reason === undefined) {
@@ -240,6 +259,7 @@ export class WorkerPool {
     } finally {
       clearTimeout(timeout);
       clearInterval(heartbeat);
+      clearInterval(cancelCheck);
       this.running.delete(controller);
       await rm(attempt.workDir, { recursive: true, force: true }).catch(() => undefined);
     }

@@ -171,6 +171,7 @@ export class WebhookDispatcher {
       callback_id: render.callback_id,
       ...(await outputUrls(this.ctx, render)),
       duration: render.duration,
+      failure_code: render.failure_code,
       failure_message: render.failure_message,
       created_at: Math.floor(render.created_ms / 1000),
     };
