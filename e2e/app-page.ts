@@ -3,7 +3,7 @@
 // photograph a screen in both themes into e2e/screenshots/.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "@playwright/test";
+import type { Browser, Locator, Page } from "@playwright/test";
 import { expect } from "./fixtures";
 import { REPO, type WebApp } from "./desktop-web-app";
 
@@ -52,9 +52,23 @@ export async function signIn(page: Page, app: WebApp): Promise<void> {
   await nav(page, "Account").click();
   await expect(page.getByRole("heading", { name: /Signed in|Not signed in/ })).toBeVisible();
   if (await page.getByRole("heading", { name: "Signed in", exact: true }).isVisible()) return;
-  await page.getByRole("textbox", { name: "API key" }).fill(app.service.apiKey);
+  await page.getByRole("textbox", { name: "Account key" }).fill(app.service.apiKey);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page.getByRole("heading", { name: "Signed in", exact: true })).toBeVisible();
+}
+
+/**
+ * The folder browser reopens where it was: goes up until the repository's folders (with
+ * "examples") are listed.
+ */
+export async function upToRepository(dialog: Locator): Promise<void> {
+  const examples = dialog.getByRole("button", { name: "examples", exact: true });
+  for (let step = 0; step < 8; step++) {
+    await expect(dialog.getByLabel("Current folder")).not.toHaveText("…");
+    await expect(dialog.getByRole("list", { name: "Folders" })).toBeVisible();
+    if (await examples.isVisible()) return;
+    await dialog.getByRole("button", { name: "Up one folder" }).click();
+  }
 }
 
 /** Opens examples/<name> with the folder browser (rooted at the repository). */
@@ -62,6 +76,7 @@ export async function openExample(page: Page, name: string): Promise<void> {
   await nav(page, "Project").click();
   await page.getByRole("button", { name: "Choose folder…" }).click();
   const dialog = page.getByRole("dialog", { name: "Choose a project folder" });
+  await upToRepository(dialog);
   await dialog.getByRole("button", { name: "examples" }).click();
   await expect(dialog.getByLabel("Current folder")).toHaveText(/examples$/);
   await dialog.getByRole("button", { name, exact: true }).click();

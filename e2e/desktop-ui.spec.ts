@@ -10,7 +10,14 @@ import { join } from "node:path";
 import type { Browser, Page } from "@playwright/test";
 import { probeMedia } from "../src/engine/testing/probe";
 import { expect, test } from "./fixtures";
-import { nav, openAppPage, photograph, SHOTS, signIn as signInWith } from "./app-page";
+import {
+  nav,
+  openAppPage,
+  photograph,
+  SHOTS,
+  signIn as signInWith,
+  upToRepository,
+} from "./app-page";
 import { startWebApp, type WebApp } from "./desktop-web-app";
 
 let app: WebApp;
@@ -63,6 +70,7 @@ async function openLowerThird(page: Page, options: { photograph?: boolean } = {}
   await nav(page, "Project").click();
   await page.getByRole("button", { name: "Choose folder…" }).click();
   const dialog = page.getByRole("dialog", { name: "Choose a project folder" });
+  await upToRepository(dialog);
   await dialog.getByRole("button", { name: "examples" }).click();
   await expect(dialog.getByLabel("Current folder")).toHaveText(/examples$/);
   if (options.photograph) await photograph(page, "folder-browser");
@@ -178,15 +186,19 @@ test("strict mode blocks Render on an invalid variable, values travel as JSON, a
   await resolution.selectOption("4k");
   await expect(format.locator('option[value="webm"]')).toBeDisabled();
   await expect(format.locator('option[value="mov"]')).toBeDisabled();
-  await expect(page.getByTestId("option-reason").first()).toHaveText(
+  // The reason is in the option itself: no warning about webm lingers while mp4 is chosen.
+  await expect(format.locator('option[value="webm"]')).toHaveText("webm (not with 4k)");
+  await expect(format.locator('option[value="webm"]')).toHaveAttribute(
+    "title",
     /4k cannot be rendered as webm/,
   );
+  await expect(page.getByText(/4k cannot be rendered as webm/)).toHaveCount(0);
   await resolution.selectOption("1080p");
   await format.selectOption("webm");
   await expect(resolution.locator('option[value="4k"]')).toBeDisabled();
-  await expect(page.getByTestId("option-reason")).toHaveText(/4k cannot be rendered as webm/);
+  await expect(resolution.locator('option[value="4k"]')).toHaveText("4k (not with webm)");
   await format.selectOption("mp4");
-  await expect(page.getByTestId("option-reason")).toHaveCount(0);
+  await expect(resolution.locator('option[value="4k"]')).toBeEnabled();
   await closePage(page);
 });
 
@@ -221,6 +233,8 @@ test("a creator previews lower-third, changes its title, renders it and finds it
 
   // A low frame rate keeps the render short on a small machine.
   await page.getByLabel("Frames per second").fill("5");
+  await expect(page.getByLabel("CLI command")).toBeHidden();
+  await page.getByText("For developers").click();
   await expect(page.getByLabel("CLI command")).toHaveText(
     /^svc cloud render \S+lower-third --fps 5 .*--variables '\{"title":"Grace Hopper"\}' --strict-variables$/,
   );
@@ -338,7 +352,7 @@ test("an oversize project shows the over-limit report, and its render fails befo
   try {
     await signIn(page);
     await nav(page, "Settings").click();
-    const folderRoot = page.getByLabel("Folder browser starts at (web mode)");
+    const folderRoot = page.getByLabel("Only show folders under (in a browser tab)");
     const previousRoot = await folderRoot.inputValue();
     await folderRoot.fill(root);
     await page.getByRole("button", { name: "Save" }).click();

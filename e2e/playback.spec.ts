@@ -48,14 +48,14 @@ test("with no project and a local service, the app offers an example and says th
   const app = await startWebApp({ settings: { service: "local" } });
   try {
     const page = await openAppPage(browser, app, pageErrors);
-    await expect(page.getByText("Local service: starts when you render")).toBeVisible();
+    await expect(page.getByText("Renders on this computer: starts when you render")).toBeVisible();
     await expect(page.getByRole("heading", { name: "Open a project to start" })).toBeVisible();
     await page.getByRole("button", { name: "Try an example" }).click();
     await expect(page.getByTestId("detected-size")).toHaveText("1920×1080");
     await expect(page.locator("svc-player")).toBeVisible();
     await expect(page.getByRole("button", { name: "Render", exact: true })).toBeEnabled();
     // Nothing has needed the service yet: still "starts when you render".
-    await expect(page.getByText("Local service: starts when you render")).toBeVisible();
+    await expect(page.getByText("Renders on this computer: starts when you render")).toBeVisible();
     await page.close();
   } finally {
     await app.stop();

@@ -87,7 +87,7 @@ test("an image variable's Choose… picks an image inside the project as a relat
 
   const page = await openAppPage(browser, app, pageErrors);
   await nav(page, "Settings").click();
-  const folderRoot = page.getByLabel("Folder browser starts at (web mode)");
+  const folderRoot = page.getByLabel("Only show folders under (in a browser tab)");
   const previousRoot = await folderRoot.inputValue();
   await folderRoot.fill(scratch);
   await page.getByRole("button", { name: "Save" }).click();
@@ -113,6 +113,7 @@ test("an image variable's Choose… picks an image inside the project as a relat
     await dialog.getByRole("button", { name: "Use mark.svg" }).click();
     await expect(dialog).toBeHidden();
     await expect(logo).toHaveValue("images/brand/mark.svg");
+    await page.getByText("For developers").click();
     await expect(page.getByLabel("CLI command")).toContainText('"logo":"images/brand/mark.svg"');
 
     // The main process lists nothing outside the project, however the path is written.

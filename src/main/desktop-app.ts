@@ -2,9 +2,9 @@
 // the service connection (embedded service supervisor or a URL), the job queue, project tools
 // (scan, dry run, preview, variables) and the host adapter, behind one `IpcRouter`. Runs in plain
 // Node: Electron (electron.ts) and web mode (web.ts) only add a transport and a host.
-import { readdir } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { checkBatch, describeBlockedRows } from "../shared/batch";
 import type { DesktopSettings, MediaSource, ProjectScanView } from "../shared/ipc";
 import { LOCAL_SERVICE_PORT } from "../shared/limits";
@@ -17,7 +17,7 @@ import { authHandlers } from "./auth-handlers";
 import { listExamples } from "./examples";
 import { appError } from "./ipc-errors";
 import { MediaServer } from "./media-server";
-import { listFolders } from "./folder-browser";
+import { folderPlaces, listProjectFolders } from "./folder-browser";
 import type { DesktopHost } from "./host";
 import { IpcEventHub, IpcRouter, type IpcHandlers } from "./ipc-router";
 import { JobManager } from "./job-manager";
@@ -120,9 +120,25 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     }
   });
 
+  /**
+   * A folder without index.html opens with its first other HTML file (the picker offers the
+   * rest); one with no HTML file at all is refused in the Project screen's words.
+   */
   const scan = async (dir: string, composition: string | undefined): Promise<ProjectScanView> => {
-    const result = await scanProject(dir, composition ? { composition } : {});
-    return { ...result, compositions: await htmlFiles(result.root) };
+    const compositions = await htmlFiles(resolve(dir));
+    let chosen = composition;
+    if (!chosen && !compositions.includes("index.html")) {
+      chosen = compositions.find((file) => !file.includes("/")) ?? compositions[0];
+      const info = await stat(resolve(dir)).catch(() => undefined);
+      if (!chosen && info?.isDirectory())
+        throw appError(
+          "no_composition",
+          `${basename(resolve(dir))} holds no composition: there is no HTML file in ${resolve(dir)}.`,
+          "Choose another folder with Choose folder… (folders that hold one are marked Project), or try an example.",
+        );
+    }
+    const result = await scanProject(dir, chosen ? { composition: chosen } : {});
+    return { ...result, compositions };
   };
 
   /** A finished render's video from the service: a fresh signed URL, with its thumbnail. */
@@ -305,7 +321,8 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     },
     "service.state": async () => connection.state(),
     "host.pickFolder": () => host.pickFolder(),
-    "host.listFolders": ({ path }) => listFolders(settings.get().folderBrowserRoot ?? home, path),
+    "host.listFolders": async (input) =>
+      listProjectFolders(await folderPlaces(home, settings.get().folderBrowserRoot), input),
     // By job, not by path: the renderer can only show files the app itself wrote.
     "host.revealFile": async ({ jobId }) => ({
       shown: await host.revealFile(await jobs.outputFile(jobId)),

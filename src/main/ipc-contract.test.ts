@@ -168,6 +168,13 @@ describe.each([
 ])("over %s", (name, makeTransport) => {
   let transport: Transport;
   let api: DesktopApi;
+  /** A timestamp's local day, as output file names spell it. */
+  function localDay(ms: number): string {
+    const d = new Date(ms);
+    const pad = (n: number) => String(n).padStart(2, "0");
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  }
+
   let job: JobView;
 
   beforeAll(() => {
@@ -193,10 +200,13 @@ describe.each([
     expect(scan.compositions).toEqual(["index.html", "scenes/outro.html"]);
   });
 
-  it("keeps the core's error codes: a folder without index.html, an unknown job, bad input", async () => {
-    expect((await ipcFailure(api["project.scan"]({ dir: join(base, "outside") }))).code).toBe(
-      "composition_not_found",
+  it("keeps the core's error codes: a folder without a composition, an unknown job, bad input", async () => {
+    const empty = await ipcFailure(api["project.scan"]({ dir: join(base, "outside") }));
+    expect(empty.code).toBe("no_composition");
+    expect(empty.message).toBe(
+      `outside holds no composition: there is no HTML file in ${join(base, "outside")}.`,
     );
+    expect(empty.hint).toMatch(/^Choose another folder with Choose folder…/);
     const missing = await ipcFailure(api["jobs.cancel"]({ jobId: "job_nope" }));
     expect(missing).toMatchObject({ code: "job_not_found", hint: "Refresh the queue." });
     const invalid = await ipcFailure(api["settings.set"]({ concurrency: 0 }));
@@ -278,9 +288,16 @@ describe.each([
     expect(await api["host.pickFolder"]()).toEqual({ kind: "browse", root: home });
     const top = await api["host.listFolders"]({});
     expect(top.folders.map((f) => f.name)).toEqual(["projects"]);
-    expect(top.parent).toBeUndefined();
+    expect(top.path).toBe(home);
+    // Up from home: the list of places (home; this machine's drives are not the test's).
+    expect(top.parent).toBe("");
+    const places = await api["host.listFolders"]({ places: true });
+    expect(places.path).toBeUndefined();
+    expect(places.folders[0]).toEqual({ name: "Home", path: home, project: false });
+    expect(places.limit).toMatch(/only your home folder and the drives you own/);
     const inner = await api["host.listFolders"]({ path: join(home, "projects") });
-    expect(inner.folders).toEqual([{ name: "hello", path: project }]);
+    expect(inner.folders).toEqual([{ name: "hello", path: project, project: true }]);
+    expect((await api["host.listFolders"]({ path: project })).htmlFiles).toEqual(["index.html"]);
     expect((await ipcFailure(api["host.listFolders"]({ path: base }))).code).toBe(
       "folder_outside_root",
     );
@@ -330,8 +347,9 @@ describe.each([
     expect(mine.some((u) => u.stage === "download")).toBe(true);
 
     expect(done.renderId).toMatch(/^rndr_/);
+    // Named from the job's title and the day, never the render's id.
     expect(done.outputPath).toBe(
-      join(base, "downloads", `Contract-${name.replace(/ /g, "-")}-${done.renderId}.mp4`),
+      join(base, "downloads", `Contract ${name} ${localDay(done.createdAt)}.mp4`),
     );
     expect(existsSync(done.outputPath!)).toBe(true);
     expect(done.fileMissing).toBe(false);

@@ -126,7 +126,7 @@ it("resumes a job that was uploading with the same idempotency key: no second as
   expect((await client.listRenders({ limit: 100 })).data.length).toBe(before);
 });
 
-it("cancels a running job, and a retry picks the same render up again", async () => {
+it("cancels a running job on the service too (nothing charged), and a retry renders it anew", async () => {
   const project = await writeProject(join(base, "cancel-project"), {
     "index.html": tinyComposition("cancel"),
   });
@@ -137,8 +137,13 @@ it("cancels a running job, and a retry picks the same render up again", async ()
     () => seen.find((j) => j.id === job.id && j.renderId)?.renderId,
   );
   const cancelled = await app.jobs.cancel(job.id);
-  expect(cancelled).toMatchObject({ status: "cancelled", renderId });
+  expect(cancelled).toMatchObject({ status: "cancelled", renderId, error: undefined });
   expect(app.jobs.get(job.id).status).toBe("cancelled");
+  expect(await client.getRender(renderId)).toMatchObject({
+    status: "failed",
+    failure_code: "cancelled",
+    credits_charged: 0,
+  });
 
   await app.jobs.retry(job.id);
   const done = await waitFor("the retried job", () => {
@@ -146,7 +151,8 @@ it("cancels a running job, and a retry picks the same render up again", async ()
     return current.status === "completed" || current.status === "failed" ? current : undefined;
   });
   expect(done.error).toBeUndefined();
-  expect(done).toMatchObject({ status: "completed", renderId });
+  expect(done.status).toBe("completed");
+  expect(done.renderId).not.toBe(renderId);
   expect(existsSync(done.outputPath!)).toBe(true);
 });
 

@@ -14,18 +14,19 @@ import { randomUUID } from "node:crypto";
 import { mkdir, realpath, stat } from "node:fs/promises";
 import { basename, join, resolve, sep } from "node:path";
 import type { RenderRecord } from "../shared/api";
-import type {
-  BatchView,
-  IpcError,
-  JobNotification,
-  JobRenderSettings,
-  JobView,
+import {
+  CANCEL_NOT_SENT,
+  type BatchView,
+  type IpcError,
+  type JobNotification,
+  type JobRenderSettings,
+  type JobView,
 } from "../shared/ipc";
 import type { VariableValues } from "../shared/variables";
 import { fromRenderOptions } from "../shared/render-options";
 import { isTransient, type ApiClient } from "../core/api-client";
 import { backoffDelay, sleep } from "../core/backoff";
-import { interruptedError } from "../core/errors";
+import { ClientError, interruptedError } from "../core/errors";
 import { publishProject } from "../core/publish";
 import { newIdempotencyKey } from "../core/render-job";
 import { appError, toIpcError } from "./ipc-errors";
@@ -77,6 +78,11 @@ export interface SubmitBatchInput {
   outputPattern: string;
   /** The batch's name (the project folder's). */
   title: string;
+}
+
+/** "intro" for scenes/intro.html: a job's title when nothing better names it (never an id). */
+function compositionName(composition: string): string {
+  return basename(composition).replace(/\.html?$/i, "") || "render";
 }
 
 /** The app's own idempotency keys, told apart from the CLI's in the service's records. */
@@ -246,7 +252,7 @@ export class JobManager {
         input.settings,
         input.outputDir,
       ),
-      title: input.settings.title || input.assetId,
+      title: input.settings.title || compositionName(input.composition),
       stage: "queued",
       assetId: input.assetId,
     };
@@ -337,7 +343,7 @@ export class JobManager {
     const settings = fromRenderOptions(record);
     const job: JobRecord = {
       ...this.newJob({ type: "render", renderId: record.render_id }, settings, outputDir),
-      title: record.title ?? record.render_id,
+      title: record.title ?? compositionName(record.composition),
       stage: "download",
       renderId: record.render_id,
     };
@@ -364,7 +370,33 @@ export class JobManager {
         finishedAt: this.now(),
       });
     }
+    await this.cancelOnService(job);
     return viewOf(job);
+  }
+
+  /**
+   * Stopping to watch is not enough: a render submitted for this job is cancelled on the service
+   * too, so it stops there and is not charged. One that completed meanwhile (409) is kept — it
+   * was charged and can be downloaded again. A Retry then renders anew (the old render failed).
+   */
+  private async cancelOnService(job: JobRecord): Promise<void> {
+    if (job.status !== "cancelled" || !job.renderId || job.renderFailed) return;
+    if (job.source.type === "render" || job.stage === "download") return;
+    try {
+      const client = await this.options.service.client();
+      await client.cancelRender(job.renderId);
+      await this.store.change(job, { renderFailed: true });
+      if (job.error?.code === CANCEL_NOT_SENT) await this.store.change(job, { error: undefined });
+    } catch (error) {
+      if (error instanceof ClientError && error.code === "svc_render_finished") return;
+      await this.store.change(job, {
+        error: {
+          code: CANCEL_NOT_SENT,
+          message: `The render may still be running on the service: it could not be told to stop (${toIpcError(error).message}).`,
+          hint: "Check that the service is running (Settings), then press Stop on the service.",
+        },
+      });
+    }
   }
 
   /** Runs a failed or cancelled job again with the same settings. */

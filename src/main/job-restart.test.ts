@@ -134,7 +134,11 @@ it("finishes a job after the app is killed while it renders: one upload, one ren
   });
   expect(finished.error).toBeUndefined();
   expect(finished).toMatchObject({ status: "completed", renderId, fileMissing: false });
-  expect(await readdir(downloads)).toEqual([`restart-${renderId}.mp4`]);
+  const day = new Date(finished.createdAt);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  expect(await readdir(downloads)).toEqual([
+    `restart ${day.getFullYear()}-${pad(day.getMonth() + 1)}-${pad(day.getDate())}.mp4`,
+  ]);
 
   expect(proxy.count("GET video")).toBe(1);
   expect(proxy.count("POST /v3/assets")).toBe(1);

@@ -3,6 +3,7 @@
 // the submit; then every job, new or re-attached after a restart, shares the core's finish
 // (poll -> download). Core events become stage and progress changes of the job record. A row of
 // a batch first waits for the batch's one upload (`batchAsset`), then renders that asset.
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { RenderRecord } from "../shared/api";
 import type { JobStage } from "../shared/ipc";
@@ -73,7 +74,7 @@ export async function runJobSteps(job: JobRecord, options: JobStepOptions): Prom
     outputPath: (record) =>
       (job.outputPath ??= job.batch
         ? batchRowPath(job.outputDir, job.batch.fileName)
-        : join(job.outputDir, outputFileName(job, record))),
+        : join(job.outputDir, outputFileName(job, record, job.outputDir))),
     onEvent: (event) => onFinishEvent(store, job, event, eta, downloadOnly),
   });
   job.sizeBytes = finished.sizeBytes;
@@ -164,13 +165,33 @@ function transferProgress(
   );
 }
 
-function outputFileName(job: JobRecord, record: RenderRecord): string {
-  const slug = job.title
-    .normalize("NFKD")
-    .replace(/[^\w.-]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 60);
-  return `${slug ? `${slug}-` : ""}${record.render_id}.${FILE_EXTENSIONS[record.format]}`;
+/**
+ * A creator's file name: the job's title (the project, and its title variable) and the day it
+ * was queued, e.g. `lower-third Grace Hopper 2026-11-26.mp4`, never an id; ` (2)` and on when the
+ * folder already holds one.
+ */
+export function outputFileName(
+  job: Pick<JobRecord, "title" | "createdAt">,
+  record: Pick<RenderRecord, "format">,
+  folder: string,
+  exists: (path: string) => boolean = existsSync,
+): string {
+  const name = job.title
+    .normalize("NFC")
+    // eslint-disable-next-line no-control-regex -- control characters are what it removes
+    .replace(/[/\\:*?"<>|\u0000-\u001f·]+/g, " ")
+    .replace(/\s+/g, " ")
+    .replace(/^[\s.]+|\s+$/g, "")
+    .slice(0, 80);
+  const created = new Date(job.createdAt);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const day = `${created.getFullYear()}-${pad(created.getMonth() + 1)}-${pad(created.getDate())}`;
+  const stem = `${name || "render"} ${day}`;
+  const extension = FILE_EXTENSIONS[record.format];
+  for (let n = 1; ; n++) {
+    const file = `${stem}${n === 1 ? "" : ` (${n})`}.${extension}`;
+    if (!exists(join(folder, file)) || n >= 1000) return file;
+  }
 }
 
 /** A batch row's file: its name must name a file right inside the batch's folder. */

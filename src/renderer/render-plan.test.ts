@@ -4,6 +4,8 @@ import {
   blockedResolutions,
   cliCommand,
   estimatedCredits,
+  jobTitle,
+  parseFps,
   renderOptionsProblem,
   suggestedIgnoreLine,
 } from "./render-plan";
@@ -71,5 +73,34 @@ describe("render plan", () => {
   it("suggests ignoring a large file's top folder", () => {
     expect(suggestedIgnoreLine("footage/raw/take1.mov")).toBe("footage/");
     expect(suggestedIgnoreLine("big.mp4")).toBe("big.mp4");
+  });
+});
+
+describe("frames per second as typed", () => {
+  it("takes a whole number in range and refuses letters, blanks and out-of-range rates in words", () => {
+    expect(parseFps("25")).toEqual({ fps: 25 });
+    expect(parseFps(" 60 ")).toEqual({ fps: 60 });
+    expect(parseFps("3o")).toEqual({
+      problem:
+        "“3o” is not a number of frames per second: type a whole number from 1 to 240, e.g. 24, 25, 30, 50, 60.",
+    });
+    expect(parseFps("")).toMatchObject({
+      problem: expect.stringMatching(/^Type the frames per second/),
+    });
+    expect(parseFps("29.97")).toMatchObject({ problem: expect.stringContaining("not a number") });
+    expect(parseFps("500")).toMatchObject({
+      problem: expect.stringMatching(/^500 .* out of range/),
+    });
+  });
+
+  it("names a job after the project and its title variable", () => {
+    expect(jobTitle("lower-third", { title: "Grace Hopper", size: 3 })).toBe(
+      "lower-third · Grace Hopper",
+    );
+    expect(jobTitle("hello-world", { size: 3 })).toBe("hello-world");
+  });
+
+  it("writes no command for options that cannot render (no --fps NaN)", () => {
+    expect(renderOptionsProblem({ ...DEFAULT_RENDER_CHOICES, fps: Number.NaN })).toBeDefined();
   });
 });

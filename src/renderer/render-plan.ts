@@ -10,6 +10,7 @@ import {
   type Resolution,
 } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
+import { FPS_MAX, FPS_MIN } from "../shared/limits";
 import type { JobRenderSettings } from "../shared/ipc";
 import type { RenderChoices } from "./store";
 
@@ -104,6 +105,17 @@ export function folderName(dir: string): string {
   );
 }
 
+/**
+ * A job's title: the project, and its title variable when it has a text one ("lower-third · Grace
+ * Hopper"). The output file is named from it and the date (main/job-steps.ts).
+ */
+export function jobTitle(project: string, values: Record<string, unknown>): string {
+  const title = ["title", "name", "headline"]
+    .map((id) => values[id])
+    .find((value): value is string => typeof value === "string" && value.trim() !== "");
+  return title ? `${project} · ${title.trim().slice(0, 80)}` : project;
+}
+
 /** The Project screen's render options as a job's settings (no aspect ratio: detected). */
 export function jobSettingsFrom(render: RenderChoices): JobRenderSettings {
   return {
@@ -120,4 +132,20 @@ export function settingsSummary(
   settings: Pick<JobRenderSettings, "format" | "resolution" | "fps">,
 ): string {
   return `${settings.format} · ${settings.resolution} · ${settings.fps} fps`;
+}
+
+/** The rates offered in the frames-per-second list. */
+export const COMMON_FPS = [24, 25, 30, 50, 60] as const;
+
+/** The fps typed, as a number, or why it is refused. */
+export function parseFps(text: string): { fps: number } | { problem: string } {
+  const trimmed = text.trim();
+  const range = `a whole number from ${FPS_MIN} to ${FPS_MAX}, e.g. ${COMMON_FPS.join(", ")}`;
+  if (trimmed === "") return { problem: `Type the frames per second: ${range}.` };
+  if (!/^\d+$/.test(trimmed))
+    return { problem: `“${trimmed}” is not a number of frames per second: type ${range}.` };
+  const fps = Number(trimmed);
+  if (fps < FPS_MIN || fps > FPS_MAX)
+    return { problem: `${fps} frames per second is out of range: type ${range}.` };
+  return { fps };
 }

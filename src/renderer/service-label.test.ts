@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ServiceState } from "../shared/ipc";
-import { serviceLabel } from "./service-label";
+import { serviceHostLabel, serviceLabel } from "./service-label";
 
 const local = (status: ServiceState["status"]): ServiceState => ({
   mode: "local",
@@ -11,11 +11,19 @@ const local = (status: ServiceState["status"]): ServiceState => ({
 });
 
 describe("serviceLabel", () => {
-  it("tells a new user the local service starts when they render, not that it is stopped", () => {
-    expect(serviceLabel(local("stopped"))).toBe("Local service: starts when you render");
-    expect(serviceLabel(local("ready"))).toBe("Local service: ready");
-    expect(serviceLabel({ ...local("remote"), mode: "remote", url: "https://svc.example" })).toBe(
-      "Service: https://svc.example",
+  it("tells a new user renders start on this computer when they render, not that it is stopped", () => {
+    expect(serviceLabel(local("stopped"))).toBe("Renders on this computer: starts when you render");
+    expect(serviceLabel(local("ready"))).toBe("Renders on this computer: ready");
+  });
+
+  it("names a service by its host and never shows a loopback URL", () => {
+    const remote = (url: string): ServiceState => ({ ...local("remote"), mode: "remote", url });
+    expect(serviceLabel(remote("https://svc.example/v3"))).toBe(
+      "Renders on a service: svc.example",
     );
+    expect(serviceLabel(remote("http://127.0.0.1:43123"))).toBe(
+      "Renders on a service: this computer (port 43123)",
+    );
+    expect(serviceHostLabel("http://localhost")).toBe("this computer");
   });
 });

@@ -1,9 +1,12 @@
 // The renderer's UI state (zustand): which screen is shown, the theme, the open project and what
 // the creator has typed into its forms. Server state (scans, jobs, renders, settings) lives in
-// react-query (hooks/); nothing here is fetched. Theme, recent projects and render options survive
-// a reload (localStorage); the project's variable values are per composition and start from the
-// schema's defaults. The "Render many…" table being edited is kept here too (not persisted): it is
-// what the creator typed or imported, checked on every change by hooks/batch-table.ts.
+// react-query (hooks/); nothing here is fetched. Theme, recent projects, where the folder browser
+// was, and each project's choices (composition, variable values, render options, strict) survive
+// a reload (localStorage): a project reopens as it was left, a new one starts from the defaults,
+// and nothing carries over from one project to another. Recent lists only projects that opened
+// (the Project screen calls `rememberRecent` once a scan succeeded). The "Render many…" table being
+// edited is kept here too (not persisted): it is what the creator typed or imported, checked on
+// every change by hooks/batch-table.ts.
 import { create } from "zustand";
 import { persist } from "zustand/middleware";
 import { DEFAULT_RENDER_SETTINGS } from "../shared/render-options";
@@ -26,6 +29,23 @@ export const DEFAULT_RENDER_CHOICES: RenderChoices = {
 };
 
 const RECENT_LIMIT = 6;
+/** Projects whose choices are remembered (the least recently opened are forgotten first). */
+const REMEMBERED_PROJECTS = 40;
+
+/** What a project reopens with. */
+export interface ProjectChoices {
+  composition: string | undefined;
+  values: VariableValues;
+  strictVariables: boolean;
+  render: RenderChoices;
+}
+
+const DEFAULT_CHOICES: ProjectChoices = {
+  composition: undefined,
+  values: {},
+  strictVariables: true,
+  render: DEFAULT_RENDER_CHOICES,
+};
 
 /** "Render many…": the imported table, rows the creator dropped and the file name pattern. */
 export interface BatchDraft {
@@ -52,6 +72,10 @@ interface UiState {
   projectDir: string | undefined;
   composition: string | undefined;
   recentProjects: string[];
+  /** Each project's choices, by folder, most recently opened first. */
+  projects: Record<string, ProjectChoices>;
+  /** The folder the web-mode folder browser showed last (it reopens there). */
+  folderBrowserPath: string | undefined;
   /** Values the creator changed (a missing key means the schema's default). */
   values: VariableValues;
   strictVariables: boolean;
@@ -61,18 +85,36 @@ interface UiState {
   show(screen: Screen): void;
   setTheme(theme: ThemeChoice): void;
   openProject(dir: string): void;
+  /** Adds the open project to Recent (once it opened: a folder that fails is not added). */
+  rememberRecent(dir: string): void;
   setComposition(composition: string): void;
   setValue(id: string, value: unknown): void;
   replaceValues(values: VariableValues): void;
   resetValues(): void;
+  /** The render options and Strict back to the defaults (for this project). */
+  resetRenderOptions(): void;
   setStrictVariables(strict: boolean): void;
   setRender(change: Partial<RenderChoices>): void;
   setFolderBrowserOpen(open: boolean): void;
+  setFolderBrowserPath(path: string | undefined): void;
   setBatchOpen(open: boolean): void;
   loadBatchTable(source: string, table: BatchTable): void;
   setBatchCell(row: number, column: string, value: string): void;
   setBatchRowDropped(row: number, dropped: boolean): void;
   setBatchPattern(pattern: string): void;
+}
+
+/** The open project's choices changed: the state, with them kept under its folder too. */
+function withChoices(state: UiState, change: Partial<ProjectChoices>): Partial<UiState> {
+  const next: ProjectChoices = {
+    composition: state.composition,
+    values: state.values,
+    strictVariables: state.strictVariables,
+    render: state.render,
+    ...change,
+  };
+  if (!state.projectDir) return change;
+  return { ...change, projects: { ...state.projects, [state.projectDir]: next } };
 }
 
 export const useUiStore = create<UiState>()(
@@ -81,34 +123,55 @@ export const useUiStore = create<UiState>()(
       screen: "project",
       theme: "system",
       projectDir: undefined,
-      composition: undefined,
       recentProjects: [],
-      values: {},
-      strictVariables: true,
-      render: DEFAULT_RENDER_CHOICES,
+      projects: {},
+      folderBrowserPath: undefined,
+      ...DEFAULT_CHOICES,
       folderBrowserOpen: false,
       batch: NO_BATCH,
       show: (screen) => set({ screen }),
       setTheme: (theme) => set({ theme }),
       openProject: (dir) =>
-        set((state) => ({
-          projectDir: dir,
-          composition: undefined,
-          values: {},
-          folderBrowserOpen: false,
-          batch: NO_BATCH,
-          recentProjects: [dir, ...state.recentProjects.filter((d) => d !== dir)].slice(
-            0,
-            RECENT_LIMIT,
-          ),
-        })),
-      setComposition: (composition) => set({ composition, values: {}, batch: NO_BATCH }),
-      setValue: (id, value) => set((state) => ({ values: { ...state.values, [id]: value } })),
-      replaceValues: (values) => set({ values }),
-      resetValues: () => set({ values: {} }),
-      setStrictVariables: (strictVariables) => set({ strictVariables }),
-      setRender: (change) => set((state) => ({ render: { ...state.render, ...change } })),
+        set((state) => {
+          const remembered = state.projects[dir] ?? DEFAULT_CHOICES;
+          const { [dir]: _moved, ...others } = state.projects;
+          const kept = Object.entries(others).slice(0, REMEMBERED_PROJECTS - 1);
+          return {
+            projectDir: dir,
+            ...remembered,
+            render: { ...DEFAULT_RENDER_CHOICES, ...remembered.render },
+            projects: Object.fromEntries([[dir, remembered], ...kept]),
+            folderBrowserOpen: false,
+            batch: NO_BATCH,
+          };
+        }),
+      rememberRecent: (dir) =>
+        set((state) =>
+          state.recentProjects[0] === dir
+            ? {}
+            : {
+                recentProjects: [dir, ...state.recentProjects.filter((d) => d !== dir)].slice(
+                  0,
+                  RECENT_LIMIT,
+                ),
+              },
+        ),
+      setComposition: (composition) =>
+        set((state) => ({ ...withChoices(state, { composition, values: {} }), batch: NO_BATCH })),
+      setValue: (id, value) =>
+        set((state) => withChoices(state, { values: { ...state.values, [id]: value } })),
+      replaceValues: (values) => set((state) => withChoices(state, { values })),
+      resetValues: () => set((state) => withChoices(state, { values: {} })),
+      resetRenderOptions: () =>
+        set((state) =>
+          withChoices(state, { render: DEFAULT_RENDER_CHOICES, strictVariables: true }),
+        ),
+      setStrictVariables: (strictVariables) =>
+        set((state) => withChoices(state, { strictVariables })),
+      setRender: (change) =>
+        set((state) => withChoices(state, { render: { ...state.render, ...change } })),
       setFolderBrowserOpen: (folderBrowserOpen) => set({ folderBrowserOpen }),
+      setFolderBrowserPath: (folderBrowserPath) => set({ folderBrowserPath }),
       setBatchOpen: (open) => set((state) => ({ batch: { ...state.batch, open } })),
       loadBatchTable: (source, table) =>
         set((state) => ({ batch: { ...state.batch, source, table, dropped: [] } })),
@@ -138,11 +201,17 @@ export const useUiStore = create<UiState>()(
     }),
     {
       name: "svc-desktop-ui",
+      // Version 1 kept one set of render options for every project; they are left behind.
+      version: 1,
+      migrate: (persisted) => {
+        const old = (persisted ?? {}) as Partial<UiState>;
+        return { theme: old.theme ?? "system", recentProjects: old.recentProjects ?? [] };
+      },
       partialize: (state) => ({
         theme: state.theme,
         recentProjects: state.recentProjects,
-        render: state.render,
-        strictVariables: state.strictVariables,
+        projects: state.projects,
+        folderBrowserPath: state.folderBrowserPath,
       }),
     },
   ),

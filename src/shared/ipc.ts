@@ -34,6 +34,9 @@ export interface IpcError {
   hint?: string;
 }
 
+/** A cancelled job's error when the service could not be told to stop its render (Cancel again). */
+export const CANCEL_NOT_SENT = "cancel_not_sent";
+
 export type IpcResult<T> = { ok: true; data: T } | { ok: false; error: IpcError };
 
 // ---------------------------------------------------------------- shared pieces
@@ -66,7 +69,10 @@ export const settingsSchema = z.object({
   downloadsDir: z.string().min(1),
   concurrency: z.number().int().min(1).max(8),
   credentialStore: z.enum(["file", "keychain"]),
-  /** Web mode's folder browser shows folders under this one (default: the home folder). */
+  /**
+   * Web mode's folder browser shows only folders under this one; unset: the home folder and the
+   * drives the user owns. A limit (a browser tab should not see other users' files), not a start.
+   */
   folderBrowserRoot: z.string().min(1).optional(),
 });
 export type DesktopSettings = z.output<typeof settingsSchema>;
@@ -219,6 +225,27 @@ export interface FolderListing {
   folders: Array<{ name: string; path: string }>;
 }
 
+/** A top folder the project browser may show: the home folder, or a drive the user owns. */
+export interface FolderPlace {
+  name: string;
+  path: string;
+}
+
+/** What the web-mode project browser shows: one folder, or (path undefined) the list of places. */
+export interface ProjectFolderListing {
+  places: FolderPlace[];
+  /** The folder shown; undefined: the list of places. */
+  path: string | undefined;
+  /** One folder up; "" at the top of a place (up leads to the list of places). */
+  parent: string | undefined;
+  /** Sub-folders; `project` when one holds an HTML file at its top (a composition). */
+  folders: Array<{ name: string; path: string; project: boolean }>;
+  /** The shown folder's HTML files (its compositions, when it is a project). */
+  htmlFiles: string[];
+  /** Why folders outside the places are not shown. */
+  limit: string;
+}
+
 /** An image variable's file: `path` is relative to the project folder, with `/` separators. */
 export type PickImageResult =
   | { kind: "picked"; path: string }
@@ -332,7 +359,10 @@ export const ipcInputSchemas = {
   "settings.set": settingsSchema.partial().strict(),
   "service.state": empty,
   "host.pickFolder": empty,
-  "host.listFolders": z.object({ path: z.string().min(1).optional() }),
+  /** A folder inside the allowed places (default: home), or `places: true` for their list. */
+  "host.listFolders": z
+    .object({ path: z.string().min(1).optional(), places: z.boolean().optional() })
+    .strict(),
   "host.revealFile": z.object({ jobId }),
   "host.openExternal": z.object({ url: z.url({ protocol: /^https?$/ }) }),
 } as const satisfies Record<IpcMethodName, z.ZodType>;
@@ -375,7 +405,7 @@ export interface IpcOutputs {
   "settings.set": DesktopSettings;
   "service.state": ServiceState;
   "host.pickFolder": PickFolderResult;
-  "host.listFolders": FolderListing;
+  "host.listFolders": ProjectFolderListing;
   "host.revealFile": { shown: boolean };
   "host.openExternal": { opened: boolean };
 }

@@ -32,7 +32,11 @@ export function BrowseDialog({
         {path ?? "…"}
       </p>
       <div className="folder-browser-bar">
-        <button type="button" disabled={!parent} onClick={() => parent && onOpen(parent)}>
+        <button
+          type="button"
+          disabled={parent === undefined || parent === null}
+          onClick={() => parent !== undefined && parent !== null && onOpen(parent)}
+        >
           Up one folder
         </button>
       </div>
@@ -46,14 +50,27 @@ export function FolderItems({
   folders,
   onOpen,
 }: {
-  folders: Array<{ name: string; path: string }> | undefined;
+  /** `project`: the folder holds a composition (marked so a creator can tell projects apart). */
+  folders: Array<{ name: string; path: string; project?: boolean }> | undefined;
   onOpen: (path: string) => void;
 }) {
   return folders?.map((folder) => (
     <li key={folder.path}>
-      <button type="button" className="folder" onClick={() => onOpen(folder.path)}>
+      <button
+        type="button"
+        className="folder"
+        aria-label={folder.name}
+        aria-description={folder.project ? "Project: holds a composition" : undefined}
+        data-project={folder.project ? "true" : undefined}
+        onClick={() => onOpen(folder.path)}
+      >
         <span className="entry-icon folder-icon" aria-hidden="true" />
         {folder.name}
+        {folder.project ? (
+          <span className="badge project-badge" aria-hidden="true">
+            Project
+          </span>
+        ) : null}
       </button>
     </li>
   ));

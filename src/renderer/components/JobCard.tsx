@@ -1,6 +1,8 @@
 // One queue job: where it is in the pipeline, progress within the stage (bar, percent and ETA),
-// times, and what can be done with it now; a finished video plays inline.
-import type { JobStage, JobView } from "../../shared/ipc";
+// times, and what can be done with it now; a finished video plays inline. A render on this
+// computer is told in a creator's stages (Preparing · Rendering · Saving): zipping, uploading and
+// queueing are how the app hands work to its own local service, nothing the creator waits on.
+import { CANCEL_NOT_SENT, type JobStage, type JobView } from "../../shared/ipc";
 import {
   useCancelJob,
   useOpenJobFile,
@@ -10,6 +12,7 @@ import {
   useRevealFile,
 } from "../hooks/jobs";
 import { formatBytes } from "../../shared/archive-report";
+import { useServiceState } from "../hooks/app";
 import { formatSeconds, settingsSummary } from "../render-plan";
 import { ErrorNote } from "./ErrorNote";
 import { InlineVideo, PlayButton, usePlayer } from "./InlinePlayer";
@@ -31,33 +34,57 @@ const STATUS_LABELS: Record<JobView["status"], string> = {
   cancelled: "Cancelled",
 };
 
+/** The same stages on this computer: what each one is to a creator. */
+const LOCAL_LABELS: Record<JobStage, string> = {
+  waiting: "Waiting",
+  zip: "Preparing",
+  upload: "Preparing",
+  queued: "Preparing",
+  rendering: "Rendering",
+  download: "Saving",
+};
+
 /** The stages a job goes through: one rendered again from an upload starts at queued. */
-function stagesOf(job: JobView): typeof STAGES {
+function stagesOf(job: JobView, local: boolean): typeof STAGES {
+  let stages = STAGES;
   if (job.source.type === "asset")
-    return STAGES.filter((s) => s.stage !== "zip" && s.stage !== "upload");
+    stages = STAGES.filter((s) => s.stage !== "zip" && s.stage !== "upload");
   // A download from History only downloads.
-  if (job.source.type === "render") return STAGES.filter((s) => s.stage === "download");
-  return STAGES;
+  if (job.source.type === "render") stages = STAGES.filter((s) => s.stage === "download");
+  if (!local) return stages;
+  // One step per creator's stage, named by the first of the service's stages it covers.
+  const seen = new Set<string>();
+  return stages
+    .map((s) => ({ stage: s.stage, label: LOCAL_LABELS[s.stage] }))
+    .filter((s) => !seen.has(s.label) && Boolean(seen.add(s.label)));
 }
 
-function stageLabel(job: JobView): string {
+/** Where the job is among `stages` (a local job's zip/upload/queued are all "Preparing"). */
+function stageIndex(job: JobView, stages: typeof STAGES, local: boolean): number {
+  const label = local ? LOCAL_LABELS[job.stage] : undefined;
+  return stages.findIndex((s) => (label ? s.label === label : s.stage === job.stage));
+}
+
+function stageLabel(job: JobView, local: boolean): string {
   if (job.status !== "running") return STATUS_LABELS[job.status];
+  if (local) return LOCAL_LABELS[job.stage];
   return STAGES.find((s) => s.stage === job.stage)?.label ?? "Waiting";
 }
 
 export function JobCard({ job, now }: { job: JobView; now: number }) {
+  const local = useServiceState().data?.mode === "local";
   const cancel = useCancelJob();
   const retry = useRetryJob();
   const redownload = useRedownloadJob();
   const remove = useRemoveJob();
   const reveal = useRevealFile();
   const openFile = useOpenJobFile();
-  const stages = stagesOf(job);
+  const stages = stagesOf(job, local);
   const active = job.status === "waiting" || job.status === "running";
-  const currentIndex = stages.findIndex((s) => s.stage === job.stage);
+  const currentIndex = stageIndex(job, stages, local);
   const elapsed = job.startedAt ? ((job.finishedAt ?? now) - job.startedAt) / 1000 : undefined;
   const speed =
-    job.bytes && job.stage === "upload" && elapsed && elapsed > 0
+    !local && job.bytes && job.stage === "upload" && elapsed && elapsed > 0
       ? job.bytes.done / elapsed
       : undefined;
   const player = usePlayer();
@@ -78,7 +105,7 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
       <div className="job-head">
         <strong className="job-title">{job.title}</strong>
         <span className={`badge status-${job.status}`} data-testid="job-stage">
-          {stageLabel(job)}
+          {stageLabel(job, local)}
         </span>
         <span className="muted">{settingsSummary(job.settings)}</span>
       </div>
@@ -108,7 +135,7 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
       </ol>
       {active ? (
         <ProgressLine
-          label={`${stageLabel(job)} progress`}
+          label={`${stageLabel(job, local)} progress`}
           progress={job.progress}
           etaSeconds={job.etaSeconds}
         />
@@ -125,6 +152,11 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
         {active ? (
           <button type="button" onClick={() => cancel.mutate({ jobId: job.id })}>
             Cancel
+          </button>
+        ) : null}
+        {job.status === "cancelled" && job.error?.code === CANCEL_NOT_SENT ? (
+          <button type="button" onClick={() => cancel.mutate({ jobId: job.id })}>
+            Stop on the service
           </button>
         ) : null}
         {job.status === "failed" || job.status === "cancelled" ? (

@@ -95,10 +95,10 @@ export function RenderAgainForm({
       {typed && issues.length > 0 ? (
         <p className={blocked ? "issue" : "warning"}>
           {strict
-            ? "Strict mode: fix the values above to render."
+            ? "Fix the values marked above to render (Strict variables is on)."
             : blocked
               ? "Fix the values marked above to render: a wrong type, choice or range is refused."
-              : "These values may not render as intended (strict mode is off)."}
+              : "These values may not render as intended (Strict variables is off)."}
         </p>
       ) : null}
       <div className="actions">

@@ -1,9 +1,14 @@
-// Render options. Choices the shared schema refuses together (4k with webm or mov) are disabled
-// with the reason next to them, so an impossible render cannot be asked for.
+// Render options, remembered per project (store.ts) with "Default options" to go back. Choices
+// the shared schema refuses together (4k with webm or mov) are disabled, saying why in the option
+// itself, so an impossible render cannot be asked for and no warning lingers once it no longer
+// applies. Frames per second takes a common rate from its list or a typed whole number; what is
+// typed stays in the field, and anything else is refused there, in words, until it is fixed.
+import { useEffect, useId, useState } from "react";
 import { ASPECT_RATIOS, FORMATS, QUALITIES, RESOLUTIONS } from "../../shared/render-options";
 import type { AspectRatio, OutputFormat, Quality, Resolution } from "../../shared/render-options";
-import { FPS_MAX, FPS_MIN } from "../../shared/limits";
 import {
+  COMMON_FPS,
+  parseFps,
   blockedFormats,
   countOf,
   blockedResolutions,
@@ -11,6 +16,49 @@ import {
   renderOptionsProblem,
 } from "../render-plan";
 import { useUiStore } from "../store";
+
+function FpsField({ fps, onChange }: { fps: number; onChange: (fps: number) => void }) {
+  const listId = useId();
+  const problemId = useId();
+  const [text, setText] = useState(Number.isFinite(fps) ? String(fps) : "");
+  // Another project's options (or "Default options") replace what is shown.
+  useEffect(() => {
+    setText((shown) => {
+      const typed = parseFps(shown);
+      return Number.isFinite(fps) && !("fps" in typed && typed.fps === fps) ? String(fps) : shown;
+    });
+  }, [fps]);
+  const parsed = parseFps(text);
+  const problem = "problem" in parsed ? parsed.problem : undefined;
+  return (
+    <label>
+      Frames per second
+      <input
+        type="text"
+        inputMode="numeric"
+        list={listId}
+        value={text}
+        aria-invalid={problem ? true : undefined}
+        aria-describedby={problem ? problemId : undefined}
+        onChange={(event) => {
+          setText(event.target.value);
+          const next = parseFps(event.target.value);
+          onChange("fps" in next ? next.fps : Number.NaN);
+        }}
+      />
+      <datalist id={listId}>
+        {COMMON_FPS.map((rate) => (
+          <option key={rate} value={rate} />
+        ))}
+      </datalist>
+      {problem ? (
+        <small id={problemId} className="issue" role="alert">
+          {problem}
+        </small>
+      ) : null}
+    </label>
+  );
+}
 
 export function RenderOptions({
   detectedAspect,
@@ -21,26 +69,22 @@ export function RenderOptions({
 }) {
   const render = useUiStore((state) => state.render);
   const setRender = useUiStore((state) => state.setRender);
+  const resetRenderOptions = useUiStore((state) => state.resetRenderOptions);
   const formatReasons = blockedFormats(render.resolution);
   const resolutionReasons = blockedResolutions(render.format);
-  const reasons = [...new Set([...formatReasons.values(), ...resolutionReasons.values()])];
-  const problem = renderOptionsProblem(render);
+  // The fps field says itself what is wrong with it.
+  const problem = Number.isFinite(render.fps) ? renderOptionsProblem(render) : undefined;
   const credits = estimatedCredits(duration, render.resolution);
   return (
     <section className="panel" aria-labelledby="render-options-title">
-      <h2 id="render-options-title">Render options</h2>
+      <div className="panel-head">
+        <h2 id="render-options-title">Render options</h2>
+        <button type="button" onClick={resetRenderOptions}>
+          Default options
+        </button>
+      </div>
       <div className="options-grid">
-        <label>
-          Frames per second
-          <input
-            type="number"
-            min={FPS_MIN}
-            max={FPS_MAX}
-            step={1}
-            value={Number.isFinite(render.fps) ? render.fps : ""}
-            onChange={(event) => setRender({ fps: event.target.valueAsNumber })}
-          />
-        </label>
+        <FpsField fps={render.fps} onChange={(fps) => setRender({ fps })} />
         <label>
           Quality
           <select
@@ -59,7 +103,12 @@ export function RenderOptions({
             onChange={(event) => setRender({ format: event.target.value as OutputFormat })}
           >
             {FORMATS.map((format) => (
-              <option key={format} value={format} disabled={formatReasons.has(format)}>
+              <option
+                key={format}
+                value={format}
+                disabled={formatReasons.has(format)}
+                title={formatReasons.get(format)}
+              >
                 {format}
                 {formatReasons.has(format) ? " (not with 4k)" : ""}
               </option>
@@ -77,6 +126,7 @@ export function RenderOptions({
                 key={resolution}
                 value={resolution}
                 disabled={resolutionReasons.has(resolution)}
+                title={resolutionReasons.get(resolution)}
               >
                 {resolution}
                 {resolutionReasons.has(resolution) ? ` (not with ${render.format})` : ""}
@@ -101,12 +151,7 @@ export function RenderOptions({
           </select>
         </label>
       </div>
-      {reasons.map((reason) => (
-        <p key={reason} className="note" data-testid="option-reason">
-          {reason}
-        </p>
-      ))}
-      {problem && !reasons.includes(problem) ? (
+      {problem ? (
         <p className="issue" role="alert">
           {problem}
         </p>

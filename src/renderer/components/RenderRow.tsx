@@ -3,7 +3,7 @@
 // open / show in folder when this app downloaded it, "render again" with new variables against the
 // same asset, and delete behind a confirmation.
 import { useState } from "react";
-import type { RenderRecord } from "../../shared/api";
+import { CANCELLED_FAILURE_CODE, type RenderRecord } from "../../shared/api";
 import type { JobView } from "../../shared/ipc";
 import { useOpenJobFile, useRevealFile } from "../hooks/jobs";
 import { useDeleteRender, useDownloadRender } from "../hooks/renders";
@@ -19,6 +19,20 @@ export interface LocalRender {
   file: JobView | undefined;
 }
 
+const STATUS_LABELS: Record<RenderRecord["status"], string> = {
+  queued: "Queued",
+  rendering: "Rendering",
+  completed: "Done",
+  failed: "Failed",
+};
+
+/** A render stopped with Cancel (the app's, `svc cloud cancel` or the API) is not a failure. */
+export function renderStatusOf(render: RenderRecord): { label: string; className: string } {
+  if (render.status === "failed" && render.failure_code === CANCELLED_FAILURE_CODE)
+    return { label: "Cancelled", className: "status-cancelled" };
+  return { label: STATUS_LABELS[render.status], className: `status-${render.status}` };
+}
+
 export function RenderRow({ render, local }: { render: RenderRecord; local: LocalRender }) {
   const [confirming, setConfirming] = useState(false);
   const [again, setAgain] = useState(false);
@@ -29,6 +43,8 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
   const show = useUiStore((state) => state.show);
   const player = usePlayer();
   const title = render.title ?? render.composition;
+  const status = renderStatusOf(render);
+  const cancelled = status.label === "Cancelled";
   return (
     <li className="render" aria-label={`Render ${title}`} data-render-id={render.render_id}>
       <div className="thumb" aria-hidden="true">
@@ -37,14 +53,20 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
       <div className="render-main">
         <div className="job-head">
           <strong>{title}</strong>
-          <span className={`badge status-${render.status}`}>{render.status}</span>
+          <span className={`badge ${status.className}`} data-testid="render-status">
+            {status.label}
+          </span>
         </div>
         <p className="muted">
           {new Date(render.created_at * 1000).toLocaleString()} ·{" "}
           {render.duration !== null ? formatSeconds(render.duration) : "–"} · {render.format} ·{" "}
           {render.resolution} · {render.aspect_ratio} · {countOf(render.credits_charged, "credit")}
         </p>
-        {render.failure_message ? <p className="issue">{render.failure_message}</p> : null}
+        {cancelled ? (
+          <p className="muted">Cancelled before it finished; nothing was charged.</p>
+        ) : render.failure_message ? (
+          <p className="issue">{render.failure_message}</p>
+        ) : null}
         <div className="actions">
           {render.status === "completed" ? (
             <>

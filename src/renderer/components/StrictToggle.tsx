@@ -1,22 +1,33 @@
-// The "Strict variables" checkbox (Variables form, Render again, Render many): with it on, a
-// variable the composition does not declare stops the render too.
+// The "Strict variables" choice (Variables form, Render again, Render many), with one line saying
+// what it changes: on, a value the composition does not declare (e.g. from an imported file) stops
+// the render; off, it is passed to the page and the render carries a warning. A wrong type,
+// choice or range stops a render either way.
+import { useId } from "react";
+
 export function StrictToggle({
   checked,
   onChange,
-  label = "Strict variables",
 }: {
   checked: boolean;
   onChange: (strict: boolean) => void;
-  label?: string;
 }) {
+  const explanation = useId();
   return (
-    <label className="inline">
-      <input
-        type="checkbox"
-        checked={checked}
-        onChange={(event) => onChange(event.target.checked)}
-      />
-      {label}
-    </label>
+    <div className="strict-choice">
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={checked}
+          aria-describedby={explanation}
+          onChange={(event) => onChange(event.target.checked)}
+        />
+        Strict variables
+      </label>
+      <p id={explanation} className="hint-line">
+        {checked
+          ? "On: a value the composition does not declare stops the render."
+          : "Off: a value the composition does not declare is passed on, with a warning."}
+      </p>
+    </div>
   );
 }

@@ -209,7 +209,6 @@ export function VariablesForm() {
     <section className="panel" aria-labelledby="variables-title">
       <div className="panel-head">
         <h2 id="variables-title">Variables</h2>
-        <StrictToggle checked={state.strict} onChange={setStrict} label="Strict" />
         <button
           type="button"
           onClick={resetValues}
@@ -236,6 +235,7 @@ export function VariablesForm() {
           Export values
         </button>
       </div>
+      <StrictToggle checked={state.strict} onChange={setStrict} />
       {valuesFile.importFile.error ? (
         <ErrorNote error={valuesFile.importFile.error} title="Not imported." />
       ) : null}
@@ -255,10 +255,10 @@ export function VariablesForm() {
       {state.issues.length > 0 ? (
         <p className={state.blocksRender ? "issue" : "warning"}>
           {state.strict
-            ? "Strict mode: fix the values above to render."
+            ? "Fix the values marked above to render (Strict variables is on)."
             : state.blocksRender
               ? "Fix the values marked above to render: a wrong type, choice or range is refused."
-              : "These values may not render as intended (strict mode is off)."}
+              : "These values may not render as intended (Strict variables is off)."}
         </p>
       ) : null}
     </section>

@@ -1,9 +1,10 @@
 // Choosing a project folder: the native dialog in Electron; in web mode the main process answers
-// "browse" and the in-app folder browser lists folders under the configured root. A folder can
+// "browse" and the in-app folder browser lists the folders of the allowed places (home and the
+// user's own drives), reopening where the creator last was. A folder can
 // also be dropped on the window: Electron's preload knows a dropped folder's path; in web mode the
 // drop must carry it as text (a file:// URI or an absolute path), and the folder browser's listing
 // checks it is inside the browser's root before it is opened.
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import type { DroppedFiles } from "../../shared/ipc";
 import { desktopApi } from "../transport";
@@ -21,14 +22,32 @@ export function usePickFolder() {
   });
 }
 
-/** The folder browser's current folder and its listing. */
+/**
+ * The folder browser's current folder (first: where it was last, else home) and its listing; ""
+ * is the list of places. A remembered folder that is gone falls back to home.
+ */
 export function useFolderBrowser() {
-  const [path, setPath] = useState<string | undefined>(undefined);
+  const remembered = useUiStore((state) => state.folderBrowserPath);
+  const setRemembered = useUiStore((state) => state.setFolderBrowserPath);
+  const [path, setPath] = useState<string | undefined>(remembered);
   const listing = useQuery({
     queryKey: ["host.listFolders", path],
-    queryFn: () => desktopApi()["host.listFolders"](path ? { path } : {}),
+    queryFn: async () => {
+      const api = desktopApi();
+      if (path === "") return api["host.listFolders"]({ places: true });
+      try {
+        return await api["host.listFolders"](path ? { path } : {});
+      } catch (error) {
+        if (path === undefined || path !== remembered) throw error;
+        setRemembered(undefined);
+        return api["host.listFolders"]({});
+      }
+    },
     retry: false,
   });
+  useEffect(() => {
+    if (listing.data?.path) setRemembered(listing.data.path);
+  }, [listing.data?.path, setRemembered]);
   return { path, open: setPath, listing };
 }
 
@@ -81,7 +100,7 @@ export function useDropFolder() {
       // Web mode: only folders the folder browser may show (its answer is the resolved path).
       return window.svcDroppedFiles
         ? path
-        : (await desktopApi()["host.listFolders"]({ path })).path;
+        : ((await desktopApi()["host.listFolders"]({ path })).path ?? path);
     },
     onSuccess: (path) => openProject(path),
   });

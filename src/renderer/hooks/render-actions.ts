@@ -1,7 +1,14 @@
 // The Project screen's actions on the current choices: Render (a queue job) and the equivalent
-// CLI command.
+// CLI command (only for choices that can render: no "--fps NaN"). Jobs are named after the
+// project and, when the composition has one, its title variable (the output file's name too).
 import { useMutation } from "@tanstack/react-query";
-import { cliCommand, folderName, jobSettingsFrom, renderOptionsProblem } from "../render-plan";
+import {
+  cliCommand,
+  folderName,
+  jobSettingsFrom,
+  jobTitle,
+  renderOptionsProblem,
+} from "../render-plan";
 import { useUiStore } from "../store";
 import { useProjectScan, useVariableState } from "./project";
 import { useSubmitJob } from "./jobs";
@@ -12,21 +19,24 @@ export function useRenderActions() {
   const render = useUiStore((state) => state.render);
   const submit = useSubmitJob();
   const project = scan.data;
-  const optionsProblem = renderOptionsProblem(render);
+  const optionsProblem = Number.isFinite(render.fps)
+    ? renderOptionsProblem(render)
+    : "Fix Frames per second in Render options first.";
   const blockedBy = !project
     ? "Choose a project first."
     : variables.blocksRender
       ? "Fix the variable values marked above first."
       : optionsProblem;
-  const command = project
-    ? cliCommand({
-        dir: project.root,
-        composition: project.composition,
-        render,
-        values: variables.values,
-        strictVariables: variables.strict,
-      })
-    : undefined;
+  const command =
+    project && !optionsProblem
+      ? cliCommand({
+          dir: project.root,
+          composition: project.composition,
+          render,
+          values: variables.values,
+          strictVariables: variables.strict,
+        })
+      : undefined;
   const copy = useMutation({
     mutationFn: async () => {
       if (command) await navigator.clipboard.writeText(command);
@@ -41,7 +51,7 @@ export function useRenderActions() {
         ...jobSettingsFrom(render),
         variables: variables.values,
         strictVariables: variables.strict,
-        title: folderName(project.root),
+        title: jobTitle(folderName(project.root), variables.resolved),
       },
     });
   };

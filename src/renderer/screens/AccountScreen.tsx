@@ -5,6 +5,7 @@
 import { useState } from "react";
 import { IpcCallError, type AuthStatus, type PendingSignIn } from "../../shared/ipc";
 import { ErrorNote } from "../components/ErrorNote";
+import { serviceHostLabel } from "../service-label";
 import {
   useApiKeyLogin,
   useAuthStatus,
@@ -14,11 +15,11 @@ import {
 } from "../hooks/account";
 
 const SOURCE_LABELS: Record<string, string> = {
-  "env:SVC_API_KEY": "SVC_API_KEY environment variable",
-  "env:SVC_ALIAS_API_KEY": "SVC_ALIAS_API_KEY environment variable",
-  "credentials-file": "saved credentials",
-  keychain: "the OS keychain",
-  "local-service": "the local service's own key",
+  "env:SVC_API_KEY": "a key set where the app was started (it signs out there)",
+  "env:SVC_ALIAS_API_KEY": "a key set where the app was started (it signs out there)",
+  "credentials-file": "saved on this computer",
+  keychain: "the system keychain",
+  "local-service": "this computer (no account needed)",
 };
 
 export function AccountScreen() {
@@ -38,6 +39,7 @@ export function AccountScreen() {
 
 function StatusPanel({ status }: { status: AuthStatus }) {
   const logout = useLogout();
+  const local = status.source === "local-service";
   const canSignOut =
     status.signedIn && (status.source === "credentials-file" || status.source === "keychain");
   return (
@@ -45,14 +47,20 @@ function StatusPanel({ status }: { status: AuthStatus }) {
       <h3 id="account-status-title">{status.signedIn ? "Signed in" : "Not signed in"}</h3>
       <dl className="facts vertical">
         <div>
-          <dt>Service</dt>
-          <dd>{status.service || "–"}</dd>
+          <dt>Renders</dt>
+          <dd data-testid="account-service">
+            {local
+              ? "Render on this computer"
+              : `Render on a service: ${serviceHostLabel(status.service)}`}
+          </dd>
         </div>
         <div>
-          <dt>Credential</dt>
+          <dt>Signed in with</dt>
           <dd>
-            {status.source ? (SOURCE_LABELS[status.source] ?? status.source) : "none"}
-            {status.kind ? ` (${status.kind === "api_key" ? "API key" : "browser sign-in"})` : ""}
+            {status.source ? (SOURCE_LABELS[status.source] ?? status.source) : "nothing yet"}
+            {status.kind && !local
+              ? ` (${status.kind === "api_key" ? "a key" : "a browser sign-in"})`
+              : ""}
           </dd>
         </div>
         {status.user ? (
@@ -93,7 +101,7 @@ function SignInPanel({ status }: { status: AuthStatus }) {
     <section className="panel" aria-labelledby="sign-in-title">
       <h3 id="sign-in-title">{status.signedIn ? "Sign in as someone else" : "Sign in"}</h3>
       <p className="muted">
-        Sign in with your account on {status.service || "the render service"}: in a browser on this
+        Sign in with your account on {serviceHostLabel(status.service)}: in a browser on this
         computer, or with a code you enter on any device.
       </p>
       <div className="actions">
@@ -189,7 +197,11 @@ function ApiKeyPanel({ signedIn }: { signedIn: boolean }) {
   const [apiKey, setApiKey] = useState("");
   return (
     <section className="panel" aria-labelledby="api-key-title">
-      <h3 id="api-key-title">{signedIn ? "Use a different API key" : "Sign in with an API key"}</h3>
+      <h3 id="api-key-title">{signedIn ? "Use a different account key" : "Sign in with a key"}</h3>
+      <p className="hint-line">
+        A key the service gave you (on its website, or from whoever runs it), instead of signing in
+        with a browser.
+      </p>
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -197,7 +209,7 @@ function ApiKeyPanel({ signedIn }: { signedIn: boolean }) {
         }}
       >
         <label>
-          API key
+          Account key
           <input
             type="password"
             autoComplete="off"

@@ -1,8 +1,9 @@
 // Project: choose (or drop) a folder and a composition, preview it, set its variables and render
-// options, check the upload with a dry run, then render (a job in the queue), render many videos
-// from a table ("Render many…"), or copy the CLI command. With no project open, "Try an example"
-// opens one of the bundled examples.
-import { useState, type DragEvent } from "react";
+// options, check the upload with a dry run, then render (a job in the queue) or render many videos
+// from a table ("Render many…"); the equivalent command line waits behind "For developers". With
+// no project open, "Try an example" opens one of the bundled examples. A folder joins Recent once
+// it opened; its choices are remembered (store.ts).
+import { useEffect, useState, type DragEvent } from "react";
 import { DryRunReport } from "../components/DryRunReport";
 import { ErrorNote } from "../components/ErrorNote";
 import { FolderBrowser } from "../components/FolderBrowser";
@@ -24,6 +25,7 @@ import {
 import { useExamples } from "../hooks/media";
 import { useRenderActions } from "../hooks/render-actions";
 import { formatSeconds } from "../render-plan";
+import { IpcCallError } from "../../shared/ipc";
 import { useUiStore } from "../store";
 
 function ProjectPicker() {
@@ -62,6 +64,23 @@ function ProjectPicker() {
   );
 }
 
+/** Once the open folder scanned as a project: into Recent. A remembered composition gone: forget it. */
+function useProjectOutcome() {
+  const dir = useUiStore((state) => state.projectDir);
+  const composition = useUiStore((state) => state.composition);
+  const rememberRecent = useUiStore((state) => state.rememberRecent);
+  const setComposition = useUiStore((state) => state.setComposition);
+  const scan = useProjectScan();
+  const root = scan.data?.root;
+  const missing = scan.error instanceof IpcCallError && scan.error.code === "composition_not_found";
+  useEffect(() => {
+    if (dir && root) rememberRecent(dir);
+  }, [dir, root, rememberRecent]);
+  useEffect(() => {
+    if (missing && composition) useUiStore.setState({ composition: undefined });
+  }, [missing, composition, setComposition]);
+}
+
 function CompositionDetails() {
   const scan = useProjectScan();
   const setComposition = useUiStore((state) => state.setComposition);
@@ -73,7 +92,17 @@ function CompositionDetails() {
   const checkedValues = useSettled(variables.values, 1000);
   const check = useProjectCheck(project?.composition, checkedValues);
   if (scan.isPending) return <p role="status">Reading the project…</p>;
-  if (scan.error) return <ErrorNote error={scan.error} title="This folder cannot be rendered." />;
+  if (scan.error)
+    return (
+      <ErrorNote
+        error={scan.error}
+        title={
+          scan.error instanceof IpcCallError && scan.error.code === "no_composition"
+            ? "No composition in this folder."
+            : "This folder cannot be opened."
+        }
+      />
+    );
   if (!project) return null;
   return (
     <section className="panel preview-panel" aria-labelledby="composition-title">
@@ -170,17 +199,23 @@ function Actions() {
         >
           Render many…
         </button>
-        <button type="button" disabled={!command} onClick={() => copy.mutate()}>
-          Copy CLI command
-        </button>
       </div>
       {blockedBy && dir ? <p className="issue">{blockedBy}</p> : null}
-      {copy.isSuccess ? <p className="ok">Copied to the clipboard.</p> : null}
-      {copy.error ? <ErrorNote error={copy.error} title="Could not copy." /> : null}
       {command ? (
-        <pre className="command" aria-label="CLI command">
-          {command}
-        </pre>
+        <details className="developers">
+          <summary>For developers</summary>
+          <p className="hint-line">The same render from a terminal, with the svc command line:</p>
+          <pre className="command" aria-label="CLI command">
+            {command}
+          </pre>
+          <div className="actions">
+            <button type="button" onClick={() => copy.mutate()}>
+              Copy CLI command
+            </button>
+          </div>
+          {copy.isSuccess ? <p className="ok">Copied to the clipboard.</p> : null}
+          {copy.error ? <ErrorNote error={copy.error} title="Could not copy." /> : null}
+        </details>
       ) : null}
       {submit.data ? <QueuedNote title={submit.data.title} /> : null}
       {submit.error ? <ErrorNote error={submit.error} title="Could not start the render." /> : null}
@@ -247,6 +282,7 @@ export function ProjectScreen() {
   const drop = useDropFolder();
   const batchOpen = useUiStore((state) => state.batch.open);
   const [dragging, setDragging] = useState(false);
+  useProjectOutcome();
   const accepts = (event: DragEvent) =>
     DROPPABLE.some((type) => event.dataTransfer.types.includes(type));
   return (

@@ -1,5 +1,6 @@
-// Settings: the service (local or a URL), downloads folder, concurrency, credential store, the
-// folder browser's root (web mode) and the theme (this window only).
+// Settings: where renders run (on this computer, or on a service at an address), downloads
+// folder, concurrency, where the sign-in is kept, the folder browser's limit (web mode: a limit,
+// and why) and the theme (this window only). Words for creators: no URLs of the local service.
 import { ErrorNote } from "../components/ErrorNote";
 import { useSettingsForm } from "../hooks/settings-form";
 import { useUiStore, type ThemeChoice } from "../store";
@@ -36,7 +37,7 @@ export function SettingsScreen() {
         >
           <h3 id="app-settings-title">Rendering</h3>
           <fieldset>
-            <legend>Render service</legend>
+            <legend>Where renders run</legend>
             <label className="inline">
               <input
                 type="radio"
@@ -44,7 +45,7 @@ export function SettingsScreen() {
                 checked={draft.serviceMode === "local"}
                 onChange={() => form.edit({ serviceMode: "local" })}
               />
-              Local (runs on this computer)
+              Render on this computer
             </label>
             <label className="inline">
               <input
@@ -53,11 +54,11 @@ export function SettingsScreen() {
                 checked={draft.serviceMode === "url"}
                 onChange={() => form.edit({ serviceMode: "url" })}
               />
-              A service at a URL
+              Render on a service
             </label>
             {draft.serviceMode === "url" ? (
               <label>
-                Service URL
+                Service address
                 <input
                   type="url"
                   value={draft.serviceUrl}
@@ -86,26 +87,32 @@ export function SettingsScreen() {
             />
           </label>
           <label>
-            Credential store
+            Where the sign-in is kept
             <select
               value={draft.credentialStore}
               onChange={(event) =>
                 form.edit({ credentialStore: event.target.value as "file" | "keychain" })
               }
             >
-              <option value="file">File (shared with the CLI)</option>
-              <option value="keychain">System keychain</option>
+              <option value="file">A file on this computer (shared with the command line)</option>
+              <option value="keychain">The system keychain</option>
             </select>
           </label>
           <label>
-            Folder browser starts at (web mode)
+            Only show folders under (in a browser tab)
             <input
               type="text"
               value={draft.folderBrowserRoot}
-              placeholder="your home folder"
+              placeholder="your home folder and your own drives"
+              aria-describedby="folder-limit-why"
               onChange={(event) => form.edit({ folderBrowserRoot: event.target.value })}
             />
           </label>
+          <p id="folder-limit-why" className="hint-line">
+            A limit, not a start: when the app runs in a browser tab, Choose folder… shows only
+            these folders, so other people’s files and the system’s stay out of view. It reopens
+            where you last were.
+          </p>
           {form.problem ? (
             <p className="issue" role="alert">
               {form.problem}
