@@ -298,7 +298,7 @@ test("a creator previews lower-third, changes its title, renders it and finds it
   await nav(page, "History").click();
   const row = page.getByRole("listitem", { name: "Render lower-third" });
   await expect(row).toBeVisible();
-  await expect(row.getByText("completed")).toBeVisible();
+  await expect(row.getByTestId("render-status")).toHaveText("Done");
   await photograph(page, "history-filled");
   await row.getByRole("button", { name: "Download" }).click();
   await row.getByRole("button", { name: "Show the queue" }).click();

@@ -59,7 +59,7 @@ test("a folder dropped as a file:// URI opens as the project; other drops say wh
 
   // Web mode opens only folders its folder browser may show (the repository in this harness).
   await drop(page, { "text/uri-list": pathToFileURL(scratch).href });
-  await expect(page.getByRole("alert")).toContainText("is not a folder under");
+  await expect(page.getByRole("alert")).toContainText("is not in a folder this browser shows");
 
   const lowerThird = join(REPO, "examples", "lower-third");
   await drop(page, {
