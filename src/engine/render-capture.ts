@@ -126,12 +126,7 @@ export async function captureSegments(
     workerCount,
   ).map((block) => ({ next: block.first, end: block.end }));
 
-  const catchUpState: CatchUpState = {
-    direct: hooks.catchUp !== "step",
-    jumpedFrames: 0,
-    steppedFrames: 0,
-    ms: 0,
-  };
+  const catchUpState = newCatchUpState(hooks.catchUp !== "step");
   const runWorker = async (worker: number): Promise<void> => {
     let session = pages[worker]!;
     // A finished segment's encoder drains (x264's lookahead, the muxer, process exit) while this
@@ -303,6 +298,11 @@ export async function catchUp(
   else state.steppedFrames += drawFrom - fromFrame;
   state.ms += Date.now() - began;
   return true;
+}
+
+/** A render's catch-up state before its first catch-up: jump while the page allows it. */
+export function newCatchUpState(direct = true): CatchUpState {
+  return { direct, jumpedFrames: 0, steppedFrames: 0, ms: 0 };
 }
 
 /** From now on this render steps its pages; the warning says why (once). */

@@ -10,7 +10,7 @@ import { basename, dirname, extname, join, resolve } from "node:path";
 import { EngineError } from "../errors";
 import { runFfmpeg } from "../encode";
 import { pageFindings, withRefusedRequests } from "../findings";
-import { catchUp } from "../render-capture";
+import { catchUp, newCatchUpState } from "../render-capture";
 import { prepareRender } from "../render-prepare";
 import { cancelledError, RenderSessions, type PageInfo } from "../render-sessions";
 import type { RenderCompositionOptions } from "../types";
@@ -102,7 +102,7 @@ export async function renderStill(options: RenderStillOptions): Promise<StillRes
     `.${basename(outputPath)}.${randomBytes(4).toString("hex")}.partial`,
   );
   try {
-    const page = await run.openSession();
+    let page = await run.openSession();
     const info = await page.evaluate<PageInfo>("window.__svc.info()");
     prepared.warnings.push(...info.warnings);
     const frames = Math.max(1, Math.round(info.duration * fps));
@@ -116,7 +116,13 @@ export async function renderStill(options: RenderStillOptions): Promise<StillRes
       );
     }
     const frame = Math.min(frames - 1, Math.round(options.time * fps));
-    await catchUp(page, 0, frame, fps, run);
+    const state = newCatchUpState();
+    if (!(await catchUp(page, 0, frame, fps, run, state))) {
+      // The jump was not faithful (render-capture.ts): a fresh page, stepped to the frame.
+      void page.close();
+      page = await run.openSession();
+      await catchUp(page, 0, frame, fps, run, state);
+    }
     await page.seek(frame / fps);
     if (run.pageErrors.length > 0) throw new Error(run.pageErrors[0]);
     const shot = await page.capture(false);
