@@ -16,12 +16,8 @@ import {
   signInPage,
 } from "./auth-pages-html";
 import type { ServiceContext } from "../context";
-import {
-  formatUserCode,
-  hashSecret,
-  validateAuthorizeRequest,
-  type AuthorizationServer,
-} from "./oauth";
+import { formatUserCode, hashSecret, validateAuthorizeRequest } from "./authorize-request";
+import type { AuthorizationServer } from "./grants";
 import { addFormParser } from "./oauth-routes";
 import { LoginThrottle, checkUserPassword } from "./passwords";
 

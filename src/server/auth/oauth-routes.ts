@@ -4,7 +4,8 @@
 // (not the /v3 envelope, which OAuth clients do not understand) and are never cached.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { OAUTH_PATHS } from "../../shared/oauth";
-import { OAuthError, type AuthorizationServer } from "./oauth";
+import { OAuthError } from "./authorize-request";
+import type { AuthorizationServer } from "./grants";
 
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
 

@@ -1,197 +1,36 @@
-// The OAuth 2.0 authorization server of SPEC.md section 5, for the one public client `svc-cli`:
-// authorization code + PKCE S256 with loopback redirect URIs (RFC 6749, 7636, 8252), refresh
-// tokens rotated on every use with reuse detection (a rotated token presented again revokes its
-// whole family), the device authorization grant (RFC 8628) and revocation (RFC 7009). Every
-// code and token is random (240 bits) and stored as a SHA-256 hash. The HTTP shapes are in
+// The OAuth 2.0 grants of SPEC.md section 5 (AuthorizationServer), for the one public client
+// `svc-cli`: authorization code + PKCE S256 (RFC 6749, 7636, 8252), refresh tokens rotated on
+// every use with reuse detection (a rotated token presented again revokes its whole family), the
+// device authorization grant (RFC 8628), revocation (RFC 7009) and access-token checks. The
+// request checks are authorize-request.ts, token storage token-store.ts; the HTTP shapes are in
 // oauth-routes.ts (JSON endpoints) and auth-pages.ts (the pages a person sees).
-import { createHash } from "node:crypto";
 import { sameSecret } from "../../node/secrets";
 import {
   ACCESS_TOKEN_PREFIX,
-  CLI_CLIENT_ID,
-  DEFAULT_SCOPE,
   DEVICE_CODE_GRANT,
   OAUTH_PATHS,
-  REFRESH_TOKEN_PREFIX,
-  isLoopbackRedirectUri,
   type DeviceAuthorization,
-  type OAuthErrorCode,
   type TokenResponse,
 } from "../../shared/oauth";
 import type { Principal } from "./accounts";
-import type { ServerConfig } from "../config";
 import type { Database } from "../db/database";
 import { newId, randomToken } from "../ids";
-
-/** An RFC error: `error` code, description and HTTP status (400, or 401 for invalid_client). */
-export class OAuthError extends Error {
-  override readonly name = "OAuthError";
-  constructor(
-    readonly code: OAuthErrorCode,
-    message: string,
-    readonly status = code === "invalid_client" ? 401 : 400,
-  ) {
-    super(message);
-  }
-}
-
-export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
-}
-
-/** base64url(SHA-256(verifier)): the only PKCE transformation accepted (S256). */
-export function s256(verifier: string): string {
-  return createHash("sha256").update(verifier).digest("base64url");
-}
-
-/** RFC 7636 section 4.1: 43 to 128 unreserved characters. */
-const VERIFIER_PATTERN = /^[A-Za-z0-9\-._~]{43,128}$/;
-const CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-
-/** User codes: 8 consonants (no vowels, so no words; no look-alikes), shown as XXXX-XXXX. */
-const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
-
-export function normaliseUserCode(input: string): string {
-  return input.toUpperCase().replace(/[^A-Z]/g, "");
-}
-
-export function formatUserCode(code: string): string {
-  return `${code.slice(0, 4)}-${code.slice(4)}`;
-}
-
-function newUserCode(): string {
-  let code = "";
-  while (code.length < 8) {
-    for (const char of randomToken(16)) {
-      if (USER_CODE_ALPHABET.includes(char.toUpperCase()) && code.length < 8) {
-        code += char.toUpperCase();
-      }
-    }
-  }
-  return code;
-}
-
-/** A validated authorization request: what the consent form carries and the code remembers. */
-export interface AuthorizeRequest {
-  clientId: string;
-  redirectUri: string;
-  codeChallenge: string;
-  scope: string;
-  state: string | undefined;
-}
-
-export type AuthorizeValidation =
-  /** Do not redirect anywhere: the client or redirect URI cannot be trusted (RFC 6749 4.1.2.1). */
-  | { kind: "show_error"; error: OAuthError }
-  /** Send the error back to the client's redirect URI with the state. */
-  | { kind: "redirect_error"; redirectUri: string; state: string | undefined; error: OAuthError }
-  | { kind: "ok"; request: AuthorizeRequest };
-
-type Params = Record<string, unknown>;
-
-function param(params: Params, name: string): string | undefined {
-  const value = params[name];
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-function requireParam(params: Params, name: string): string {
-  const value = param(params, name);
-  if (value === undefined) throw new OAuthError("invalid_request", `${name} is required`);
-  return value;
-}
-
-function checkClient(params: Params): string {
-  const clientId = param(params, "client_id");
-  if (clientId === undefined) throw new OAuthError("invalid_client", "client_id is required");
-  if (clientId !== CLI_CLIENT_ID)
-    throw new OAuthError("invalid_client", `unknown client_id "${clientId.slice(0, 64)}"`);
-  return clientId;
-}
-
-/**
- * The one scope this server grants, whatever was asked: clients of this API shape ask for
- * `openid profile email`, and RFC 6749 section 3.3 lets a server grant less than it was asked
- * for as long as the token response says what it granted (its `scope` is always "api").
- */
-function checkScope(_requested: string | undefined): string {
-  return DEFAULT_SCOPE;
-}
-
-export function validateAuthorizeRequest(params: Params): AuthorizeValidation {
-  const clientId = param(params, "client_id");
-  if (clientId !== CLI_CLIENT_ID) {
-    return {
-      kind: "show_error",
-      error: new OAuthError(
-        "invalid_request",
-        clientId === undefined ? "client_id is required" : "unknown client_id",
-      ),
-    };
-  }
-  const redirectUri = param(params, "redirect_uri");
-  if (redirectUri === undefined || !isLoopbackRedirectUri(redirectUri)) {
-    return {
-      kind: "show_error",
-      error: new OAuthError(
-        "invalid_request",
-        "redirect_uri must be http://127.0.0.1:<port>/oauth/callback or http://[::1]:<port>/oauth/callback",
-      ),
-    };
-  }
-  const state = param(params, "state");
-  const fail = (error: OAuthError): AuthorizeValidation => ({
-    kind: "redirect_error",
-    redirectUri,
-    state,
-    error,
-  });
-  if (param(params, "response_type") !== "code") {
-    return fail(new OAuthError("unsupported_response_type", 'response_type must be "code"'));
-  }
-  const challenge = param(params, "code_challenge");
-  const method = param(params, "code_challenge_method");
-  if (challenge === undefined) {
-    return fail(new OAuthError("invalid_request", "code_challenge is required (PKCE S256)"));
-  }
-  if (method !== "S256") {
-    return fail(
-      new OAuthError("invalid_request", 'code_challenge_method must be "S256"; plain is refused'),
-    );
-  }
-  if (!CHALLENGE_PATTERN.test(challenge)) {
-    return fail(
-      new OAuthError("invalid_request", "code_challenge must be 43 base64url characters"),
-    );
-  }
-  if (state !== undefined && state.length > 512) {
-    return fail(new OAuthError("invalid_request", "state is too long"));
-  }
-  let scope: string;
-  try {
-    scope = checkScope(param(params, "scope"));
-  } catch (error) {
-    return fail(error as OAuthError);
-  }
-  return { kind: "ok", request: { clientId, redirectUri, codeChallenge: challenge, scope, state } };
-}
-
-export interface OAuthSettings {
-  accessTokenTtlSeconds: number;
-  refreshTokenTtlSeconds: number;
-  authorizationCodeTtlSeconds: number;
-  deviceCodeTtlSeconds: number;
-  devicePollIntervalSeconds: number;
-}
-
-export function oauthSettings(config: ServerConfig): OAuthSettings {
-  return {
-    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
-    refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
-    authorizationCodeTtlSeconds: config.authorizationCodeTtlSeconds,
-    deviceCodeTtlSeconds: config.deviceCodeTtlSeconds,
-    devicePollIntervalSeconds: config.devicePollIntervalSeconds,
-  };
-}
+import {
+  GRANTED_SCOPE,
+  OAuthError,
+  VERIFIER_PATTERN,
+  checkClient,
+  formatUserCode,
+  hashSecret,
+  newUserCode,
+  normaliseUserCode,
+  param,
+  requireParam,
+  s256,
+  type AuthorizeRequest,
+  type Params,
+} from "./authorize-request";
+import { issueTokens, revokeFamily, type OAuthSettings } from "./token-store";
 
 /** RFC 8628 section 3.5: each slow_down adds 5 seconds to the interval. */
 const SLOW_DOWN_STEP_SECONDS = 5;
@@ -400,7 +239,7 @@ export class AuthorizationServer {
 
   async createDeviceAuthorization(params: Params, baseUrl: string): Promise<DeviceAuthorization> {
     const clientId = checkClient(params);
-    const scope = checkScope(param(params, "scope"));
+    const scope = GRANTED_SCOPE;
     const deviceCode = randomToken(40);
     const now = this.now();
     await this.purgeExpired(now);
@@ -585,57 +424,4 @@ export class AuthorizationServer {
     });
     return principal;
   }
-}
-
-async function revokeFamily(db: Database, familyId: string, now: number): Promise<void> {
-  await db
-    .updateTable("oauth_tokens")
-    .set({ revoked_ms: now })
-    .where("family_id", "=", familyId)
-    .where("revoked_ms", "is", null)
-    .execute();
-}
-
-async function issueTokens(
-  db: Database,
-  settings: OAuthSettings,
-  grant: { userId: string; clientId: string; scope: string; familyId: string; now: number },
-): Promise<TokenResponse> {
-  const accessToken = `${ACCESS_TOKEN_PREFIX}${randomToken(40)}`;
-  const refreshToken = `${REFRESH_TOKEN_PREFIX}${randomToken(40)}`;
-  const common = {
-    family_id: grant.familyId,
-    user_id: grant.userId,
-    client_id: grant.clientId,
-    scope: grant.scope,
-    created_ms: grant.now,
-    rotated_ms: null,
-    revoked_ms: null,
-  };
-  await db
-    .insertInto("oauth_tokens")
-    .values([
-      {
-        ...common,
-        id: newId("tok_"),
-        token_hash: hashSecret(accessToken),
-        kind: "access",
-        expires_ms: grant.now + settings.accessTokenTtlSeconds * 1000,
-      },
-      {
-        ...common,
-        id: newId("tok_"),
-        token_hash: hashSecret(refreshToken),
-        kind: "refresh",
-        expires_ms: grant.now + settings.refreshTokenTtlSeconds * 1000,
-      },
-    ])
-    .execute();
-  return {
-    access_token: accessToken,
-    token_type: "Bearer",
-    expires_in: settings.accessTokenTtlSeconds,
-    refresh_token: refreshToken,
-    scope: grant.scope,
-  };
 }
