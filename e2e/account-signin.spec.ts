@@ -67,7 +67,7 @@ async function signInOnServicePage(page: Page): Promise<void> {
 async function expectSignedInAs(page: Page): Promise<void> {
   await expect(page.getByRole("heading", { name: "Signed in", exact: true })).toBeVisible();
   await expect(page.getByTestId("account-user")).toHaveText(`hedy · ${EMAIL}`);
-  await expect(page.getByText("saved credentials (browser sign-in)")).toBeVisible();
+  await expect(page.getByText("saved on this computer (a browser sign-in)")).toBeVisible();
   await expect(page.getByText("250 left")).toBeVisible();
 }
 
