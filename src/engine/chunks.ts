@@ -21,7 +21,7 @@ export { planChunks, representativeFrame, type Chunk, type ChunkSettings } from 
 
 export interface ChunkResult {
   segmentFiles: string[];
-  /** Audio of the whole composition, with sources relative to the project folder. */
+  /** Audio of the whole composition: sources are absolute paths inside the project, or allowed URLs. */
   audio: AudioInput[];
   /** The thumbnail, when this chunk holds the representative frame. */
   thumbnailPath: string | undefined;

@@ -10,7 +10,6 @@ import {
   renderOptionsShape,
   renderSettingsRule,
 } from "./render-options";
-import { IDEMPOTENCY_KEY_PATTERN } from "./limits";
 
 /** Every error code the service returns, with its HTTP status. */
 export const API_ERRORS = {
@@ -70,10 +69,6 @@ export function dataEnvelope<T extends z.ZodType>(schema: T) {
 export const ASSET_ID_PREFIX = "asst_";
 export const RENDER_ID_PREFIX = "rndr_";
 
-export const idempotencyKeySchema = z.string().regex(IDEMPOTENCY_KEY_PATTERN, {
-  error: "Idempotency-Key must be 1 to 255 characters from A-Z a-z 0-9 _ : . -",
-});
-
 // ---------------------------------------------------------------- assets
 
 export const createAssetRequestSchema = z.object({
@@ -89,7 +84,6 @@ export const createAssetRequestSchema = z.object({
 export type CreateAssetRequest = z.infer<typeof createAssetRequestSchema>;
 
 export const ASSET_STATUSES = ["pending_upload", "ready"] as const;
-export type AssetStatus = (typeof ASSET_STATUSES)[number];
 
 export const createAssetResponseSchema = z.object({
   asset_id: z.string(),
@@ -148,7 +142,6 @@ export const projectSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("asset_id"), asset_id: z.string().min(1) }),
   z.object({ type: z.literal("url"), url: z.url({ error: "project.url must be a URL" }) }),
 ]);
-export type RenderProject = z.infer<typeof projectSchema>;
 
 export const variableValuesSchema = z.record(z.string(), z.unknown());
 

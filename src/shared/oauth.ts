@@ -45,7 +45,6 @@ export const oauthErrorSchema = z.object({
   error: z.string(),
   error_description: z.string().optional(),
 });
-export type OAuthErrorBody = z.infer<typeof oauthErrorSchema>;
 
 export const tokenResponseSchema = z.object({
   access_token: z.string().min(1),

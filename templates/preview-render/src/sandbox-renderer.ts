@@ -1,9 +1,10 @@
 // Renders on this machine, each render in its own child process — the sandbox (sandbox.ts) —
 // with its own process group and temp folder inside the render's work folder. At the time limit
 // (or when the server stops) the whole group is killed with SIGKILL: the sandbox is not trusted
-// to stop itself. Chromium runs in a process group of its own (Playwright starts it detached), so
-// on Linux every process whose command line names the sandbox's temp folder (Chromium's profile
-// lives there) is killed too; the job then removes the work folder, and nothing is stored.
+// to stop itself. The engine starts Chromium itself (over a pipe, src/engine/cdp.ts) inside that
+// group; in case a helper process of the browser leaves it, on Linux every process whose command
+// line names the sandbox's temp folder (Chromium's profile lives there) is killed too; the job then
+// removes the work folder, and nothing is stored.
 import { fork, type ChildProcess } from "node:child_process";
 import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
