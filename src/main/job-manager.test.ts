@@ -327,3 +327,33 @@ it("cancels a batch's remaining rows and retries them: they wait again, with not
   expect(rows()).toEqual([]);
   expect(app.jobs.listBatches()).toEqual([]);
 });
+
+it("Cancel remaining stops a batch's rendering row on the service too, and leaves no row charged", async () => {
+  const project = await writeProject(join(base, "stop-batch-project"), {
+    "index.html": tinyComposition("stop").replace('data-duration="1"', 'data-duration="30"'),
+  });
+  const { app, seen } = await openApp("stop-batch", { concurrency: 1 });
+  const before = (await client.me()).billing.credits_used;
+  const batch = await app.jobs.submitBatch({
+    dir: project,
+    composition: "index.html",
+    settings: TINY_RENDER,
+    rows: [1, 2].map((row) => ({ row, values: { title: `S${row}` }, fileName: `S${row}.mp4` })),
+    outputPattern: "{title}",
+    title: "stop-batch-project",
+  });
+  const renderId = await waitFor(
+    "the first row's render",
+    () => seen.find((job) => job.batch?.batchId === batch.id && job.renderId)?.renderId,
+  );
+  await app.jobs.cancelBatch(batch.id);
+  const rows = app.jobs.list().filter((job) => job.batch?.batchId === batch.id);
+  expect(rows.map((job) => job.status)).toEqual(["cancelled", "cancelled"]);
+  expect(await client.getRender(renderId)).toMatchObject({
+    status: "failed",
+    failure_code: "cancelled",
+  });
+  // The waiting row never reached the service.
+  expect(rows[1]!.renderId).toBeUndefined();
+  expect((await client.me()).billing.credits_used).toBe(before);
+});
