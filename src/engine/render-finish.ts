@@ -3,6 +3,7 @@
 // a chunk of a distributed render keeps its encoded segments for the join (chunks.ts), and the
 // chunk holding the representative frame cuts the thumbnail from its segment. Outputs are written
 // under temp names and renamed, so a failed render leaves no half-written file.
+import type { MediaSource } from "./runtime/types";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { CaptureSession } from "./capture";
@@ -17,19 +18,9 @@ import type { RenderSessions } from "./render-sessions";
 /** A whole render's thumbnail shows the composition in full swing: 40% in, after intros. */
 const REPRESENTATIVE_SHARE = 0.4;
 
-/** A media element of the page (`window.__svc.media()`). */
-interface PageMedia {
-  kind: "audio" | "video";
-  src: string;
-  start: number;
-  duration: number | null;
-  mediaStart: number;
-  volume: number;
-}
-
 /** The audio the page declares, as FFmpeg inputs; sources outside the project are left out. */
 export async function pageAudio(run: RenderSessions, page: CaptureSession): Promise<AudioInput[]> {
-  const media = await page.evaluate<PageMedia[]>("window.__svc.media()");
+  const media = await page.evaluate<MediaSource[]>("window.__svc.media()");
   const { origin } = run.server;
   const inputs: AudioInput[] = [];
   for (const item of media) {

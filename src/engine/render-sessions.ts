@@ -4,6 +4,7 @@
 // close() returns only when every FFmpeg and browser process has exited, so no process outlives
 // the render, not even as an unreaped zombie. A page is "ready" when the page runtime says so
 // (fonts, images, media), polled by waitUntilReady.
+import type { CompositionInfo } from "./runtime/types";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,13 +30,7 @@ export interface FrameSink {
 }
 
 /** What the page runtime reports about the composition (`window.__svc.info()`). */
-export interface PageInfo {
-  compositionId: string;
-  width: number;
-  height: number;
-  duration: number;
-  warnings: string[];
-}
+export type PageInfo = CompositionInfo;
 
 export interface RenderSessionsOptions {
   allowNetwork: NetworkAccess;

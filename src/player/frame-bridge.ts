@@ -1,23 +1,10 @@
 // Runs inside the composition frame, after the page runtime: reports readiness to the player and
 // performs the seeks it asks for. Bundled into the frame script by src/engine/player-bundle.ts
 // (and src/main/frame-script.ts for the desktop preview server's served frames).
+import type { SvcPage } from "../engine/runtime/types";
 import { FRAME_TAG, isPlayerMessage, type FrameMessage } from "./protocol";
 
-interface RuntimePage {
-  ready: boolean;
-  error?: string;
-  info(): {
-    compositionId: string;
-    width: number;
-    height: number;
-    duration: number;
-    fpsHint?: number;
-    warnings: string[];
-  };
-  seek(time: number): Promise<void>;
-}
-
-const runtime = (window as unknown as { __svc?: RuntimePage }).__svc;
+const runtime = (window as unknown as { __svc?: SvcPage }).__svc;
 
 function post(message: FrameMessage): void {
   window.parent.postMessage(message, "*");

@@ -1,18 +1,13 @@
 // Messages between <svc-player> and the composition frame it hosts (window.postMessage).
 // The frame runs the engine's page runtime plus a small bridge (frame-bridge.ts); the player only
 // ever asks it to seek, so preview frames come from the same seek code as rendered frames.
+import type { CompositionInfo } from "../engine/runtime/types";
 
 export const FRAME_TAG = "svc-frame";
 export const PLAYER_TAG = "svc-player";
 
-export interface FrameInfo {
-  compositionId: string;
-  width: number;
-  height: number;
-  duration: number;
-  fpsHint?: number;
-  warnings: string[];
-}
+/** What the frame tells the player: the page contract's composition info (engine/runtime/types). */
+export type FrameInfo = Omit<CompositionInfo, "variablesJson">;
 
 export type FrameMessage =
   /** The frame script runs (sent first): a served frame whose document loaded without it failed. */
