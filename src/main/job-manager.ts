@@ -8,7 +8,8 @@
 // restarting) waits for the service and is tried again.
 // A batch ("Render many…") is one upload and one job per row: the first row that runs uploads the
 // project under the batch's own key (the others wait for it), then every row renders that asset
-// under its own key, so neither a retry nor a restart uploads twice or renders a row twice. Rows
+// under its own key (`<batch key>:row-N`, as the CLI's batches: core/batch.ts), so neither a retry
+// nor a restart uploads twice or renders a row twice. Rows
 // keep the queue's concurrency; the batch is told once, when its last row ends.
 import { randomUUID } from "node:crypto";
 import { mkdir, realpath, stat } from "node:fs/promises";
@@ -24,6 +25,7 @@ import {
 } from "../shared/ipc";
 import type { VariableValues } from "../shared/variables";
 import { fromRenderOptions } from "../shared/render-options";
+import { batchRowKey } from "../core/batch";
 import { isTransient, type ApiClient } from "../core/api-client";
 import { backoffDelay, sleep } from "../core/backoff";
 import { ClientError, interruptedError } from "../core/errors";
@@ -160,6 +162,8 @@ export class JobManager {
           outputDir,
         ),
         title,
+        // Row N renders under `<batch key>:row-N`, the same keys as `svc cloud render --batch`.
+        idempotencyKey: batchRowKey(batch.uploadKey, row.row),
         batch: { batchId: id, row: row.row, fileName: row.fileName },
       };
     });
