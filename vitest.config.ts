@@ -10,6 +10,7 @@ const SCALE_OUT_ONLY = [
   "src/server/queue/pgboss-queue.test.ts",
   "src/server/scale-out.test.ts",
   "src/server/chunked-audio.test.ts",
+  "src/server/shared-limits.test.ts",
 ];
 const API_SUITE = [
   "src/server/api.test.ts",

@@ -3,7 +3,8 @@
 // pages and a token refresh by the CLI, a render uploaded through its signed URL, rendered,
 // downloaded, and delivered to an HTTPS webhook with its signature; plus the refusals that carry
 // a secret in the request (a wrong key, a tampered signed URL, a used refresh token). Then every
-// secret seen on the wire is looked for in everything the service and the CLI wrote.
+// secret seen on the wire is looked for in everything the service and the CLI wrote, and in what
+// GET /metrics serves.
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -143,6 +144,12 @@ it("keeps every key, token, signature, password and webhook secret out of logs, 
   expect(reused.status).toBe(400);
   written.push(JSON.stringify(reused.body));
 
+  // The metrics a scraper reads (no key needed) hold no secret either.
+  const metrics = await fetch(`${service.url}/metrics`);
+  expect(metrics.status).toBe(200);
+  const metricsText = await metrics.text();
+  expect(metricsText).toContain("svc_http_requests_total");
+  written.push(metricsText);
   const logs = service.logs();
   // Request logging was on: a line for each request, the signed upload among them.
   expect(logs).toContain("request completed");

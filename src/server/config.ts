@@ -30,8 +30,19 @@ export interface ServerConfig {
   /** Lifetime of signed download URLs (video_url, thumbnail_url). */
   downloadUrlTtlSeconds: number;
   uploadUrlTtlSeconds: number;
-  /** Requests per minute per credential; 0 disables the limit. */
+  /**
+   * Requests per minute per credential; 0 disables the limit. Counted in the database, so every
+   * API process on one database shares it.
+   */
   rateLimitPerMinute: number;
+  /** Renders in progress per account (queued for a worker or rendering); more wait held. 0: no cap. */
+  maxRendersPerAccount: number;
+  /**
+   * Where GET /metrics is served: its own listener when metricsPort is set (on metricsHost,
+   * default 127.0.0.1), else the main listener when that is on loopback, else nowhere.
+   */
+  metricsHost: string;
+  metricsPort: number | undefined;
   /** Let renders' pages reach the network. */
   allowPageNetwork: boolean;
   /** Allow webhook and project URLs that resolve to private, loopback or link-local addresses. */
@@ -110,6 +121,11 @@ export function loadConfig(
     downloadUrlTtlSeconds: num("SVC_SERVER_DOWNLOAD_URL_TTL_SECONDS", 15 * 60),
     uploadUrlTtlSeconds: num("SVC_SERVER_UPLOAD_URL_TTL_SECONDS", 60 * 60),
     rateLimitPerMinute: num("SVC_SERVER_RATE_LIMIT_PER_MINUTE", 600),
+    maxRendersPerAccount: Math.floor(num("SVC_SERVER_MAX_RENDERS_PER_ACCOUNT", 0)),
+    metricsHost: env.SVC_SERVER_METRICS_HOST?.trim() || "127.0.0.1",
+    metricsPort: env.SVC_SERVER_METRICS_PORT?.trim()
+      ? num("SVC_SERVER_METRICS_PORT", 0)
+      : undefined,
     allowPageNetwork: bool("SVC_SERVER_ALLOW_PAGE_NETWORK"),
     allowPrivateTargets: bool("SVC_SERVER_ALLOW_PRIVATE_TARGETS"),
     allowHttpLoopbackCallbacks: bool("SVC_SERVER_ALLOW_HTTP_LOOPBACK_CALLBACKS"),

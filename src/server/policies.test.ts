@@ -1,10 +1,14 @@
 // Small pure rules of the service: billing, webhook backoff and signature, rate limit, and the
 // address classes the SSRF guard refuses.
 import { createHmac } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderCostMilli } from "./render/credits";
 import { isPrivateAddress } from "./webhooks/outbound";
-import { RateLimiter } from "./http/rate-limit";
+import { countRequest } from "./http/rate-limit";
+import { openSqliteDatabase } from "./db/sqlite";
 import { backoffMs, signWebhook } from "./webhooks/webhooks";
 
 describe("billing", () => {
@@ -32,14 +36,23 @@ describe("webhooks", () => {
 });
 
 describe("rate limit", () => {
-  it("allows a burst of the per-minute rate, then asks to retry, then refills", () => {
-    let now = 0;
-    const limiter = new RateLimiter(60, () => now);
-    for (let i = 0; i < 60; i++) expect(limiter.take("k").allowed).toBe(true);
-    expect(limiter.take("k")).toEqual({ allowed: false, retryAfterSeconds: 1 });
-    expect(limiter.take("other").allowed).toBe(true);
-    now += 1000;
-    expect(limiter.take("k").allowed).toBe(true);
+  it("counts a key's requests in its window in the database, and starts a new window after it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "svc-rate-limit-"));
+    const db = await openSqliteDatabase(join(dir, "svc.db"));
+    try {
+      const hits = [];
+      for (let i = 0; i < 3; i++) hits.push(await countRequest(db, "k", 60_000, 1_000 + i));
+      expect(hits).toEqual([
+        { current: 1, ttl: 60_000 },
+        { current: 2, ttl: 59_999 },
+        { current: 3, ttl: 59_998 },
+      ]);
+      expect(await countRequest(db, "other", 60_000, 2_000)).toEqual({ current: 1, ttl: 60_000 });
+      expect(await countRequest(db, "k", 60_000, 61_000)).toEqual({ current: 1, ttl: 60_000 });
+    } finally {
+      await db.destroy();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

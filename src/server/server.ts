@@ -19,11 +19,18 @@ import { openSqliteDatabase } from "./db/sqlite";
 import type { JobQueue } from "./queue/job-queue";
 import { PgBossJobQueue } from "./queue/pgboss-queue";
 import { SqlJobQueue } from "./queue/sql-queue";
-import { RateLimiter } from "./http/rate-limit";
+import {
+  isLoopbackHost,
+  measureRequests,
+  registerMetricsRoute,
+  startMetricsListener,
+} from "./http/metrics-routes";
+import { ServiceMetrics } from "./metrics";
 import { openObjectStore } from "./storage/open-store";
 import { isAlive } from "./process-alive";
 import { WebhookDispatcher } from "./webhooks/webhooks";
 import { WorkerPool, type Engine } from "./render/worker";
+import { RenderAdmission } from "./render/admission";
 
 export interface RunningServer {
   url: string;
@@ -140,6 +147,8 @@ export async function startServer(
   await mkdir(join(config.dataDir, "tmp"), { recursive: true });
 
   const app = createFastify(config.logLevel);
+  const metrics = new ServiceMetrics(db, { role: config.role });
+  measureRequests(app, metrics);
   let baseUrl = process.env.SVC_SERVER_PUBLIC_URL?.replace(/\/+$/, "") ?? "";
   const cleanUp: (() => Promise<unknown>)[] = [() => unlock(), () => db.destroy()];
   const undo = async () => {
@@ -153,7 +162,7 @@ export async function startServer(
       signingSecret: await signingSecret(config.dataDir),
       baseUrl: () => baseUrl,
     });
-    ctx = { config, db, store, log: app.log, now: Date.now };
+    ctx = { config, db, store, log: app.log, now: Date.now, metrics };
     queue = await openQueue(config, db, () => ctx);
     cleanUp.push(() => queue.close());
     // A shared PostgreSQL serves many accounts: the local account is made only where asked for.
@@ -169,14 +178,24 @@ export async function startServer(
   let shuttingDown = false;
   const dependencies = {
     queue,
-    limiter: new RateLimiter(config.rateLimitPerMinute),
     store: ctx.store,
     isReady: () => ready,
     isClosing: () => shuttingDown,
   };
   if (config.role === "worker") registerHealthRoutes(app, ctx, dependencies);
   else configureApp(app, ctx, dependencies);
+  if (config.metricsPort === undefined && isLoopbackHost(config.host))
+    registerMetricsRoute(app, metrics);
   await app.listen({ host: config.host, port: config.port });
+  if (config.metricsPort !== undefined) {
+    const listener = await startMetricsListener(metrics, config.metricsHost, config.metricsPort);
+    cleanUp.push(() => listener.close());
+    ctx.log.info({ url: listener.url }, "metrics listening");
+  } else if (!isLoopbackHost(config.host)) {
+    ctx.log.info(
+      "GET /metrics is not served on a non-loopback address; set SVC_SERVER_METRICS_PORT to serve it on its own listener",
+    );
+  }
   const address = app.server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`;
@@ -187,6 +206,8 @@ export async function startServer(
   workers.start(config.workers);
   const webhooks = new WebhookDispatcher(ctx);
   if (config.role !== "worker") webhooks.start();
+  const admission = new RenderAdmission(ctx, queue);
+  admission.start();
   ready = true;
   ctx.log.info(
     {
@@ -209,6 +230,7 @@ export async function startServer(
         shuttingDown = true;
         await workers.stop(config.shutdownGraceSeconds * 1000);
         await webhooks.stop();
+        await admission.stop();
         await app.close();
         await undo();
       })();

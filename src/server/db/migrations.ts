@@ -266,6 +266,33 @@ const chunks: Migration = {
   },
 };
 
+/**
+ * Operations (issue 26): the submitting request's id on the render (logged with every job, chunk
+ * and webhook delivery of it); renders held back by the per-account cap; an index for the metrics' and the per-account cap's counts of
+ * renders by status; the rate limit's shared counters, so every API process on one database
+ * counts the same requests.
+ */
+const operations: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable("renders").addColumn("request_id", "text").execute();
+    await db.schema
+      .alterTable("renders")
+      .addColumn("held", "integer", (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema
+      .createIndex("renders_by_status")
+      .on("renders")
+      .columns(["status", "created_ms"])
+      .execute();
+    await db.schema
+      .createTable("rate_limits")
+      .addColumn("key", "text", (c) => c.primaryKey())
+      .addColumn("hits", "integer", (c) => c.notNull())
+      .addColumn("window_end_ms", "bigint", (c) => c.notNull())
+      .execute();
+  },
+};
+
 export const migrationProvider: MigrationProvider = {
   async getMigrations() {
     return {
@@ -273,6 +300,7 @@ export const migrationProvider: MigrationProvider = {
       "0002_oauth": oauth,
       "0003_render_warnings": renderWarnings,
       "0004_chunks": chunks,
+      "0005_operations": operations,
     };
   },
 };

@@ -69,6 +69,13 @@ export interface RendersTable {
   callback_url: string | null;
   callback_id: string | null;
   deleted_ms: number | null;
+  /** The id of the HTTP request that submitted the render, on its jobs' log lines (0005). */
+  request_id: string | null;
+  /**
+   * 1 while the render waits for its account to be under the cap on renders in progress
+   * (SVC_SERVER_MAX_RENDERS_PER_ACCOUNT): its jobs are queued only when it is admitted (0005).
+   */
+  held: number;
   /** Frames planned at submit (data-duration x fps), when known (migration 0004). */
   frames: number | null;
   /** 1 for a render that one worker renders whole. */
@@ -194,6 +201,16 @@ export interface OAuthDeviceCodesTable {
   expires_ms: number;
 }
 
+/**
+ * Request counts of the rate limit (migration 0005), shared by every API process on one
+ * database: one row per credential and window (fixed windows of a minute).
+ */
+export interface RateLimitsTable {
+  key: string;
+  hits: number;
+  window_end_ms: number;
+}
+
 export interface DB {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -208,4 +225,5 @@ export interface DB {
   oauth_codes: OAuthCodesTable;
   oauth_tokens: OAuthTokensTable;
   oauth_device_codes: OAuthDeviceCodesTable;
+  rate_limits: RateLimitsTable;
 }

@@ -8,6 +8,7 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from "fastify";
+import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import type { ApiErrorBody } from "../../shared/api";
 import { ACCESS_TOKEN_PREFIX } from "../../shared/oauth";
@@ -22,7 +23,7 @@ import { AuthorizationServer } from "../auth/grants";
 import { oauthSettings } from "../auth/token-store";
 import { registerOAuthRoutes } from "../auth/oauth-routes";
 import type { JobQueue } from "../queue/job-queue";
-import type { RateLimiter } from "./rate-limit";
+import { registerRateLimit } from "./rate-limit";
 import { registerRenderRoutes } from "../render/renders";
 import { LocalObjectStore } from "../storage/local-store";
 import type { ObjectStore } from "../storage/object-store";
@@ -90,7 +91,6 @@ class ServiceLogController extends LogController {
 
 export interface AppDependencies {
   queue: JobQueue;
-  limiter: RateLimiter;
   /** The local store's signed URLs are served here; an S3 store serves its own. */
   store: ObjectStore;
   /** False once shutdown begins: /readyz answers 503. */
@@ -219,7 +219,7 @@ export function configureApp(
 
   const authenticator = new ApiKeyAuthenticator(ctx.db);
   void app.register(async (v3) => {
-    v3.addHook("onRequest", async (request, reply) => {
+    v3.addHook("onRequest", async (request) => {
       const key = credentialOf(request.headers);
       const isAccessToken = key?.startsWith(ACCESS_TOKEN_PREFIX) ?? false;
       const principal = !key
@@ -240,19 +240,8 @@ export function configureApp(
         );
       }
       request.principal = principal;
-      const decision = deps.limiter.take(principal.credentialId);
-      if (!decision.allowed) {
-        reply.header("retry-after", String(decision.retryAfterSeconds));
-        throw new ApiError(
-          "rate_limit_exceeded",
-          `too many requests; retry in ${decision.retryAfterSeconds} s`,
-          undefined,
-          {
-            "retry-after": String(decision.retryAfterSeconds),
-          },
-        );
-      }
     });
+    await registerRateLimit(v3, ctx);
     registerAssetRoutes(v3, ctx);
     registerRenderRoutes(v3, ctx, deps.queue);
     v3.withTypeProvider<ZodTypeProvider>().route({
@@ -283,13 +272,29 @@ export function configureApp(
   return app;
 }
 
+/**
+ * A request's id: the caller's `x-request-id` when it is a plain token (a load balancer's, so one
+ * id follows the request through), else a new random one. Unique across API processes, unlike
+ * fastify's per-process counter, because it is stored on the render and searched for in the logs
+ * of every process that works on it.
+ */
+export function requestIdOf(request: { headers: Record<string, unknown> }): string {
+  const given = request.headers["x-request-id"];
+  if (typeof given === "string" && /^[\w.:-]{8,128}$/.test(given)) return given;
+  return `req_${randomBytes(12).toString("base64url")}`;
+}
+
 export function createFastify(logLevel: string): FastifyInstance {
   const app = Fastify({
+    genReqId: requestIdOf,
     logger: loggerOptions(logLevel),
     bodyLimit: BODY_LIMIT_BYTES,
     logController: new ServiceLogController(),
     forceCloseConnections: true,
     return503OnClosing: false,
+  });
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
   });
   acceptEmptyJsonBodies(app);
   useZodSchemas(app);

@@ -55,6 +55,8 @@ export interface Attempt {
   phasesMs: Partial<Record<Phase, number>>;
   /** More for the job's "finished" log line (a chunk: how its page reached the first frame). */
   details: Record<string, unknown>;
+  /** Frames the engine reported done so far (for the seconds-per-frame metric). */
+  framesDone?: number;
 }
 
 /** Progress is written at most twice a second. */
@@ -67,6 +69,7 @@ export function mark(attempt: Attempt, phase: Phase): void {
 /** The engine's progress is reported at most every 100 ms: "firstFrame" is that close. */
 export function markProgress(attempt: Attempt, progress: RenderProgress): void {
   if (progress.stage === "preparing") return;
+  attempt.framesDone = progress.framesDone;
   mark(attempt, progress.stage);
   if (progress.framesDone > 0) mark(attempt, "firstFrame");
 }

@@ -33,7 +33,8 @@ import { newId } from "../ids";
 import { replyIdempotently } from "../http/idempotency";
 import { checkCompositionPath, readComposition } from "../assets/project";
 import { planChunks, type Chunk } from "../../engine/plan";
-import { jobIdOf, type JobQueue } from "../queue/job-queue";
+import { enqueueRenderJobs, lockAccount, rendersInProgress } from "./admission";
+import type { JobQueue } from "../queue/job-queue";
 import { toRenderRecord } from "./render-record";
 import { fetchUrlProject } from "../assets/url-project";
 import { checkCallbackUrl, enqueueWebhook } from "../webhooks/webhooks";
@@ -55,14 +56,18 @@ export function registerRenderRoutes(
         request,
         reply,
         { userId: principal.user.id, endpoint: RENDER_ENDPOINT },
-        async (record) => ({
-          status: 201,
-          body: {
-            data: await submitRender(ctx, queue, principal, request.body, (trx, data) =>
-              record(trx, { status: 201, body: { data } }),
-            ),
-          },
-        }),
+        async (record) => {
+          const data = await submitRender(
+            ctx,
+            queue,
+            principal,
+            request.body,
+            (trx, submitted) => record(trx, { status: 201, body: { data: submitted } }),
+            request.id,
+          );
+          request.log.info({ renderId: data.render_id }, "render submitted");
+          return { status: 201, body: { data } };
+        },
       );
     },
   });
@@ -104,6 +109,8 @@ export async function submitRender(
   input: ParsedRenderRequest,
   /** Runs inside the transaction that creates the render (the idempotency record). */
   beforeCommit?: (trx: Transaction<DB>, response: SubmitRenderResponse) => Promise<void>,
+  /** The submitting HTTP request's id: on every log line of the render's jobs and webhooks. */
+  requestId?: string,
 ): Promise<SubmitRenderResponse> {
   const composition = checkCompositionPath(input.composition);
   const user = await ctx.db
@@ -183,6 +190,8 @@ export async function submitRender(
     callback_id: input.callback_id ?? null,
     deleted_ms: null,
     frames: null,
+    request_id: requestId ?? null,
+    held: 0,
     chunk_count: 1,
     chunks_done: 0,
     audio_json: null,
@@ -194,10 +203,14 @@ export async function submitRender(
   }
   const response: SubmitRenderResponse = { render_id: id, status: "queued" };
   await ctx.db.transaction().execute(async (trx) => {
+    // Over the account's cap on renders in progress, the render waits held (admission.ts).
+    const cap = ctx.config.maxRendersPerAccount;
+    if (cap > 0) {
+      await lockAccount(ctx, trx, principal.user.id);
+      if ((await rendersInProgress(trx, principal.user.id)) >= cap) row.held = 1;
+    }
     await trx.insertInto("renders").values(row).execute();
-    if (!chunks) {
-      await queue.enqueue(trx, jobIdOf({ kind: "whole", renderId: id }));
-    } else {
+    if (chunks) {
       await trx
         .insertInto("render_chunks")
         .values(
@@ -218,9 +231,10 @@ export async function submitRender(
           })),
         )
         .execute();
-      for (const chunk of chunks.list) {
-        await queue.enqueue(trx, jobIdOf({ kind: "chunk", renderId: id, chunk: chunk.index }));
-      }
+    }
+    if (!row.held) {
+      const indexes = chunks ? chunks.list.map((chunk) => chunk.index) : [];
+      await enqueueRenderJobs(trx, queue, id, indexes);
     }
     await beforeCommit?.(trx, response);
   });

@@ -21,6 +21,7 @@ import type { ServiceContext } from "../context";
 import type { RendersTable } from "../db/schema";
 import { randomToken } from "../ids";
 import { parseJobId, type JobQueue, type Lease } from "../queue/job-queue";
+import type { JobOutcome } from "../metrics";
 import { enqueueWebhook } from "../webhooks/webhooks";
 import type { Attempt, Engine, JobServices } from "./attempt";
 import { engineFailureMessage, joinFailureMessage } from "./failure-hints";
@@ -137,6 +138,7 @@ export class WorkerPool {
     const startedMs = render.started_ms ?? ctx.now();
     await markRendering(ctx.db, render, startedMs, job.kind === "whole");
     const log = ctx.log.child({
+      ...(render.request_id ? { reqId: render.request_id } : {}),
       renderId: render.id,
       job: job.kind,
       ...(job.kind === "chunk" ? { chunk: job.chunk } : {}),
@@ -144,6 +146,11 @@ export class WorkerPool {
       attempt: lease.attempt,
     });
     log.info(`${job.kind === "whole" ? "render" : job.kind} started`);
+    if (job.kind === "chunk") {
+      ctx.metrics.chunkAttempts.inc();
+      if (lease.attempt > 1) ctx.metrics.chunkRetries.inc();
+    }
+    let outcome: JobOutcome = "failed";
 
     const controller = new AbortController();
     this.running.add(controller);
@@ -212,6 +219,8 @@ export class WorkerPool {
         },
         `${job.kind === "whole" ? "render" : job.kind} finished`,
       );
+      outcome = finished ? "completed" : "abandoned";
+      if (finished) observeFrameTime(ctx, attempt);
     } catch (error) {
       const reason =
         error instanceof RenderAbort
@@ -221,18 +230,21 @@ export class WorkerPool {
             : undefined;
       for (const key of attempt.stored) await ctx.store.delete(key);
       if (reason === "shutdown") {
+        outcome = "released";
         await this.queue.release(lease);
         if (job.kind === "whole") await requeueRender(ctx.db, render.id);
         log.info("released for another worker (shutdown)");
       } else if (reason === "cancelled") {
         log.info("render abandoned: cancelled, deleted or failed elsewhere");
       } else if (reason === "lease_lost") {
+        outcome = "abandoned";
         log.warn("render abandoned: lease lost, render deleted or failed elsewhere");
       } else if (job.kind === "join" && reason === undefined) {
         // Every chunk is rendered and stored: the join depends on nothing the customer sent, so
         // its failure is the service's (the store, the disk, FFmpeg) and worth another attempt,
         // as a lost worker's job gets. The render fails only when none is left.
         if (lease.attempt < ctx.config.maxAttempts) {
+          outcome = "retried";
           const retried = await this.queue.retry(lease, String(error));
           log.warn({ err: error, retried }, "join failed; offered again");
         } else {
@@ -257,6 +269,7 @@ export class WorkerPool {
         await this.fail(lease, render, failure);
       }
     } finally {
+      ctx.metrics.jobDuration.observe({ kind: job.kind, outcome }, (Date.now() - claimedMs) / 1000);
       clearTimeout(timeout);
       clearInterval(heartbeat);
       clearInterval(cancelCheck);
@@ -279,4 +292,16 @@ export class WorkerPool {
       await enqueueWebhook(trx, failed, now);
     });
   }
+}
+
+/** Seconds per frame of a finished whole or chunk job: its capture time over its frames. */
+function observeFrameTime(ctx: ServiceContext, attempt: Attempt): void {
+  const frames = attempt.framesDone ?? 0;
+  if (attempt.job.kind === "join" || frames <= 0) return;
+  const { capturing = 0, finishing, rendered } = attempt.phasesMs;
+  const end = finishing ?? rendered ?? Date.now() - attempt.claimedMs;
+  ctx.metrics.secondsPerFrame.observe(
+    { kind: attempt.job.kind },
+    (end - capturing) / 1000 / frames,
+  );
 }

@@ -119,6 +119,17 @@ export class WebhookDispatcher {
           .executeTakeFirst();
         if (Number(claimed.numUpdatedRows) !== 1) return;
         const attempt = delivery.attempts + 1;
+        // The submitting request's id, so a log search for it finds the deliveries too.
+        const render = await db
+          .selectFrom("renders")
+          .select("request_id")
+          .where("id", "=", delivery.render_id)
+          .executeTakeFirst();
+        const log = this.ctx.log.child({
+          ...(render?.request_id ? { reqId: render.request_id } : {}),
+          renderId: delivery.render_id,
+          attempt,
+        });
         const error = await this.send(delivery.render_id, delivery.user_id, delivery.url).catch(
           (e: unknown) => (e instanceof Error ? e.message : String(e)),
         );
@@ -129,13 +140,13 @@ export class WebhookDispatcher {
             .set({ state: "delivered", attempts: attempt, delivered_ms: now(), last_error: null })
             .where("id", "=", delivery.id)
             .execute();
+          this.ctx.metrics.webhookDeliveries.inc({ outcome: "delivered" });
+          log.info("webhook delivered");
           return;
         }
         const failed = attempt >= webhookMaxAttempts;
-        this.ctx.log.warn(
-          { renderId: delivery.render_id, attempt, failed },
-          `webhook delivery failed: ${error}`,
-        );
+        this.ctx.metrics.webhookDeliveries.inc({ outcome: failed ? "gave_up" : "failed" });
+        log.warn({ failed }, `webhook delivery failed: ${error}`);
         await db
           .updateTable("webhook_deliveries")
           .set({

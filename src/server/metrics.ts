@@ -1,0 +1,200 @@
+// The service's metrics in the Prometheus text format (prom-client), served as GET /metrics by
+// every role (http/metrics-routes.ts says where). Two kinds:
+// - this process's own events: HTTP requests (API), render jobs, chunk attempts and seconds per
+//   frame (workers), webhook deliveries (API). Sum them across processes.
+// - the cluster's state, read from the shared database at each scrape: renders by state and
+//   failure code, the queue (renders waiting for a worker, and the oldest one's age), renders held
+//   by the per-account cap, credits charged. Every process reports the same values: take max().
+// Metric names and labels are listed in src/server/README.md ("Metrics"); keep the two equal.
+import { sql } from "kysely";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { Database } from "./db/database";
+
+/** Seconds buckets for HTTP latency (fast API calls, slow uploads). */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Seconds buckets for render jobs (a short clip to a long chunked render). */
+const JOB_BUCKETS = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 3600];
+const FRAME_BUCKETS = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2];
+
+export type JobOutcome = "completed" | "failed" | "retried" | "released" | "abandoned";
+export type WebhookOutcome = "delivered" | "failed" | "gave_up";
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly httpRequests: Counter<"method" | "route" | "status">;
+  readonly httpDuration: Histogram<"method" | "route" | "status">;
+  readonly jobDuration: Histogram<"kind" | "outcome">;
+  readonly secondsPerFrame: Histogram<"kind">;
+  readonly chunkAttempts: Counter;
+  readonly chunkRetries: Counter;
+  readonly webhookDeliveries: Counter<"outcome">;
+
+  constructor(db: Database | undefined, labels: { role: string }) {
+    const registers = [this.registry];
+    this.registry.setDefaultLabels(labels);
+    collectDefaultMetrics({ register: this.registry, prefix: "svc_process_" });
+    this.httpRequests = new Counter({
+      name: "svc_http_requests_total",
+      help: "HTTP requests answered, by method, route pattern and status code.",
+      labelNames: ["method", "route", "status"],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: "svc_http_request_duration_seconds",
+      help: "Time to answer an HTTP request, by method, route pattern and status code.",
+      labelNames: ["method", "route", "status"],
+      buckets: HTTP_BUCKETS,
+      registers,
+    });
+    this.jobDuration = new Histogram({
+      name: "svc_render_job_duration_seconds",
+      help: "Time from claiming a render job to its end, by kind (whole, chunk, join) and outcome.",
+      labelNames: ["kind", "outcome"],
+      buckets: JOB_BUCKETS,
+      registers,
+    });
+    this.secondsPerFrame = new Histogram({
+      name: "svc_render_seconds_per_frame",
+      help: "Seconds a finished whole or chunk job spent per frame it rendered.",
+      labelNames: ["kind"],
+      buckets: FRAME_BUCKETS,
+      registers,
+    });
+    this.chunkAttempts = new Counter({
+      name: "svc_chunk_attempts_total",
+      help: "Chunk jobs started by this process's workers (every attempt).",
+      registers,
+    });
+    this.chunkRetries = new Counter({
+      name: "svc_chunk_retries_total",
+      help: "Chunk jobs started again after an earlier attempt (attempt > 1).",
+      registers,
+    });
+    this.webhookDeliveries = new Counter({
+      name: "svc_webhook_deliveries_total",
+      help: "Webhook delivery attempts by outcome: delivered, failed (will retry), gave_up.",
+      labelNames: ["outcome"],
+      registers,
+    });
+    if (db) this.registerDatabaseGauges(db, registers);
+  }
+
+  /** The text a scrape answers, and its content type. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  private registerDatabaseGauges(db: Database, registers: Registry[]): void {
+    // One query per scrape, shared by the gauges below.
+    let pending: Promise<ClusterState> | undefined;
+    const state = () => {
+      pending ??= readClusterState(db).finally(() => {
+        pending = undefined;
+      });
+      return pending;
+    };
+    new Gauge({
+      name: "svc_renders",
+      help: "Renders (not deleted) by state: queued, rendering, completed, failed.",
+      labelNames: ["state"],
+      registers,
+      async collect() {
+        this.reset();
+        for (const row of (await state()).byStatus) this.set({ state: row.status }, row.count);
+      },
+    });
+    new Gauge({
+      name: "svc_render_failures",
+      help: "Failed renders by failure code.",
+      labelNames: ["code"],
+      registers,
+      async collect() {
+        this.reset();
+        for (const row of (await state()).failures) this.set({ code: row.code }, row.count);
+      },
+    });
+    new Gauge({
+      name: "svc_queue_depth",
+      help: "Renders queued for a worker and not started yet (held renders not counted).",
+      registers,
+      async collect() {
+        this.set((await state()).queued);
+      },
+    });
+    new Gauge({
+      name: "svc_queue_oldest_age_seconds",
+      help: "Age of the oldest render queued for a worker; 0 when none waits.",
+      registers,
+      async collect() {
+        const { oldestQueuedMs } = await state();
+        this.set(oldestQueuedMs === undefined ? 0 : (Date.now() - oldestQueuedMs) / 1000);
+      },
+    });
+    new Gauge({
+      name: "svc_renders_held",
+      help: "Renders waiting because their account is at its cap on renders in progress.",
+      registers,
+      async collect() {
+        this.set((await state()).held);
+      },
+    });
+    new Gauge({
+      name: "svc_credits_charged",
+      help: "Credits charged for completed renders, all accounts (grows like a counter).",
+      registers,
+      async collect() {
+        this.set((await state()).creditsCharged);
+      },
+    });
+  }
+}
+
+interface ClusterState {
+  byStatus: { status: string; count: number }[];
+  failures: { code: string; count: number }[];
+  queued: number;
+  held: number;
+  oldestQueuedMs: number | undefined;
+  creditsCharged: number;
+}
+
+async function readClusterState(db: Database): Promise<ClusterState> {
+  const live = db.selectFrom("renders").where("deleted_ms", "is", null);
+  const [byStatus, failures, waiting, charged] = await Promise.all([
+    live
+      .select(["status", (eb) => eb.fn.countAll<number>().as("count")])
+      .groupBy("status")
+      .execute(),
+    live
+      .where("status", "=", "failed")
+      .select([
+        sql<string>`coalesce(failure_code, 'unknown')`.as("code"),
+        (eb) => eb.fn.countAll<number>().as("count"),
+      ])
+      .groupBy("failure_code")
+      .execute(),
+    live
+      .where("status", "=", "queued")
+      .select([
+        "held",
+        (eb) => eb.fn.countAll<number>().as("count"),
+        (eb) => eb.fn.min<number>("created_ms").as("oldest"),
+      ])
+      .groupBy("held")
+      .execute(),
+    db
+      .selectFrom("renders")
+      .select((eb) => eb.fn.sum<number>("credits_charged_milli").as("milli"))
+      .executeTakeFirst(),
+  ]);
+  const ready = waiting.find((row) => Number(row.held) === 0);
+  const held = waiting.find((row) => Number(row.held) === 1);
+  return {
+    byStatus: byStatus.map((row) => ({ status: row.status, count: Number(row.count) })),
+    failures: failures.map((row) => ({ code: row.code, count: Number(row.count) })),
+    queued: Number(ready?.count ?? 0),
+    held: Number(held?.count ?? 0),
+    oldestQueuedMs: ready?.oldest == null ? undefined : Number(ready.oldest),
+    creditsCharged: Number(charged?.milli ?? 0) / 1000,
+  };
+}

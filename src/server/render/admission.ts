@@ -1,0 +1,130 @@
+// The per-account cap on renders in progress (SVC_SERVER_MAX_RENDERS_PER_ACCOUNT): a render
+// submitted while its account already has that many queued for a worker or rendering is stored
+// `held` (status "queued", no job in the queue), and is admitted — its jobs queued — once the
+// account is under the cap again, oldest first. Submit and admission take the account's row lock
+// (PostgreSQL; SQLite has one writer anyway), so API and worker processes on one database never
+// let an account past its cap together. Every process runs the admission loop; whichever gets the
+// lock first admits.
+import type { Transaction } from "kysely";
+import type { ServiceContext } from "../context";
+import type { DB } from "../db/schema";
+import { jobIdOf, type JobQueue } from "../queue/job-queue";
+
+const ADMIT_POLL_MS = 250;
+
+/** Locks the account's row for the transaction (PostgreSQL), ordering its submits and admits. */
+export async function lockAccount(
+  ctx: ServiceContext,
+  trx: Transaction<DB>,
+  userId: string,
+): Promise<void> {
+  const query = trx.selectFrom("users").select("id").where("id", "=", userId);
+  await (ctx.config.databaseUrl ? query.forUpdate() : query).execute();
+}
+
+/** Renders of the account queued for a worker or rendering (held ones not counted). */
+export async function rendersInProgress(trx: Transaction<DB>, userId: string): Promise<number> {
+  const row = await trx
+    .selectFrom("renders")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("user_id", "=", userId)
+    .where("status", "in", ["queued", "rendering"])
+    .where("held", "=", 0)
+    .where("deleted_ms", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** Queues the jobs of a render: its chunks when it was planned in chunks, else one whole job. */
+export async function enqueueRenderJobs(
+  trx: Transaction<DB>,
+  queue: JobQueue,
+  renderId: string,
+  chunks: number[],
+): Promise<void> {
+  if (chunks.length === 0) {
+    await queue.enqueue(trx, jobIdOf({ kind: "whole", renderId }));
+    return;
+  }
+  for (const chunk of chunks) await queue.enqueue(trx, jobIdOf({ kind: "chunk", renderId, chunk }));
+}
+
+/** Admits held renders of accounts under the cap; how many were admitted. */
+export async function admitHeldRenders(ctx: ServiceContext, queue: JobQueue): Promise<number> {
+  const cap = ctx.config.maxRendersPerAccount;
+  if (cap <= 0) return 0;
+  const accounts = await ctx.db
+    .selectFrom("renders")
+    .select("user_id")
+    .distinct()
+    .where("held", "=", 1)
+    .where("deleted_ms", "is", null)
+    .execute();
+  let admitted = 0;
+  for (const { user_id: userId } of accounts) {
+    admitted += await ctx.db.transaction().execute(async (trx) => {
+      await lockAccount(ctx, trx, userId);
+      const free = cap - (await rendersInProgress(trx, userId));
+      if (free <= 0) return 0;
+      const next = await trx
+        .selectFrom("renders")
+        .select("id")
+        .where("user_id", "=", userId)
+        .where("held", "=", 1)
+        .where("status", "=", "queued")
+        .where("deleted_ms", "is", null)
+        .orderBy("created_ms")
+        .orderBy("id")
+        .limit(free)
+        .execute();
+      for (const { id } of next) {
+        await trx.updateTable("renders").set({ held: 0 }).where("id", "=", id).execute();
+        const chunks = await trx
+          .selectFrom("render_chunks")
+          .select("idx")
+          .where("render_id", "=", id)
+          .orderBy("idx")
+          .execute();
+        await enqueueRenderJobs(
+          trx,
+          queue,
+          id,
+          chunks.map((chunk) => chunk.idx),
+        );
+        ctx.log.info({ renderId: id }, "render admitted (account under its cap)");
+      }
+      return next.length;
+    });
+  }
+  return admitted;
+}
+
+/** Runs admitHeldRenders every 250 ms while the cap is on. */
+export class RenderAdmission {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly queue: JobQueue,
+  ) {}
+
+  start(): void {
+    if (this.ctx.config.maxRendersPerAccount <= 0) return;
+    const tick = () => {
+      this.running = admitHeldRenders(this.ctx, this.queue)
+        .catch((error: unknown) => this.ctx.log.error({ err: error }, "render admission failed"))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, ADMIT_POLL_MS);
+        });
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}
