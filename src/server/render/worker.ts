@@ -235,6 +235,7 @@ export class WorkerPool {
         if (job.kind === "whole") await requeueRender(ctx.db, render.id);
         log.info("released for another worker (shutdown)");
       } else if (reason === "cancelled") {
+        outcome = "abandoned";
         log.info("render abandoned: cancelled, deleted or failed elsewhere");
       } else if (reason === "lease_lost") {
         outcome = "abandoned";
