@@ -168,6 +168,12 @@ const CASES: Record<OperationId, Record<string, Case>> = {
         body: renderBody({ variables: { size: "huge" } }),
       }),
   },
+  quoteRender: {
+    200: () =>
+      api(svc, "POST", "/v3/svc/renders/quote", { ...key(), body: { duration: 2, fps: 10 } }),
+    400: () => api(svc, "POST", "/v3/svc/renders/quote", { ...key(), body: { duration: -1 } }),
+    401: () => api(svc, "POST", "/v3/svc/renders/quote", { body: { duration: 2 } }),
+  },
   getRender: {
     200: () => api(svc, "GET", `/v3/svc/renders/${renderId}`, key()),
     401: () => api(svc, "GET", `/v3/svc/renders/${renderId}`),

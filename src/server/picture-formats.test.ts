@@ -85,6 +85,41 @@ describe("picture formats on the service", () => {
     await writeFile(zipFile, Buffer.from(await zipResponse.arrayBuffer()));
     expect(await zipNames(zipFile)).toEqual([0, 1, 2, 3, 4].map((i) => `frame_0000${i}.png`));
     expect((await fetch(pngRecord.thumbnail_url)).status).toBe(200);
+
+    // The quote for the same settings is the charge, and now draws on these renders' cost.
+    for (const record of [gifRecord, pngRecord]) {
+      const quote = await api(svc, "POST", "/v3/svc/renders/quote", {
+        key: svc.apiKey,
+        body: { duration: record.duration, fps: 5, format: record.format },
+      });
+      expect(quote.status).toBe(200);
+      expect(quote.body.data).toMatchObject({
+        frames: 5,
+        credits: record.credits_charged,
+        cost_source: "recent_renders",
+        queue: { queued: 0, rendering: 0, workers: 1 },
+      });
+      expect(quote.body.data.estimated_render_seconds).toBeGreaterThan(0);
+    }
+  });
+
+  it("quotes credits by the charge rule for every format and resolution, and uses a measured cost", async () => {
+    for (const [body, credits] of [
+      [{ duration: 2.2, fps: 30, format: "mp4", resolution: "4k" }, creditsFor(2.2, "4k")],
+      [{ duration: 2.2, fps: 30, format: "gif" }, creditsFor(2.2, "1080p")],
+      [{ duration: 0.4, fps: 10, format: "png-sequence" }, creditsFor(0.4, "1080p")],
+      [{ duration: 61, fps: 24, format: "webm" }, creditsFor(61, "1080p")],
+    ] as const) {
+      const quote = await api(svc, "POST", "/v3/svc/renders/quote", { key: svc.apiKey, body });
+      expect(quote.body.data.credits, JSON.stringify(body)).toBe(credits);
+    }
+    const measured = await api(svc, "POST", "/v3/svc/renders/quote", {
+      key: svc.apiKey,
+      body: { duration: 10, fps: 30, measured_ms_per_frame: 100, measured_startup_ms: 2000 },
+    });
+    expect(measured.body.data).toMatchObject({ frames: 300, cost_source: "measured" });
+    // 2 s start-up + 300 frames x 100 ms x (1 + encoding) + the finish: more than 32 s.
+    expect(measured.body.data.estimated_render_seconds).toBeGreaterThan(32);
   });
 
   it("refuses a gif above 50 fps or at 4k with 400 invalid_parameter naming the field", async () => {

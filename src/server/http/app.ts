@@ -25,6 +25,7 @@ import { registerOAuthRoutes } from "../auth/oauth-routes";
 import type { JobQueue } from "../queue/job-queue";
 import { registerRateLimit } from "./rate-limit";
 import { registerRenderRoutes } from "../render/renders";
+import { registerQuoteRoute } from "../render/quote";
 import { LocalObjectStore } from "../storage/local-store";
 import type { ObjectStore } from "../storage/object-store";
 import { registerStorageRoutes } from "../storage/local-routes";
@@ -244,6 +245,7 @@ export function configureApp(
     await registerRateLimit(v3, ctx);
     registerAssetRoutes(v3, ctx);
     registerRenderRoutes(v3, ctx, deps.queue);
+    registerQuoteRoute(v3, ctx);
     v3.withTypeProvider<ZodTypeProvider>().route({
       ...routeOf("getMe"),
       handler: async (request) => {

@@ -20,6 +20,7 @@ import {
   userRecordSchema,
   type ApiErrorCode,
 } from "../../shared/api";
+import { renderQuoteRequestSchema, renderQuoteSchema } from "../../shared/quote";
 
 export interface Operation {
   method: "GET" | "POST" | "DELETE";
@@ -118,6 +119,15 @@ export const OPERATIONS = {
       ...ARCHIVE_ERRORS,
     ],
     idempotent: true,
+  },
+  quoteRender: {
+    method: "POST",
+    path: "/v3/svc/renders/quote",
+    summary:
+      "Frames, credits (the charge rule) and the estimated time of a render, before anything is uploaded or spent.",
+    body: renderQuoteRequestSchema,
+    success: { status: 200, schema: dataEnvelope(renderQuoteSchema) },
+    errors: ["invalid_parameter"],
   },
   getRender: {
     method: "GET",

@@ -1,0 +1,104 @@
+// A quote before anything is spent: frames, credits and the estimated time of a render. Credits
+// come from creditsFor (credits.ts), the function the service charges with, so a quote's credits
+// are the charge. Times come from the measured cost of a few sampled frames of this composition
+// (engine/quote.ts) and, on the service, its queue and workers; the model is written once here so
+// the CLI, the app and the service estimate alike. Figures against measured renders: bench/quote.ts.
+import { z } from "zod";
+import { creditsFor } from "./credits";
+import { FPS_MAX } from "./limits";
+import { renderSettingsRule, renderOptionsShape, type Resolution } from "./render-options";
+
+/** What a sampled composition costs to render (engine/quote.ts measures it). */
+export interface FrameCost {
+  /** Milliseconds to draw and read back one frame with one browser page (sampled mean). */
+  msPerFrame: number;
+  /** Milliseconds from nothing to a page ready for frame 0 (browser start, page load, fonts). */
+  startupMs: number;
+}
+
+/**
+ * Encoding cost per frame, relative to drawing it (the encoders share the cores with the
+ * browsers), and the fixed cost of the end (join, audio, thumbnail). Fitted to the examples on
+ * this machine (bench/quote.ts).
+ */
+export const ENCODE_SHARE = 0.25;
+export const FINISH_MS = 1500;
+/** Pages that draw side by side on separate cores: what a second one adds. */
+export const PARALLEL_EFFICIENCY = 0.8;
+
+/** Frames of a render: its duration at its fps (at least one). */
+export function framesOf(durationSeconds: number, fps: number): number {
+  return Math.max(1, Math.round(durationSeconds * fps));
+}
+
+/** Credits of a render: exactly the charge (creditsFor), for the duration its frames make. */
+export function quoteCredits(frames: number, fps: number, resolution: Resolution): number {
+  return creditsFor(frames / fps, resolution);
+}
+
+/** Seconds a render of `frames` takes with `workers` browser pages (startup, frames, finish). */
+export function estimateRenderSeconds(cost: FrameCost, frames: number, workers: number): number {
+  const speedup = workers <= 1 ? 1 : workers * PARALLEL_EFFICIENCY;
+  const framesMs = (frames * cost.msPerFrame * (1 + ENCODE_SHARE)) / speedup;
+  return (cost.startupMs + framesMs + FINISH_MS) / 1000;
+}
+
+/** What the service has on its hands when a quote is asked. */
+export interface ServiceLoad {
+  /** Renders waiting for a worker, and renders being rendered. */
+  queued: number;
+  rendering: number;
+  /** Render jobs the service runs at once. */
+  workers: number;
+  /** Mean seconds of its recent renders (undefined: none finished yet). */
+  recentRenderSeconds: number | undefined;
+}
+
+/**
+ * Seconds until a render submitted now starts: the renders ahead of it (a running one is taken as
+ * half done) spread over the workers, when every worker is busy.
+ */
+export function estimateQueueSeconds(load: ServiceLoad, renderSeconds: number): number {
+  const ahead = load.queued + load.rendering * 0.5;
+  const free = load.workers - load.rendering - load.queued;
+  if (free > 0) return 0;
+  const each = load.recentRenderSeconds ?? renderSeconds;
+  return (ahead * each) / Math.max(1, load.workers);
+}
+
+/** POST /v3/svc/renders/quote: the render's settings and, when the client sampled it, its cost. */
+export const renderQuoteRequestSchema = z
+  .object({
+    ...renderOptionsShape,
+    /** Seconds of the composition (data-duration, or as the client measured it). */
+    duration: z
+      .number()
+      .positive()
+      .max(24 * 3600),
+    /** The composition's own cost, sampled by the client (engine/quote.ts); else the service's history. */
+    measured_ms_per_frame: z.number().positive().max(600_000).optional(),
+    measured_startup_ms: z.number().min(0).max(600_000).optional(),
+  })
+  .superRefine(renderSettingsRule);
+export type RenderQuoteRequest = z.input<typeof renderQuoteRequestSchema>;
+
+export const renderQuoteSchema = z.object({
+  frames: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 3600 * FPS_MAX),
+  duration: z.number(),
+  credits: z.number(),
+  /** Seconds: waiting in the queue, rendering, and both. */
+  estimated_queue_seconds: z.number(),
+  estimated_render_seconds: z.number(),
+  estimated_total_seconds: z.number(),
+  /** Where the per-frame cost came from: the client's samples, the service's recent renders, or a default. */
+  cost_source: z.enum(["measured", "recent_renders", "default"]),
+  queue: z.object({ queued: z.number(), rendering: z.number(), workers: z.number() }),
+});
+export type RenderQuote = z.infer<typeof renderQuoteSchema>;
+
+/** A frame's cost when nothing is known: a 1080p frame of a moving composition on one core. */
+export const DEFAULT_FRAME_COST: FrameCost = { msPerFrame: 120, startupMs: 1500 };
