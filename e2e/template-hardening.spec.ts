@@ -2,13 +2,14 @@
 // refuses to start without RENDER_API_TOKEN, POST /api/render then needs the token, a render's
 // page cannot reach addresses beyond its files (here a server on 127.0.0.1 standing in for cloud
 // metadata or an admin port), and image variables must name a file of the composition or an
-// allowed origin. The preview page and the composition files stay public. One tiny render.
+// allowed origin. The preview page and the composition files stay public; the page asks for the
+// token and renders with it. Two tiny renders.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { call, startTemplate, type TemplateApp, waitForResult } from "./template-app";
 
 const TOKEN = "test-token-0123456789abcdef0123456789";
@@ -153,5 +154,22 @@ test.describe("with a token on 0.0.0.0", () => {
     );
     expect(internalHits).toBe(0);
     expect(app.logs()).toContain(internalUrl);
+  });
+
+  test("the preview page asks for the token, says why a render without it is refused, and renders with it", async ({
+    page,
+  }) => {
+    await page.goto(`${app.url}/`);
+    const token = page.getByLabel("Access token (RENDER_API_TOKEN)");
+    await expect(token).toBeVisible();
+    const render = page.getByRole("button", { name: "Render" });
+    await expect(render).toBeEnabled();
+    await page.locator('input[name="fps"]').fill("2");
+    await page.locator('select[name="quality"]').selectOption("draft");
+    await render.click();
+    await expect(page.locator("#status-text")).toContainText("(authentication_required)");
+    await token.fill(TOKEN);
+    await render.click();
+    await expect(page.locator("#status-text")).toHaveText("Done.", { timeout: 90_000 });
   });
 });
