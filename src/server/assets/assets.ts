@@ -21,7 +21,7 @@ import type { ServiceContext } from "../context";
 import type { AssetsTable } from "../db/schema";
 import { ApiError } from "../errors";
 import { newId, randomToken } from "../ids";
-import { replyIdempotently } from "../http/idempotency";
+import { createIdempotently } from "../http/idempotency";
 import { routeOf } from "../http/operations";
 import { principalOf } from "../http/request";
 import type { ZodTypeProvider } from "../http/schema-compilers";
@@ -35,19 +35,10 @@ export function registerAssetRoutes(instance: FastifyInstance, ctx: ServiceConte
   for (const operation of ["createAsset", "createDirectUpload"] as const) {
     app.route({
       ...routeOf(operation),
-      handler: async (request, reply) => {
-        const principal = principalOf(request);
-        return replyIdempotently(
-          ctx.db,
-          request,
-          reply,
-          { userId: principal.user.id, endpoint: ASSET_ENDPOINT },
-          async () => ({
-            status: 201,
-            body: { data: await createAsset(ctx, principal, request.body) },
-          }),
-        );
-      },
+      handler: (request, reply) =>
+        createIdempotently(ctx.db, request, reply, ASSET_ENDPOINT, (principal) =>
+          createAsset(ctx, principal, request.body),
+        ),
     });
   }
 

@@ -9,9 +9,11 @@ import { createHash } from "node:crypto";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../shared/limits";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Transaction } from "kysely";
+import type { Principal } from "../auth/accounts";
 import type { Database } from "../db/database";
 import type { DB } from "../db/schema";
 import { ApiError } from "../errors";
+import { principalOf } from "./request";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const ABANDONED_AFTER_MS = 2 * 60 * 1000;
@@ -39,24 +41,39 @@ export function idempotencyKeyOf(
 }
 
 /**
- * The preamble of every POST that takes an Idempotency-Key (assets, renders): runs `handler`
- * under withIdempotency for this user and endpoint, and sends its answer, first or replayed
- * (`Idempotent-Replayed: true`).
+ * The preamble of every POST that creates something under an Idempotency-Key (assets, renders):
+ * runs `create` for the request's account at most once per key (withIdempotency) and sends 201
+ * `{data}`, first or replayed (`Idempotent-Replayed: true`). `create` may store its answer in its
+ * own transaction with `record`.
  */
-export async function replyIdempotently(
+export async function createIdempotently<T>(
   db: Database,
   request: FastifyRequest,
   reply: FastifyReply,
-  scope: { userId: string; endpoint: string },
-  handler: (record: RecordResponse) => Promise<Outcome>,
-): Promise<FastifyReply> {
+  endpoint: string,
+  create: (
+    principal: Principal,
+    record: (trx: Transaction<DB>, data: T) => Promise<void>,
+  ) => Promise<T>,
+): Promise<void> {
+  const principal = principalOf(request);
   const result = await withIdempotency(
     db,
-    { ...scope, key: idempotencyKeyOf(request.headers), body: request.body },
-    handler,
+    {
+      userId: principal.user.id,
+      endpoint,
+      key: idempotencyKeyOf(request.headers),
+      body: request.body,
+    },
+    async (record) => ({
+      status: 201,
+      body: {
+        data: await create(principal, (trx, data) => record(trx, { status: 201, body: { data } })),
+      },
+    }),
   );
   if (result.replayed) reply.header("Idempotent-Replayed", "true");
-  return reply.code(result.status).send(result.body as never);
+  await reply.code(result.status).send(result.body as never);
 }
 
 export function requestHash(body: unknown): string {

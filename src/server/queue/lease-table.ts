@@ -48,6 +48,32 @@ export async function updateUnderLease(
   return Number(updated.numUpdatedRows) === 1;
 }
 
+/** Renews the lease until `expiresMs`; false when the worker no longer holds it. */
+export function renewLease(
+  db: Db,
+  lease: Pick<Lease, "jobId" | "token">,
+  expiresMs: number,
+): Promise<boolean> {
+  return updateUnderLease(db, lease, { lease_expires_ms: expiresMs });
+}
+
+/**
+ * Ends the job as `state` and runs `finish` (the render's completion and charge) in the same
+ * transaction, only while `lease` is its live lease; false (nothing done) when it is not.
+ */
+export function finishUnderLease(
+  db: Database,
+  lease: Lease,
+  state: "done" | "failed",
+  finish: (trx: Transaction<DB>) => Promise<void>,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await updateUnderLease(trx, lease, { state, ...NO_LEASE }))) return false;
+    await finish(trx);
+    return true;
+  });
+}
+
 /** The columns that hand a job back to the queue without spending an attempt. */
 export const RELEASED = {
   state: "queued",

@@ -12,7 +12,15 @@ import type { Database } from "../db/database";
 import type { DB } from "../db/schema";
 import { randomToken } from "../ids";
 import type { JobQueue, Lease } from "./job-queue";
-import { failJobsOfRender, insertJob, NO_LEASE, RELEASED, updateUnderLease } from "./lease-table";
+import {
+  failJobsOfRender,
+  finishUnderLease,
+  insertJob,
+  NO_LEASE,
+  RELEASED,
+  renewLease,
+  updateUnderLease,
+} from "./lease-table";
 
 export const RENDER_QUEUE = "svc-render";
 export const DEAD_LETTER_QUEUE = "svc-render-dead";
@@ -150,9 +158,7 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   async heartbeat(lease: Lease): Promise<boolean> {
-    return updateUnderLease(this.db, lease, {
-      lease_expires_ms: this.now() + this.options.leaseSeconds * 1000,
-    });
+    return renewLease(this.db, lease, this.now() + this.options.leaseSeconds * 1000);
   }
 
   async finish(
@@ -160,12 +166,10 @@ export class PgBossJobQueue implements JobQueue {
     state: "done" | "failed",
     finish: (trx: Transaction<DB>) => Promise<void>,
   ): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      if (!(await updateUnderLease(trx, lease, { state, ...NO_LEASE }))) return false;
+    return finishUnderLease(this.db, lease, state, async (trx) => {
       await finish(trx);
       // A render that failed for good is finished work too: no retry.
       if (lease.ref) await complete(this.boss, trx, RENDER_QUEUE, [lease.ref], { finished: state });
-      return true;
     });
   }
 

@@ -8,7 +8,15 @@ import type { Database } from "../db/database";
 import type { DB } from "../db/schema";
 import { randomToken } from "../ids";
 import type { JobQueue, Lease } from "./job-queue";
-import { failJobsOfRender, insertJob, NO_LEASE, RELEASED, updateUnderLease } from "./lease-table";
+import {
+  failJobsOfRender,
+  finishUnderLease,
+  insertJob,
+  NO_LEASE,
+  RELEASED,
+  renewLease,
+  updateUnderLease,
+} from "./lease-table";
 
 export class SqlJobQueue implements JobQueue {
   constructor(
@@ -61,9 +69,7 @@ export class SqlJobQueue implements JobQueue {
   }
 
   async heartbeat(lease: Lease): Promise<boolean> {
-    return updateUnderLease(this.db, lease, {
-      lease_expires_ms: this.now() + this.options.leaseSeconds * 1000,
-    });
+    return renewLease(this.db, lease, this.now() + this.options.leaseSeconds * 1000);
   }
 
   async finish(
@@ -71,11 +77,7 @@ export class SqlJobQueue implements JobQueue {
     state: "done" | "failed",
     finish: (trx: Transaction<DB>) => Promise<void>,
   ): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      if (!(await updateUnderLease(trx, lease, { state, ...NO_LEASE }))) return false;
-      await finish(trx);
-      return true;
-    });
+    return finishUnderLease(this.db, lease, state, finish);
   }
 
   async release(lease: Lease): Promise<void> {

@@ -30,7 +30,7 @@ import { routeOf } from "../http/operations";
 import { principalOf } from "../http/request";
 import type { ZodTypeProvider } from "../http/schema-compilers";
 import { newId } from "../ids";
-import { replyIdempotently } from "../http/idempotency";
+import { createIdempotently } from "../http/idempotency";
 import { checkCompositionPath, readComposition } from "../assets/project";
 import { planChunks, type Chunk } from "../../engine/plan";
 import { enqueueRenderJobs, lockAccount, rendersInProgress } from "./admission";
@@ -49,27 +49,12 @@ export function registerRenderRoutes(
   const app = instance.withTypeProvider<ZodTypeProvider>();
   app.route({
     ...routeOf("submitRender"),
-    handler: async (request, reply) => {
-      const principal = principalOf(request);
-      return replyIdempotently(
-        ctx.db,
-        request,
-        reply,
-        { userId: principal.user.id, endpoint: RENDER_ENDPOINT },
-        async (record) => {
-          const data = await submitRender(
-            ctx,
-            queue,
-            principal,
-            request.body,
-            (trx, submitted) => record(trx, { status: 201, body: { data: submitted } }),
-            request.id,
-          );
-          request.log.info({ renderId: data.render_id }, "render submitted");
-          return { status: 201, body: { data } };
-        },
-      );
-    },
+    handler: (request, reply) =>
+      createIdempotently(ctx.db, request, reply, RENDER_ENDPOINT, async (principal, record) => {
+        const data = await submitRender(ctx, queue, principal, request.body, record, request.id);
+        request.log.info({ renderId: data.render_id }, "render submitted");
+        return data;
+      }),
   });
 
   app.route({
