@@ -16,7 +16,12 @@ import {
   signInPage,
 } from "./auth-pages-html";
 import type { ServiceContext } from "../context";
-import { formatUserCode, hashSecret, validateAuthorizeRequest } from "./authorize-request";
+import {
+  formatUserCode,
+  hashSecret,
+  validateAuthorizeRequest,
+  type AuthorizeValidation,
+} from "./authorize-request";
 import type { AuthorizationServer } from "./grants";
 import { addFormParser } from "./oauth-routes";
 import { LoginThrottle, checkUserPassword } from "./passwords";
@@ -159,6 +164,21 @@ export function registerAuthPages(
       .send();
   }
 
+  /** An authorize request that failed its checks: an error page, or back to the client. */
+  function refuseAuthorize(
+    reply: FastifyReply,
+    validation: Exclude<AuthorizeValidation, { kind: "ok" }>,
+  ): FastifyReply {
+    if (validation.kind === "show_error") {
+      return send(reply, 400, oauthErrorPage(validation.error.code, validation.error.message));
+    }
+    return redirectToClient(reply, validation.redirectUri, {
+      error: validation.error.code,
+      error_description: validation.error.message,
+      state: validation.state,
+    });
+  }
+
   function redirectToClient(
     reply: FastifyReply,
     redirectUri: string,
@@ -204,16 +224,7 @@ export function registerAuthPages(
     pages.get(OAUTH_PATHS.authorize, async (request, reply) => {
       const query = request.query as Form;
       const validation = validateAuthorizeRequest(query);
-      if (validation.kind === "show_error") {
-        return send(reply, 400, oauthErrorPage(validation.error.code, validation.error.message));
-      }
-      if (validation.kind === "redirect_error") {
-        return redirectToClient(reply, validation.redirectUri, {
-          error: validation.error.code,
-          error_description: validation.error.message,
-          state: validation.state,
-        });
-      }
+      if (validation.kind !== "ok") return refuseAuthorize(reply, validation);
       const csrf = csrfToken(request, reply);
       const user = await sessionUser(request);
       if (!user) {
@@ -242,16 +253,7 @@ export function registerAuthPages(
       const form = (request.body ?? {}) as Form;
       if (!csrfValid(request, form)) return refusedCsrf(reply);
       const validation = validateAuthorizeRequest(form);
-      if (validation.kind === "show_error") {
-        return send(reply, 400, oauthErrorPage(validation.error.code, validation.error.message));
-      }
-      if (validation.kind === "redirect_error") {
-        return redirectToClient(reply, validation.redirectUri, {
-          error: validation.error.code,
-          error_description: validation.error.message,
-          state: validation.state,
-        });
-      }
+      if (validation.kind !== "ok") return refuseAuthorize(reply, validation);
       const { request: authorization } = validation;
       const user = await sessionUser(request);
       if (!user) {

@@ -145,14 +145,7 @@ export async function withIdempotency(
       replayed: true,
     };
   }
-  if (existing) {
-    await db
-      .deleteFrom("idempotency_keys")
-      .where("user_id", "=", where.user_id)
-      .where("endpoint", "=", where.endpoint)
-      .where("key", "=", where.key)
-      .execute();
-  }
+  if (existing) await forget(db, where);
   try {
     await db
       .insertInto("idempotency_keys")
@@ -183,17 +176,25 @@ export async function withIdempotency(
       outcome = { status: error.status, body: { error: errorBody(error) } };
       await store(db, where, outcome);
     } else {
-      await db
-        .deleteFrom("idempotency_keys")
-        .where("user_id", "=", where.user_id)
-        .where("endpoint", "=", where.endpoint)
-        .where("key", "=", where.key)
-        .execute();
+      await forget(db, where);
     }
     throw error;
   }
   await store(db, where, outcome);
   return { ...outcome, replayed: false };
+}
+
+/** Drops a key's record, so the next request with it runs afresh. */
+async function forget(
+  db: Database,
+  where: { user_id: string; endpoint: string; key: string },
+): Promise<void> {
+  await db
+    .deleteFrom("idempotency_keys")
+    .where("user_id", "=", where.user_id)
+    .where("endpoint", "=", where.endpoint)
+    .where("key", "=", where.key)
+    .execute();
 }
 
 function errorBody(error: ApiError) {
