@@ -25,6 +25,7 @@ import {
   type UserRecord,
 } from "../shared/api";
 import { ClientError, interruptedError, registerSecret, scrubSecrets } from "./errors";
+import { renderQuoteSchema, type RenderQuote, type RenderQuoteRequest } from "../shared/quote";
 import { backoffDelay } from "./backoff";
 
 export interface ApiClientOptions {
@@ -227,6 +228,17 @@ export class ApiClient {
         schema: submitRenderResponseSchema,
         json: body,
         idempotencyKey,
+        signal,
+      })
+    ).data;
+  }
+
+  /** Frames, credits and estimated time of a render, before anything is uploaded or charged. */
+  async quoteRender(body: RenderQuoteRequest, signal?: AbortSignal): Promise<RenderQuote> {
+    return (
+      await this.request("POST", "/v3/svc/renders/quote", {
+        schema: renderQuoteSchema,
+        json: body,
         signal,
       })
     ).data;

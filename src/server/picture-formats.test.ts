@@ -1,6 +1,6 @@
 // gif and png-sequence through the real service: the request's `format`, the stored file's media
 // type, its frames, and a charge that follows the one billing rule as for a video.
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import yauzl from "yauzl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { probeMedia } from "../engine/testing/probe";
 import { creditsFor } from "../shared/credits";
 import {
   api,
+  runCli,
   startService,
   tempDir,
   uploadProject,
@@ -133,5 +134,26 @@ describe("picture formats on the service", () => {
         param: "format",
       });
     }
+  });
+
+  it("svc cloud render --quote samples the project here, asks the service, and uploads nothing", async () => {
+    const project = join(dir, "quote-project");
+    await mkdir(project, { recursive: true });
+    await writeFile(join(project, "index.html"), compositionHtml({ seconds: 1 }));
+    const before = await api(svc, "GET", "/v3/svc/renders?limit=100", { key: svc.apiKey });
+    const run = await runCli(["cloud", "render", project, "--quote", "--json", "--fps", "10"], {
+      SVC_API_URL: svc.url,
+      SVC_API_KEY: svc.apiKey,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const printed = JSON.parse(run.stdout);
+    expect(printed.quote).toMatchObject({
+      frames: 10,
+      credits: creditsFor(1, "1080p"),
+      cost_source: "measured",
+    });
+    expect(printed.local.estimated_seconds).toBeGreaterThan(0);
+    const after = await api(svc, "GET", "/v3/svc/renders?limit=100", { key: svc.apiKey });
+    expect(after.body.data.length).toBe(before.body.data.length);
   });
 });

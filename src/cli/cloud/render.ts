@@ -25,12 +25,15 @@ import { batchInterruptedHint, runCloudBatch, type CloudBatchState } from "./bat
 import { CLI_KEY_PREFIX, withCloudContext } from "./context";
 import { checkCloudFlags, projectSourceFromFlags } from "./flags";
 import { createCloudProgress } from "./progress";
+import { runCloudQuote } from "./quote";
 
 export interface CloudRenderOptions {
   project: ProjectSource;
   settings: RenderSettings;
   output?: string;
   dryRun?: boolean;
+  /** Only quote: frames, credits and estimated time; nothing uploaded or charged. */
+  quote?: boolean;
   wait: boolean;
   pollInterval: number;
   maxWait: number;
@@ -82,6 +85,13 @@ export async function runCloudRender(
 ): Promise<CloudRenderResult | undefined> {
   const { project, settings } = options;
   const json = Boolean(options.json);
+  if (options.quote) {
+    await runCloudQuote(
+      { project, settings, json, ...(options.signal ? { signal: options.signal } : {}) },
+      io,
+    );
+    return undefined;
+  }
   const progress = createCloudProgress({ quiet: json, stream: io.stderr });
   try {
     if (options.dryRun) {
@@ -191,6 +201,7 @@ interface CloudRenderFlags {
   composition: string;
   output?: string;
   dryRun?: boolean;
+  quote?: boolean;
   variables?: string;
   variablesFile?: string;
   strictVariables?: boolean;
@@ -286,7 +297,11 @@ export function registerCloudRenderCommand(cloud: Command, io: CliIo): void {
   );
   addCompositionFlag(command)
     .option("-o, --output <file>", "where to save the video (default: renders/<render_id>.<ext>)")
-    .option("--dry-run", "build and inspect the zip only: no sign-in, upload or render");
+    .option("--dry-run", "build and inspect the zip only: no sign-in, upload or render")
+    .option(
+      "--quote",
+      "frames, credits and estimated time (sampled here, queue from the service); nothing uploaded or charged",
+    );
   addVariablesFlags(command)
     .option("--asset-id <id>", "render an uploaded asset (skips zip and upload)")
     .option("--url <url>", "render a project zip or HTML file from a URL (skips zip and upload)")
