@@ -11,7 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeWarmPages, renderChunk } from "./chunks";
 import { resolveFfmpeg } from "./ffmpeg";
+import { segmentLength } from "./plan";
+import { frameHashes } from "./testing/probe";
 import { renderComposition } from "./render";
 import { compareLateChunk } from "./testing/chunk-compare";
 
@@ -165,3 +168,61 @@ async function testVideo(path: string): Promise<void> {
     path,
   ]);
 }
+
+describe("chunks of one render on one worker", () => {
+  it(
+    "reuse the page an earlier chunk left open, and show the whole render's frames",
+    {
+      timeout: 180_000,
+    },
+    async () => {
+      const projectDir = join(scratch, "warm");
+      await mkdir(projectDir, { recursive: true });
+      await writeFile(join(projectDir, "index.html"), COMPOSITIONS["gsap-tricky"]!.html);
+      const base = { projectDir, fps: FPS, quality: "draft" as const, allowNetwork: false };
+      const whole = await renderComposition({
+        ...base,
+        output: join(scratch, "warm.mp4"),
+        thumbnail: false,
+      });
+      const wholeHashes = await frameHashes(whole.outputPath);
+      const length = segmentLength(whole.frames, FPS);
+      // In order (0, 1, 2: each starts where the page stopped), then 1 again (behind the page).
+      const seen: { warm: boolean; mode: string; equal: boolean }[] = [];
+      try {
+        for (const index of [0, 1, 2, 1]) {
+          const chunk = {
+            index,
+            firstSegment: index,
+            segmentCount: 1,
+            firstFrame: index * length,
+            frameCount: Math.min(length, whole.frames - index * length),
+          };
+          const outputDir = join(scratch, `warm-${seen.length}`);
+          const result = await renderChunk({
+            ...base,
+            chunk,
+            frames: whole.frames,
+            outputDir,
+            warm: true,
+          });
+          const hashes = await frameHashes(result.segmentFiles[0]!);
+          const expected = wholeHashes.slice(chunk.firstFrame, chunk.firstFrame + chunk.frameCount);
+          seen.push({
+            warm: result.warmPage,
+            mode: result.catchUp.mode,
+            equal: hashes.join() === expected.join(),
+          });
+        }
+      } finally {
+        await closeWarmPages();
+      }
+      expect(seen).toEqual([
+        { warm: false, mode: "none", equal: true },
+        { warm: true, mode: "none", equal: true },
+        { warm: true, mode: "none", equal: true },
+        { warm: true, mode: "jump", equal: true },
+      ]);
+    },
+  );
+});

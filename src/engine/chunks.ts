@@ -12,12 +12,14 @@ import { resolveFfmpeg } from "./ffmpeg";
 import type { Chunk } from "./plan";
 import { captureSegments, progressReporter } from "./render-capture";
 import { finishChunk, pageAudio } from "./render-finish";
+import { warmPages } from "./page-pool";
 import { prepareRender } from "./render-prepare";
 import { cancelledError, RenderSessions } from "./render-sessions";
 import type { RenderCompositionOptions } from "./types";
 import type { OutputFormat, Quality } from "../shared/render-options";
 
 export { planChunks, representativeFrame, type Chunk, type ChunkSettings } from "./plan";
+export { closeWarmPages } from "./page-pool";
 
 export interface ChunkResult {
   segmentFiles: string[];
@@ -28,9 +30,12 @@ export interface ChunkResult {
   warnings: string[];
   /**
    * How the page reached the chunk's first frame: "jump" straight there, "step" through every
-   * earlier frame (a page that cannot be jumped faithfully, see SvcPage.jump), "none" (frame 0).
+   * earlier frame (a page that cannot be jumped faithfully, see SvcPage.jump), "none" (a chunk at
+   * frame 0, or a warm page already there).
    */
   catchUp: { mode: "jump" | "step" | "none"; ms: number };
+  /** The chunk started from a page an earlier chunk left open (warm). */
+  warmPage: boolean;
 }
 
 export type RenderChunkOptions = Omit<RenderCompositionOptions, "output" | "thumbnail"> & {
@@ -40,6 +45,11 @@ export type RenderChunkOptions = Omit<RenderCompositionOptions, "output" | "thum
   outputDir: string;
   /** "step": reach the first frame by stepping every earlier frame, as before jumps (benches). */
   catchUp?: "jump" | "step";
+  /**
+   * Keep the page open after the chunk for the next chunk of the same render in this process
+   * (page-pool.ts), and start from such a page when one is there. Default false.
+   */
+  warm?: boolean;
 };
 
 /** Renders one chunk into `outputDir` (encoded segments, and the thumbnail if it is here). */
@@ -51,8 +61,10 @@ export async function renderChunk(options: RenderChunkOptions): Promise<ChunkRes
     allowNetwork: options.allowNetwork ?? true,
     readyTimeoutSeconds: options.readyTimeoutSeconds ?? 30,
     signal,
+    ...(options.warm ? { pool: warmPages } : {}),
   });
   const report = progressReporter(options.onProgress);
+  let succeeded = false;
   try {
     report({ framesDone: 0, framesTotal: 0, stage: "preparing" });
     const range = { first: chunk.firstSegment, count: chunk.segmentCount, expectedFrames: frames };
@@ -64,13 +76,21 @@ export async function renderChunk(options: RenderChunkOptions): Promise<ChunkRes
     const audio = await pageAudio(run, captured.pages[0]!);
     const kept = await finishChunk(run, captured, outputDir, signal);
     run.throwIfCancelled();
-    const { steppedFrames, ms } = captured.catchUp;
-    const mode = chunk.firstFrame === 0 ? "none" : steppedFrames > 0 ? "step" : "jump";
-    return { ...kept, audio, warnings: prepared.warnings, catchUp: { mode, ms } };
+    if (options.warm) run.keepWarm(captured.pages[0]!, captured.nextFrames[0]!);
+    succeeded = true;
+    const { steppedFrames, jumpedFrames, ms } = captured.catchUp;
+    const mode = steppedFrames > 0 ? "step" : jumpedFrames > 0 ? "jump" : "none";
+    return {
+      ...kept,
+      audio,
+      warnings: prepared.warnings,
+      catchUp: { mode, ms },
+      warmPage: run.warmStart,
+    };
   } catch (error) {
     throw run.failure(error);
   } finally {
-    await run.close();
+    await run.close(succeeded);
   }
 }
 

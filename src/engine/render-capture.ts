@@ -56,6 +56,8 @@ export interface CapturedSegments {
   repeatedFrames: number;
   /** The pages, still open, for what the finish stage reads from them (media). */
   pages: CaptureSession[];
+  /** The next frame each page can draw without a catch-up. */
+  nextFrames: number[];
   catchUp: CatchUpState;
 }
 
@@ -127,14 +129,23 @@ export async function captureSegments(
   ).map((block) => ({ next: block.first, end: block.end }));
 
   const catchUpState = newCatchUpState(hooks.catchUp !== "step");
+  const nextFrames: number[] = [];
   const runWorker = async (worker: number): Promise<void> => {
     let session = pages[worker]!;
     // A finished segment's encoder drains (x264's lookahead, the muxer, process exit) while this
     // worker captures its next segment; waiting for it would leave the browser idle each time.
     const draining: Promise<void>[] = [];
-    /** The next frame this worker's page can draw without a catch-up. */
-    let position = 0;
+    /** The next frame this worker's page can draw without a catch-up (a warm page: later). */
+    let position = run.positionOf(session);
     const own = runs[worker]!;
+    /** A fresh page in place of this worker's; the frame it starts at (0). */
+    const relaunchPage = async (): Promise<number> => {
+      const stale = session;
+      session = await run.openSession();
+      pages[worker] = session;
+      void stale.close();
+      return 0;
+    };
     for (;;) {
       if (own.next >= own.end) {
         if (!stealSegments(runs, worker)) break;
@@ -143,27 +154,19 @@ export async function captureSegments(
         // segments get a fresh browser, which catches up exactly as a worker starting there.
         const relaunch = from < position;
         hooks.onSteal?.({ worker, first: own.next, end: own.end, relaunch });
-        if (relaunch) {
-          const stale = session;
-          session = await run.openSession();
-          pages[worker] = session;
-          void stale.close();
-          position = 0;
-        }
+        if (relaunch) position = await relaunchPage();
       }
       const index = own.next++;
       const start = index * length;
       const end = Math.min(frames, (index + 1) * length);
+      // A page past this segment's start (a warm page): scripts cannot be stepped backwards.
+      if (start < position) position = await relaunchPage();
       if (
         start !== position &&
         !(await catchUp(session, position, start, fps, run, catchUpState))
       ) {
         // The jump was not faithful: a fresh page, stepped through every frame before `start`.
-        const stale = session;
-        session = await run.openSession();
-        pages[worker] = session;
-        void stale.close();
-        await catchUp(session, 0, start, fps, run, catchUpState);
+        await catchUp(session, await relaunchPage(), start, fps, run, catchUpState);
       }
       const encoder = run.track(
         hooks.sinkForSegment?.(index) ??
@@ -201,6 +204,7 @@ export async function captureSegments(
       draining.push(done);
     }
     await Promise.all(draining);
+    nextFrames[worker] = position;
   };
   // A render too short for every worker: the browsers it does not need go now.
   for (const surplus of opening.slice(workerCount)) {
@@ -222,6 +226,7 @@ export async function captureSegments(
     framesCaptured: framesDone,
     repeatedFrames,
     pages,
+    nextFrames,
     catchUp: catchUpState,
   };
 }

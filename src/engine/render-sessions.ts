@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { resolveChromium, type ResolvedBrowser } from "./browser";
 import { CaptureSession } from "./capture";
+import type { PagePool, PageHooks, WarmPage } from "./page-pool";
 import { EngineError } from "./errors";
 import type { NetworkAccess } from "./network";
 import { resolveFfmpeg } from "./ffmpeg";
@@ -38,6 +39,8 @@ export interface RenderSessionsOptions {
   signal: AbortSignal | undefined;
   /** Extra Chromium flags, for experiments (bench/). */
   extraArgs?: string[];
+  /** Take a warm page from this pool if one fits, and give the kept page back (keepWarm). */
+  pool?: PagePool;
 }
 
 export class RenderSessions {
@@ -56,6 +59,14 @@ export class RenderSessions {
     for (const session of this.sessions) void session.close();
   };
   private readonly initScript: Promise<string>;
+  private readonly hooks = new WeakMap<CaptureSession, PageHooks>();
+  private readonly positions = new WeakMap<CaptureSession, number>();
+  /** A warm page from the pool, handed out by the first openSession(). */
+  private adopted: WarmPage | undefined;
+  /** This render started from a warm page (no browser start, page load or ready wait). */
+  warmStart = false;
+  /** The page to give back to the pool at close(), with the next frame it can draw. */
+  private kept: { session: CaptureSession; nextFrame: number } | undefined;
 
   private constructor(
     readonly prepared: PreparedRender,
@@ -64,7 +75,10 @@ export class RenderSessions {
     readonly ffmpegPath: string,
     private readonly browser: ResolvedBrowser,
     private readonly options: RenderSessionsOptions,
+    private readonly key: string,
+    warm: WarmPage | undefined,
   ) {
+    this.adopted = warm;
     // Built while the browsers start (esbuild, once per process); each page awaits it.
     this.initScript = runtimeScript({ variables: prepared.variables });
     this.initScript.catch(() => undefined); // surfaced by the sessions that await it
@@ -80,9 +94,20 @@ export class RenderSessions {
     const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveChromium()]);
     if (options.signal?.aborted) throw cancelledError();
     const workDir = await mkdtemp(join(tmpdir(), "svc-render-"));
+    const key = warmKey(prepared, options);
+    const warm = options.pool?.take(key);
     try {
-      const server = await startProjectServer(prepared.root);
-      return new RenderSessions(prepared, server, workDir, ffmpeg.path, browser, options);
+      const server = warm?.server ?? (await startProjectServer(prepared.root));
+      return new RenderSessions(
+        prepared,
+        server,
+        workDir,
+        ffmpeg.path,
+        browser,
+        options,
+        key,
+        warm,
+      );
     } catch (error) {
       await rm(workDir, { recursive: true, force: true });
       throw error;
@@ -101,9 +126,27 @@ export class RenderSessions {
     if (this.cancelledFlag) throw cancelledError();
   }
 
-  /** Opens a browser page on the composition and waits until it is ready for frame 0. */
+  /**
+   * A browser page on the composition, ready: the warm page this render adopted (first call), or
+   * a new one, ready for frame 0.
+   */
   async openSession(): Promise<CaptureSession> {
     const { prepared } = this;
+    const warm = this.adopted;
+    if (warm) {
+      this.adopted = undefined;
+      this.warmStart = true;
+      warm.hooks.pageError = (message) => this.pageErrors.push(message);
+      warm.hooks.blocked = (url) => this.blocked.add(url);
+      this.sessions.push(warm.session);
+      this.hooks.set(warm.session, warm.hooks);
+      this.positions.set(warm.session, warm.nextFrame);
+      return warm.session;
+    }
+    const hooks: PageHooks = {
+      pageError: (message) => this.pageErrors.push(message),
+      blocked: (url) => this.blocked.add(url),
+    };
     const session = await CaptureSession.open({
       browser: this.browser,
       viewport: { width: prepared.scan.width, height: prepared.scan.height },
@@ -114,11 +157,12 @@ export class RenderSessions {
       initScript: this.initScript,
       projectOrigin: this.server.origin,
       allowNetwork: this.options.allowNetwork,
-      onPageError: (message) => this.pageErrors.push(message),
-      onBlockedRequest: (url) => this.blocked.add(url),
+      onPageError: (message) => hooks.pageError(message),
+      onBlockedRequest: (url) => hooks.blocked(url),
       ...(this.options.extraArgs ? { extraArgs: this.options.extraArgs } : {}),
     });
     this.sessions.push(session);
+    this.hooks.set(session, hooks);
     if (this.cancelledFlag) throw cancelledError();
     const readyTimeoutMs = this.options.readyTimeoutSeconds * 1000;
     await session.load(this.server.origin + prepared.urlPath, readyTimeoutMs);
@@ -132,6 +176,19 @@ export class RenderSessions {
     const opening = Array.from({ length: count }, () => this.openSession());
     for (const pending of opening) pending.catch(() => undefined); // awaited by the caller
     return opening;
+  }
+
+  /** The next frame `session` can draw without a catch-up (0 for a new page). */
+  positionOf(session: CaptureSession): number {
+    return this.positions.get(session) ?? 0;
+  }
+
+  /**
+   * Keeps `session` open after this render, at `nextFrame`, for a later render of the same page
+   * (the pool given to start()); without a pool, or if the render fails, it closes as usual.
+   */
+  keepWarm(session: CaptureSession, nextFrame: number): void {
+    if (this.options.pool) this.kept = { session, nextFrame };
   }
 
   /** A new encoder, stopped with the render if it is cancelled or fails. */
@@ -162,12 +219,34 @@ export class RenderSessions {
     return error;
   }
 
-  /** Stops everything this render started and removes its work dir; waits for every process. */
-  async close(): Promise<void> {
+  /**
+   * Stops everything this render started and removes its work dir; waits for every process. The
+   * kept page (keepWarm) and its server go back to the pool instead, when the render succeeded.
+   */
+  async close(succeeded = false): Promise<void> {
     this.options.signal?.removeEventListener("abort", this.onAbort);
     for (const encoder of this.encoders) this.stopEncoder(encoder);
-    await Promise.all([...this.stopping, ...this.sessions.map((session) => session.close())]);
-    await this.server.close();
+    const kept =
+      succeeded && this.kept && !this.cancelledFlag && this.pageErrors.length === 0
+        ? this.kept
+        : undefined;
+    const closing = this.sessions.filter((session) => session !== kept?.session);
+    if (this.adopted) closing.push(this.adopted.session);
+    await Promise.all([...this.stopping, ...closing.map((session) => session.close())]);
+    if (kept && this.options.pool) {
+      const hooks = this.hooks.get(kept.session)!;
+      hooks.pageError = () => undefined;
+      hooks.blocked = () => undefined;
+      this.options.pool.give({
+        key: this.key,
+        server: this.server,
+        session: kept.session,
+        hooks,
+        nextFrame: kept.nextFrame,
+      });
+    } else {
+      await this.server.close();
+    }
     await rm(this.workDir, { recursive: true, force: true });
   }
 }
@@ -183,6 +262,23 @@ export function pageError(messages: string[]): EngineError {
     "Open the composition in a browser, fix the error shown in the console, and render again.",
     messages,
   );
+}
+
+/** What a warm page must share with a render to serve it: the page and how frames are drawn. */
+function warmKey(prepared: PreparedRender, options: RenderSessionsOptions): string {
+  return JSON.stringify({
+    root: prepared.root,
+    urlPath: prepared.urlPath,
+    variables: prepared.variables,
+    fps: prepared.settings.fps,
+    size: prepared.size,
+    scale: prepared.deviceScaleFactor,
+    transparent: prepared.transparent,
+    imageFormat: prepared.imageFormat,
+    jpegQuality: prepared.jpegQuality,
+    allowNetwork: options.allowNetwork,
+    extraArgs: options.extraArgs ?? [],
+  });
 }
 
 /** How often the page is asked whether it is ready (fonts, images, media) before the first frame. */

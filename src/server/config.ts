@@ -16,6 +16,8 @@ export interface ServerConfig {
   chunkSeconds: number;
   /** The most chunks one render is cut into; 1 renders every render whole on one worker. */
   maxChunks: number;
+  /** SVC_SERVER_PROJECT_CACHE_MB: disk a worker keeps unzipped projects in (least recently used out). */
+  projectCacheBytes: number;
   /** This worker's name in logs and chunk records (default: the host name). */
   workerName: string;
   host: string;
@@ -108,6 +110,7 @@ export function loadConfig(
     chunkSeconds: Math.max(1, num("SVC_SERVER_CHUNK_SECONDS", 10)),
     // Chunking pays where many machines share the work; the embedded default renders whole.
     maxChunks: Math.max(1, Math.floor(num("SVC_SERVER_MAX_CHUNKS", databaseUrl ? 32 : 1))),
+    projectCacheBytes: Math.max(0, num("SVC_SERVER_PROJECT_CACHE_MB", 2048)) * 1024 * 1024,
     workerName: env.SVC_WORKER_NAME?.trim() || hostname(),
     host: flags.host ?? "127.0.0.1",
     port: flags.port ?? LOCAL_SERVICE_PORT,

@@ -49,15 +49,16 @@ const noEngine: Engine = {
   renderComposition: unavailable,
   renderChunk: unavailable,
   joinChunks: unavailable,
+  closeWarmPages: async () => undefined,
 };
 
 /** The engine, loaded (browser + FFmpeg discovery) only by a process that renders. */
 async function loadEngine(): Promise<Engine> {
-  const [{ renderComposition }, { renderChunk, joinChunks }] = await Promise.all([
+  const [{ renderComposition }, { renderChunk, joinChunks, closeWarmPages }] = await Promise.all([
     import("../engine/render"),
     import("../engine/chunks"),
   ]);
-  return { renderComposition, renderChunk, joinChunks };
+  return { renderComposition, renderChunk, joinChunks, closeWarmPages };
 }
 
 export async function prepareDataDir(dataDir: string): Promise<void> {

@@ -11,7 +11,7 @@ import PgBoss from "pg-boss";
 import type { Database } from "../db/database";
 import type { DB } from "../db/schema";
 import { randomToken } from "../ids";
-import type { JobQueue, Lease } from "./job-queue";
+import { parseJobId, type JobQueue, type Lease } from "./job-queue";
 import {
   failJobsOfRender,
   finishUnderLease,
@@ -23,6 +23,18 @@ import {
 } from "./lease-table";
 
 export const RENDER_QUEUE = "svc-render";
+
+/**
+ * pg-boss hands out the highest priority first, then the oldest. A render's chunks are enqueued in
+ * one transaction (one created_on), so without a priority they went out in id order, i.e. at
+ * random; chunk n gets -n, so a render's chunks go out in order and a worker's warm page
+ * (engine/page-pool.ts) usually stands at the next chunk's first frame. Renders' chunks of the
+ * same index interleave; whole renders and joins (0) go first.
+ */
+function priorityOf(jobId: string): number {
+  const job = parseJobId(jobId);
+  return job.kind === "chunk" ? -job.chunk : 0;
+}
 export const DEAD_LETTER_QUEUE = "svc-render-dead";
 
 interface Payload {
@@ -116,6 +128,7 @@ export class PgBossJobQueue implements JobQueue {
   async enqueue(trx: Transaction<DB> | Database, jobId: string): Promise<void> {
     const ref = await this.boss.send(RENDER_QUEUE, { jobId } satisfies Payload, {
       db: inTransaction(trx),
+      priority: priorityOf(jobId),
     });
     await insertJob(trx, jobId, this.now(), ref);
   }
@@ -180,6 +193,7 @@ export class PgBossJobQueue implements JobQueue {
       if (lease.ref) await complete(this.boss, trx, RENDER_QUEUE, [lease.ref], { released: true });
       const ref = await this.boss.send(RENDER_QUEUE, { jobId: lease.jobId } satisfies Payload, {
         db: inTransaction(trx),
+        priority: priorityOf(lease.jobId),
       });
       await trx.updateTable("jobs").set({ queue_ref: ref }).where("id", "=", lease.jobId).execute();
     });

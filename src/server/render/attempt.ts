@@ -3,7 +3,7 @@
 // job-join.ts): the project unzipped from the object store, the engine's options from the render
 // row, and outputs stored under the render's prefix.
 import { createReadStream } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { AudioInput } from "../../engine/encode";
 import type { ChunkResult, RenderChunkOptions } from "../../engine/chunks";
 import type { RenderCompositionOptions, RenderProgress, RenderResult } from "../../engine/types";
@@ -12,6 +12,7 @@ import { extractZip } from "../assets/zip-inspect";
 import type { ServiceContext } from "../context";
 import type { RendersTable } from "../db/schema";
 import type { JobQueue, Lease, RenderJob } from "../queue/job-queue";
+import type { ProjectCache } from "./project-cache";
 import { assetStorageKey } from "./render-repository";
 
 /** What a worker needs of the engine; injectable so API-only processes never load it. */
@@ -27,6 +28,8 @@ export interface Engine {
     audio: AudioInput[];
     signal?: AbortSignal;
   }): Promise<void>;
+  /** Closes the pages chunks left open for the next chunk (worker shutdown). */
+  closeWarmPages(): Promise<void>;
 }
 
 /** What every job runs against. */
@@ -34,6 +37,7 @@ export interface JobServices {
   ctx: ServiceContext;
   queue: JobQueue;
   engine: Engine;
+  projects: ProjectCache;
 }
 
 /**
@@ -57,6 +61,8 @@ export interface Attempt {
   details: Record<string, unknown>;
   /** Frames the engine reported done so far (for the seconds-per-frame metric). */
   framesDone?: number;
+  /** Run when the job ends, whatever happens (the cached project let go). */
+  cleanups: (() => void)[];
 }
 
 /** Progress is written at most twice a second. */
@@ -74,19 +80,26 @@ export function markProgress(attempt: Attempt, progress: RenderProgress): void {
   if (progress.framesDone > 0) mark(attempt, "firstFrame");
 }
 
-/** The render's project, unzipped safely into the attempt's work dir. */
+/**
+ * The render's project, unzipped safely: from this worker's cache of projects when an earlier job
+ * of the same asset left it there, else downloaded and unzipped into the cache.
+ */
 export async function unpackProject(services: JobServices, attempt: Attempt): Promise<string> {
   const { ctx } = services;
-  const storageKey = await assetStorageKey(ctx.db, attempt.render.asset_id);
-  if (!storageKey) throw new Error(`the project asset ${attempt.render.asset_id} is missing`);
-  const projectDir = join(attempt.workDir, "project");
-  const local = await ctx.store.toLocalFile(storageKey);
-  try {
-    await extractZip(local.path, projectDir);
-  } finally {
-    await local.release();
-  }
-  return projectDir;
+  const assetId = attempt.render.asset_id;
+  const project = await services.projects.acquire(assetId, async (dir) => {
+    const storageKey = await assetStorageKey(ctx.db, assetId);
+    if (!storageKey) throw new Error(`the project asset ${assetId} is missing`);
+    const local = await ctx.store.toLocalFile(storageKey);
+    try {
+      await extractZip(local.path, dir);
+    } finally {
+      await local.release();
+    }
+  });
+  attempt.cleanups.push(() => void project.release());
+  attempt.details.projectCached = project.hit;
+  return project.dir;
 }
 
 /** The engine's options for this render (page network off unless configured, one page). */

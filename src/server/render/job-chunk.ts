@@ -49,6 +49,8 @@ export async function runChunkJob(
     },
     frames: render.frames!,
     outputDir,
+    // The page stays open for this render's next chunk on this worker (chunks go out in order).
+    warm: true,
     onProgress: (progress: RenderProgress) => {
       markProgress(attempt, progress);
       const now = Date.now();
@@ -60,6 +62,7 @@ export async function runChunkJob(
   if (attempt.signal.aborted) throw attempt.signal.reason;
   mark(attempt, "rendered");
   attempt.details.catchUp = result.catchUp;
+  attempt.details.warmPage = result.warmPage;
   if (result.catchUp.mode === "step") {
     attempt.log.warn(
       { warnings: result.warnings },

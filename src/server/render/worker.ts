@@ -28,6 +28,7 @@ import { engineFailureMessage, joinFailureMessage } from "./failure-hints";
 import { runChunkJob } from "./job-chunk";
 import { runJoinJob } from "./job-join";
 import { runWholeJob } from "./job-whole";
+import { ProjectCache } from "./project-cache";
 import { failRender, loadRender, markRendering, requeueRender } from "./render-repository";
 
 export type { Engine } from "./attempt";
@@ -58,7 +59,15 @@ export class WorkerPool {
     engine: Engine,
   ) {
     this.owner = `${ctx.config.workerName}-${process.pid}-${randomToken(6)}`;
-    this.services = { ctx, queue, engine };
+    this.services = {
+      ctx,
+      queue,
+      engine,
+      projects: new ProjectCache(
+        join(ctx.config.dataDir, "cache", "projects", this.owner),
+        ctx.config.projectCacheBytes,
+      ),
+    };
   }
 
   start(count: number): void {
@@ -79,6 +88,8 @@ export class WorkerPool {
       await all;
     }
     clearTimeout(timer);
+    await this.services.engine.closeWarmPages();
+    await this.services.projects.clear();
   }
 
   private async loop(): Promise<void> {
@@ -197,6 +208,7 @@ export class WorkerPool {
       claimedMs,
       phasesMs: {},
       details: {},
+      cleanups: [],
     };
     try {
       await rm(attempt.workDir, { recursive: true, force: true });
@@ -273,6 +285,7 @@ export class WorkerPool {
       ctx.metrics.jobDuration.observe({ kind: job.kind, outcome }, (Date.now() - claimedMs) / 1000);
       clearTimeout(timeout);
       clearInterval(heartbeat);
+      for (const cleanup of attempt.cleanups) cleanup();
       clearInterval(cancelCheck);
       this.running.delete(controller);
       await rm(attempt.workDir, { recursive: true, force: true }).catch(() => undefined);
