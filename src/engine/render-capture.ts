@@ -166,7 +166,8 @@ export async function captureSegments(
         !(await catchUp(session, position, start, fps, run, catchUpState))
       ) {
         // The jump was not faithful: a fresh page, stepped through every frame before `start`.
-        await catchUp(session, await relaunchPage(), start, fps, run, catchUpState);
+        position = await relaunchPage();
+        await catchUp(session, position, start, fps, run, catchUpState);
       }
       const encoder = run.track(
         hooks.sinkForSegment?.(index) ??
