@@ -8,12 +8,11 @@ import { installVirtualClock } from "./clock";
 import { applyReferenceFonts } from "./fonts";
 import {
   CompositionError,
-  layOutRootChildren,
   mountChildren,
-  numberAttr,
   registerInlineCompositions,
   type MountContext,
 } from "./compositions";
+import { layOutRootChildren, numberAttr } from "./layout";
 import {
   trackPageFetches,
   trackResourceLoads,

@@ -10,7 +10,7 @@ import {
   validateVariables,
   formatVariableIssue,
 } from "../../shared/variables";
-import type { CompositionInstance, SvcVariablesApi, TimelineLike } from "./types";
+import type { CompositionInstance, SvcVariablesApi } from "./types";
 import {
   applyCssVariables,
   bindElement,
@@ -19,6 +19,9 @@ import {
   SCHEMA_ATTR,
 } from "./variables";
 import { applyReferenceFonts } from "./fonts";
+import { numberAttr, sizeElement } from "./layout";
+import { projectUrl, realFetch, resolveSiblingPaths } from "./project-files";
+import { lookupTimeline, registeredTimelines } from "./timelines";
 import {
   AUTHORED_ID_ATTR,
   AUTHORED_ROOT_ATTR,
@@ -56,8 +59,6 @@ declare global {
   }
 }
 
-/** Our own requests stay out of the page's pending-fetch tracking (readiness.ts). */
-const realFetch = window.fetch.bind(window);
 let instanceCounter = 0;
 const MOUNTING_ATTR = "data-svc-mounting";
 let mountingStyle: HTMLStyleElement | undefined;
@@ -72,26 +73,6 @@ function hideWhileMounting(host: HTMLElement, hidden: boolean): void {
   else host.removeAttribute(MOUNTING_ATTR);
 }
 const loadedScripts = new Set<string>();
-
-export function numberAttr(element: Element, name: string): number | undefined {
-  const raw = element.getAttribute(name);
-  if (raw === null || raw.trim() === "") return undefined;
-  const value = Number.parseFloat(raw);
-  return Number.isFinite(value) ? value : undefined;
-}
-
-/**
- * Where `src` of a host points: relative paths resolve from the project root. That is the origin
- * the project is served on (renders, the preview server); in a srcdoc preview frame, whose origin
- * is opaque, it is the folder of the entry file its <base> names.
- */
-export function projectUrl(path: string): string {
-  const trimmed = path.trim();
-  if (/^[a-z][a-z\d+.-]*:/i.test(trimmed) || trimmed.startsWith("//")) return trimmed;
-  const root =
-    location.origin === "null" ? new URL(".", document.baseURI).href : `${location.origin}/`;
-  return new URL(trimmed.replace(/^\.\//, "").replace(/^\/+/, ""), root).href;
-}
 
 /** Hosts directly owned by `instance` (not inside a deeper host). */
 function childHosts(instance: CompositionInstance): HTMLElement[] {
@@ -119,50 +100,6 @@ export async function mountChildren(
     const file = await files[index]!;
     const child = await mountInstance(host, instance, file, context);
     await mountChildren(child, context);
-  }
-}
-
-const NOT_LAID_OUT = new Set(["SCRIPT", "STYLE", "LINK", "META"]);
-
-/**
- * The reference runtime's layout of a root: the root is positioned and clips its overflow at its
- * declared size, and each of its children with `data-start` (clips, nested composition hosts,
- * media) is positioned absolutely, sized from `data-width`/`data-height` only where its CSS gives
- * it no size (else the full root). A host's `left`/`top` from CSS then apply, and its content
- * (`position: absolute; inset: 0`, container queries) fills the host, not the whole frame.
- */
-export function layOutRootChildren(root: HTMLElement): void {
-  if (!root.style.position) root.style.position = "relative";
-  root.style.overflow = "hidden";
-  const width = numberAttr(root, "data-width");
-  const height = numberAttr(root, "data-height");
-  if (width !== undefined) root.style.width = `${width}px`;
-  if (height !== undefined) root.style.height = `${height}px`;
-  for (const child of Array.from(root.children)) {
-    if (!(child instanceof HTMLElement) || NOT_LAID_OUT.has(child.tagName)) continue;
-    if (!child.hasAttribute("data-start")) continue;
-    const style = child.style;
-    const hidden = style.getPropertyValue("display") === "none";
-    const priority = style.getPropertyPriority("display");
-    if (hidden) style.removeProperty("display");
-    const computed = getComputedStyle(child);
-    if (computed.position !== "absolute" && computed.position !== "fixed") {
-      style.position = "absolute";
-    }
-    if (child.tagName !== "AUDIO") {
-      // `computed` is live: these read the size the element has now that it is absolute.
-      const declaredWidth = numberAttr(child, "data-width");
-      const declaredHeight = numberAttr(child, "data-height");
-      const noWidth = computed.width === "0px" || computed.width === "auto";
-      const noHeight = computed.height === "0px" || computed.height === "auto";
-      if (!style.width && noWidth) {
-        style.width = declaredWidth !== undefined ? `${declaredWidth}px` : "100%";
-      }
-      if (!style.height && noHeight) {
-        style.height = declaredHeight !== undefined ? `${declaredHeight}px` : "100%";
-      }
-    }
-    if (hidden) style.setProperty("display", "none", priority);
   }
 }
 
@@ -390,86 +327,6 @@ function isExecutable(script: HTMLScriptElement): boolean {
   );
 }
 
-/** Host and inner root take their declared size unless the author already sized them inline. */
-function sizeElement(element: HTMLElement): void {
-  const width = numberAttr(element, "data-width");
-  const height = numberAttr(element, "data-height");
-  if (width !== undefined && !element.style.width) element.style.width = `${width}px`;
-  if (height !== undefined && !element.style.height) element.style.height = `${height}px`;
-}
-
-const CSS_URL = /\burl\(\s*(["']?)([^)"'\s](?:[^)"']*[^)"'\s])?)\1\s*\)/g;
-
-function isRelativePath(value: string): boolean {
-  return value !== "" && !/^([a-z][a-z\d+.-]*:|\/|#)/i.test(value);
-}
-
-/**
- * Paths in a file below the project root mean what the reference makes of them: `../x` is
- * relative to the file; any other relative path is too when that file exists next to it
- * (`compositions/assets/font.woff2` for `assets/font.woff2` in compositions/a.html), else it is
- * relative to the project root. Covers src/href attributes (scripts too), style sheets and inline
- * styles; existence is asked of the server, all at once.
- */
-async function resolveSiblingPaths(
-  fragment: DocumentFragment,
-  fileUrl: string,
-  scripts: HTMLScriptElement[],
-): Promise<void> {
-  const fileDir = new URL(".", fileUrl).href;
-  if (fileDir === projectUrl("")) return;
-  const candidates = new Set<string>();
-  const attributes: [Element, string, string][] = [];
-  for (const element of [...Array.from(fragment.querySelectorAll("[src],[href]")), ...scripts]) {
-    for (const attr of ["src", "href"]) {
-      const value = element.getAttribute(attr)?.trim();
-      if (value && isRelativePath(value)) {
-        attributes.push([element, attr, value]);
-        candidates.add(value);
-      }
-    }
-  }
-  const styled = [
-    ...Array.from(fragment.querySelectorAll("style")).map((style) => ({ style, inline: false })),
-    ...Array.from(fragment.querySelectorAll("[style]")).map((style) => ({ style, inline: true })),
-  ];
-  for (const { style, inline } of styled) {
-    const text = inline ? (style.getAttribute("style") ?? "") : (style.textContent ?? "");
-    for (const match of text.matchAll(CSS_URL)) {
-      if (isRelativePath(match[2]!)) candidates.add(match[2]!);
-    }
-  }
-  const resolved = new Map<string, string>();
-  await Promise.all(
-    Array.from(candidates, async (path) => {
-      const sibling = new URL(path, fileUrl).href;
-      if (path.startsWith("../")) {
-        resolved.set(path, sibling);
-        return;
-      }
-      const found = await realFetch(sibling, { method: "HEAD" }).then(
-        (response) => response.ok,
-        () => false,
-      );
-      if (found) resolved.set(path, sibling);
-    }),
-  );
-  if (resolved.size === 0) return;
-  for (const [element, attr, value] of attributes) {
-    const target = resolved.get(value);
-    if (target) element.setAttribute(attr, target);
-  }
-  const rewrite = (text: string) =>
-    text.replace(CSS_URL, (whole, quote: string, path: string) => {
-      const target = resolved.get(path);
-      return target ? `url(${quote}${target}${quote})` : whole;
-    });
-  for (const { style, inline } of styled) {
-    if (inline) style.setAttribute("style", rewrite(style.getAttribute("style") ?? ""));
-    else style.textContent = rewrite(style.textContent ?? "");
-  }
-}
-
 async function runInstanceScripts(
   instance: CompositionInstance,
   scripts: HTMLScriptElement[],
@@ -547,13 +404,6 @@ async function runInstanceScripts(
   }
 }
 
-/** Every timeline in window.__timelines (an object by id, or an array). */
-export function registeredTimelines(): TimelineLike[] {
-  const registry = window.__timelines;
-  if (!registry || typeof registry !== "object") return [];
-  return Object.values(registry).filter(isTimeline);
-}
-
 /** A second copy of GSAP (say from a CDN URL in the sub-file) would replace the page's instance. */
 function isLoadedLibrary(url: string): boolean {
   const file = new URL(url).pathname.split("/").pop() ?? "";
@@ -565,23 +415,4 @@ function isAlreadyInDocument(url: string): boolean {
     if (script.src === url) return true;
   }
   return false;
-}
-
-export function lookupTimeline(
-  registry: Window["__timelines"],
-  id: string,
-): TimelineLike | undefined {
-  if (!registry || Array.isArray(registry)) return undefined;
-  const candidate = registry[id];
-  return isTimeline(candidate) ? candidate : undefined;
-}
-
-export function isTimeline(value: unknown): value is TimelineLike {
-  return (
-    !!value &&
-    typeof value === "object" &&
-    typeof (value as TimelineLike).duration === "function" &&
-    (typeof (value as TimelineLike).seek === "function" ||
-      typeof (value as TimelineLike).totalTime === "function")
-  );
 }

@@ -25,6 +25,7 @@
 import type { Finding } from "../../shared/findings";
 import { onClockRead, type ClockRead } from "./clock";
 import type { SvcPage } from "./types";
+import { isTimeline, registeredTimelines } from "./timelines";
 
 declare module "./types" {
   interface SvcPage {
@@ -294,14 +295,6 @@ function gsapOnPage(): GsapGlobal | undefined {
   return (window as unknown as { gsap?: GsapGlobal }).gsap;
 }
 
-function isTimelineLike(value: unknown): boolean {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { duration?: unknown }).duration === "function"
-  );
-}
-
 /**
  * Reported only when GSAP animations are running outside every registered timeline: a root that
  * only hosts nested compositions (each with its own timeline) needs none, and a tween that already
@@ -315,7 +308,7 @@ function checkRootTimeline(): void {
   if (!root || rootId === null || rootId === undefined) return;
   const registry = window.__timelines as unknown;
   let registered = false;
-  if (Array.isArray(registry)) registered = registry.some(isTimelineLike);
+  if (Array.isArray(registry)) registered = registry.some(isTimeline);
   else if (registry && typeof registry === "object") {
     const entries = registry as Record<string, unknown>;
     const ids = new Set(
@@ -325,11 +318,11 @@ function checkRootTimeline(): void {
     );
     // A key naming no composition on the page is driven on the root's time (scene.ts).
     registered = Object.keys(entries).some(
-      (key) => isTimelineLike(entries[key]) && (key === rootId || !ids.has(key)),
+      (key) => isTimeline(entries[key]) && (key === rootId || !ids.has(key)),
     );
   }
   if (registered) return;
-  const seeked = registeredTimelines();
+  const seeked = new Set<unknown>(registeredTimelines());
   const free = global.getChildren(false, true, true).filter((animation) => !seeked.has(animation));
   if (free.length === 0) return;
   record({
@@ -356,7 +349,7 @@ const repeatSeen = new WeakSet<object>();
 function checkRepeats(page: SvcPage): void {
   const global = gsapOnPage()?.globalTimeline;
   if (!global?.getChildren || repeatReports >= REPEAT_REPORTS) return;
-  const registered = registeredTimelines();
+  const registered = new Set<unknown>(registeredTimelines());
   const endless = page.duration >= FOREVER_SECONDS;
   for (const animation of global.getChildren(true, true, true)) {
     if (repeatSeen.has(animation) || animation.repeat?.() !== -1) continue;
@@ -383,13 +376,6 @@ function checkRepeats(page: SvcPage): void {
     );
     if (++repeatReports >= REPEAT_REPORTS) return;
   }
-}
-
-function registeredTimelines(): Set<unknown> {
-  const registry = window.__timelines as unknown;
-  if (Array.isArray(registry)) return new Set(registry);
-  if (registry && typeof registry === "object") return new Set(Object.values(registry));
-  return new Set();
 }
 
 function hasAncestorIn(animation: GsapAnimation, timelines: Set<unknown>): boolean {

@@ -2,7 +2,8 @@
 // a walk over cached arrays (no querySelectorAll, no layout reads). Order inside a seek: clock
 // (timers, rAF), GSAP timelines, visibility of clips and media, video positions, then CSS/WAAPI
 // animations last — `document.getAnimations()` brings style up to date once, after all writes.
-import { isTimeline, numberAttr } from "./compositions";
+import { numberAttr } from "./layout";
+import { isTimeline } from "./timelines";
 import type { VirtualClock } from "./clock";
 import type { CompositionInstance, JumpResult, MediaSource, TimelineLike } from "./types";
 
