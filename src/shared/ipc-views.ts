@@ -1,0 +1,185 @@
+// What the desktop app's IPC methods answer (src/shared/ipc.ts lists the methods): the views of
+// jobs, batches, the service, sign-in, folders and images the renderer shows. Plain data, no
+// behaviour; ipc.ts re-exports them so both sides import one module.
+import type { ArchiveReport } from "./archive-report";
+import type { ProjectScan } from "./composition-scan";
+import type { IpcError, JobRenderSettings } from "./ipc";
+
+export interface AppInfo {
+  app: string;
+  version: string;
+}
+
+export interface ProjectScanView extends ProjectScan {
+  /** HTML files in the project folder, for the composition picker. */
+  compositions: string[];
+}
+
+/** The dry run answers the CLI's archive report. */
+export type DryRunReport = ArchiveReport;
+
+/** The stages the queue shows (SPEC.md section 7), then where the job ended. */
+export type JobStage = "waiting" | "zip" | "upload" | "queued" | "rendering" | "download";
+export type JobStatus = "waiting" | "running" | "completed" | "failed" | "cancelled";
+
+export interface JobView {
+  id: string;
+  /** Increases with every change, so a listener can drop an out-of-date copy. */
+  revision: number;
+  title: string;
+  status: JobStatus;
+  stage: JobStage;
+  /** 0..1 within the current stage. */
+  progress: number;
+  bytes: { done: number; total: number | undefined } | undefined;
+  etaSeconds: number | undefined;
+  createdAt: number;
+  startedAt: number | undefined;
+  finishedAt: number | undefined;
+  source:
+    | { type: "dir"; dir: string; composition: string }
+    /** Rendered again from an uploaded project: no zipping or uploading, it starts at queued. */
+    | { type: "asset"; assetId: string; composition: string }
+    | { type: "render"; renderId: string }
+    /** One row of a batch: rendered against the batch's one upload (`assetId` once uploaded). */
+    | { type: "batch"; batchId: string; composition: string };
+  /** The row of a batch this job renders (undefined for a job of its own). */
+  batch: { batchId: string; row: number; fileName: string } | undefined;
+  settings: JobRenderSettings;
+  assetId: string | undefined;
+  renderId: string | undefined;
+  outputPath: string | undefined;
+  sizeBytes: number | undefined;
+  /** Completed, but the downloaded file is no longer where it was saved. */
+  fileMissing: boolean;
+  error: IpcError | undefined;
+}
+
+/** Many videos from one template ("Render many…"): one upload, then one job per row. */
+export interface BatchView {
+  id: string;
+  revision: number;
+  /** The project folder's name. */
+  title: string;
+  createdAt: number;
+  dir: string;
+  composition: string;
+  /** The batch's own folder, where every row's video is saved. */
+  outputDir: string;
+  outputPattern: string;
+  settings: JobRenderSettings;
+  rowCount: number;
+  /** The one upload every row renders against. */
+  upload: {
+    stage: "waiting" | "zip" | "upload" | "done" | "failed";
+    /** 0..1 within the stage. */
+    progress: number;
+    error: IpcError | undefined;
+  };
+  assetId: string | undefined;
+}
+
+/** A finished video to play inline: the downloaded file, or a fresh signed URL of the service. */
+export interface MediaSource {
+  url: string;
+  /** The render's thumbnail, when the service has one. */
+  poster: string | undefined;
+  source: "file" | "service";
+}
+
+/** A project that ships with the app, for "Try an example". */
+export interface ExampleProject {
+  name: string;
+  dir: string;
+  description: string;
+}
+
+export type AuthSource =
+  "env:SVC_API_KEY" | "env:SVC_ALIAS_API_KEY" | "credentials-file" | "keychain" | "local-service";
+
+/** A browser or device sign-in that waits for the person (auth.login, until done or cancelled). */
+export interface PendingSignIn {
+  method: "browser" | "device";
+  /** Browser: the sign-in page (a link when no browser could be opened). Device: the code's page. */
+  url: string;
+  /** Browser: whether the main process opened the system browser. */
+  browserOpened: boolean;
+  /** Device: the code to enter at `url`, e.g. BCDF-GHJK. */
+  userCode: string | undefined;
+  /** Device: `url` with the code filled in. */
+  urlWithCode: string | undefined;
+  /** When the sign-in gives up (ms since the epoch). */
+  expiresAt: number;
+}
+
+export interface AuthStatus {
+  signedIn: boolean;
+  service: string;
+  source: AuthSource | undefined;
+  kind: "api_key" | "oauth" | undefined;
+  user: { email: string; username: string } | undefined;
+  credits: { remaining: number; used: number; plan: string } | undefined;
+  /** Why the status is incomplete (e.g. the service cannot be reached). */
+  problem: IpcError | undefined;
+  /** A browser/device sign-in waiting for the person; `auth` events follow its progress. */
+  signIn?: PendingSignIn | undefined;
+  /** Why the last browser/device sign-in failed (cleared by the next one). */
+  signInError?: IpcError | undefined;
+}
+
+export type ServiceStatus = "stopped" | "starting" | "ready" | "restarting" | "failed" | "remote";
+
+export interface ServiceState {
+  mode: "local" | "remote";
+  status: ServiceStatus;
+  url: string | undefined;
+  /** Crash restarts since the app started. */
+  restarts: number;
+  message: string | undefined;
+}
+
+export type PickFolderResult =
+  | { kind: "picked"; path: string }
+  | { kind: "cancelled" }
+  /** No native dialog (web mode): show the in-app browser (`host.listFolders`) from `root`. */
+  | { kind: "browse"; root: string };
+
+export interface FolderListing {
+  root: string;
+  path: string;
+  parent: string | undefined;
+  folders: Array<{ name: string; path: string }>;
+}
+
+/** A top folder the project browser may show: the home folder, or a drive the user owns. */
+export interface FolderPlace {
+  name: string;
+  path: string;
+}
+
+/** What the web-mode project browser shows: one folder, or (path undefined) the list of places. */
+export interface ProjectFolderListing {
+  places: FolderPlace[];
+  /** The folder shown; undefined: the list of places. */
+  path: string | undefined;
+  /** One folder up; "" at the top of a place (up leads to the list of places). */
+  parent: string | undefined;
+  /** Sub-folders; `project` when one holds an HTML file at its top (a composition). */
+  folders: Array<{ name: string; path: string; project: boolean }>;
+  /** The shown folder's HTML files (its compositions, when it is a project). */
+  htmlFiles: string[];
+  /** Why folders outside the places are not shown. */
+  limit: string;
+}
+
+/** An image variable's file: `path` is relative to the project folder, with `/` separators. */
+export type PickImageResult =
+  | { kind: "picked"; path: string }
+  | { kind: "cancelled" }
+  /** No native dialog (web mode): browse with `project.listImages`. */
+  | { kind: "browse"; root: string };
+
+/** A folder inside a project, with its sub-folders and its image files. */
+export interface ImageListing extends FolderListing {
+  images: Array<{ name: string; path: string }>;
+}
