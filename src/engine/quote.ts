@@ -1,8 +1,8 @@
 // The measured cost of a composition before it is rendered: one browser page is started as a
-// render starts it, and a few short runs of consecutive frames (at 20%, 50% and 80% of the
-// timeline) are drawn and read back as a render draws them, unchanged frames skipped alike. Their
-// mean time per frame and the start-up time feed the estimate of shared/quote.ts. A sample of
-// 12 frames costs about a second of a 1080p render.
+// render starts it, and six short runs of consecutive frames (8% to 92% of the timeline) are
+// drawn and read back as a render draws them, unchanged frames skipped alike. Their mean time per
+// frame and the start-up time feed the estimate of shared/quote.ts. The 30 frames cost a few
+// seconds of a 1080p render.
 import { availableParallelism } from "node:os";
 import { estimateRenderSeconds, framesOf, type FrameCost } from "../shared/quote";
 import { prepareRender, resolveWorkers } from "./render-prepare";
@@ -11,8 +11,8 @@ import type { RenderCompositionOptions } from "./types";
 import { segmentLength } from "./plan";
 
 /** Where the sampled runs start (share of the timeline) and how many frames each draws. */
-const SAMPLE_AT = [0.1, 0.3, 0.5, 0.7, 0.9] as const;
-const SAMPLE_RUN = 3;
+const SAMPLE_AT = [0.08, 0.25, 0.42, 0.58, 0.75, 0.92] as const;
+const SAMPLE_RUN = 5;
 
 export interface SampledCost {
   durationSeconds: number;
@@ -51,9 +51,12 @@ export async function sampleRenderCost(
     const localWorkers = Math.min(wanted, segments);
     const pages = [first, ...(await Promise.all(opening.slice(1, localWorkers)))];
     const startupMs = performance.now() - started;
+    // Timed: every frame of a run but its first, which follows a jump and always draws (a render
+    // moves one frame at a time, and skips frames where nothing changed).
     let pageMs = 0;
+    let jumpMs = 0;
+    let timed = 0;
     let drawn = 0;
-    const sampleStart = performance.now();
     await Promise.all(
       pages.map(async (page, worker) => {
         for (let sampleRun = worker; sampleRun < SAMPLE_AT.length; sampleRun += pages.length) {
@@ -63,23 +66,29 @@ export async function sampleRenderCost(
             run.throwIfCancelled();
             const t0 = performance.now();
             await page.seek(frame / fps);
-            // The first frame of a run follows a jump and always draws; the rest skip as a render does.
             await page.capture(frame !== firstFrame);
-            pageMs += performance.now() - t0;
             drawn++;
+            if (frame === firstFrame) {
+              jumpMs += performance.now() - t0;
+              continue;
+            }
+            pageMs += performance.now() - t0;
+            timed++;
           }
         }
       }),
     );
-    const wallMsPerFrame = (performance.now() - sampleStart) / drawn;
-    const cost: FrameCost = { msPerFrame: pageMs / drawn, startupMs };
+    // A composition too short for a run of two frames: its jumps are all there is to time.
+    const msPerFrame = timed > 0 ? pageMs / timed : jumpMs / drawn;
+    // The pages drew side by side, so each one's time already includes sharing the cores.
+    const wallMsPerFrame = msPerFrame / pages.length;
+    const cost: FrameCost = { msPerFrame, startupMs };
     return {
       durationSeconds: frames / fps,
       frames,
       cost,
       sampledFrames: drawn,
       localWorkers,
-      // The pages drew side by side: their wall time per frame already is the parallel rate.
       estimatedLocalSeconds: estimateRenderSeconds(
         { msPerFrame: wallMsPerFrame, startupMs },
         frames,
