@@ -294,6 +294,15 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
         ...(token !== undefined ? { token } : {}),
       }),
     "renders.get": async ({ renderId }) => (await connection.client()).getRender(renderId),
+    "renders.quote": async ({ durationSeconds, fps, quality, format, resolution, aspectRatio }) =>
+      (await connection.client()).quoteRender({
+        duration: durationSeconds,
+        fps,
+        quality,
+        format,
+        resolution,
+        ...(aspectRatio ? { aspect_ratio: aspectRatio } : {}),
+      }),
     "renders.variables": async ({ render }) => {
       const found = await (
         await connection.client()

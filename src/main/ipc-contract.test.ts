@@ -16,6 +16,7 @@ import {
   type JobView,
 } from "../shared/ipc";
 import { CredentialStore } from "../core/credentials";
+import { creditsFor } from "../shared/credits";
 import { createDesktopBridge, type IpcRendererLike } from "../preload/bridge";
 import { apiFromBridge, createWebBridge, type EventSocket } from "../renderer/transport";
 import { startDesktopApp, type DesktopApp } from "./desktop-app";
@@ -255,6 +256,20 @@ describe.each([
     expect(after).toEqual({ ...before, concurrency: 3 });
     expect(await api["settings.get"]()).toEqual(after);
     await api["settings.set"]({ concurrency: before.concurrency });
+  });
+
+  it("quotes a render from the service: frames and credits by the charge rule, nothing spent", async () => {
+    const quote = await api["renders.quote"]({
+      durationSeconds: 2.5,
+      fps: 10,
+      format: "gif",
+      resolution: "1080p",
+    });
+    expect(quote).toMatchObject({ frames: 25, credits: creditsFor(2.5, "1080p") });
+    expect(quote.estimated_total_seconds).toBeGreaterThan(0);
+    expect(
+      (await ipcFailure(api["renders.quote"]({ durationSeconds: 2, fps: 60, format: "gif" }))).code,
+    ).toBe("invalid_input");
   });
 
   it("reports the service it talks to", async () => {

@@ -28,6 +28,7 @@ export const IPC_METHOD_NAMES = [
   "jobs.openFile",
   "renders.list",
   "renders.get",
+  "renders.quote",
   "renders.variables",
   "renders.delete",
   "renders.download",

@@ -6,6 +6,7 @@
 // every answer in `IpcResult`, so an error keeps its `{code, message, hint}` on either path.
 import { z } from "zod";
 import type { RenderList, RenderRecord } from "./api";
+import type { RenderQuote } from "./quote";
 import type { Finding } from "./findings";
 import { BATCH_MAX_ROWS } from "./batch";
 import { renderSettingsRule, renderSettingsShape } from "./render-options";
@@ -171,6 +172,10 @@ export const ipcInputSchemas = {
     token: z.string().min(1).optional(),
   }),
   "renders.get": z.object({ renderId }),
+  /** Frames, credits and the time on the service (its queue) for these settings; nothing spent. */
+  "renders.quote": z
+    .object({ durationSeconds: z.number().positive(), ...renderSettingsShape })
+    .superRefine(renderSettingsRule),
   /** The variables a render's composition declares (from its asset), for "Render again". */
   "renders.variables": z.object({
     render: z.object({ asset_id: z.string().min(1), composition: z.string().min(1) }),
@@ -230,6 +235,7 @@ export interface IpcOutputs {
   "jobs.openFile": { opened: string };
   "renders.list": RenderList;
   "renders.get": RenderRecord;
+  "renders.quote": RenderQuote;
   "renders.variables": { variables: VariableDefinition[]; schemaErrors: string[] };
   "renders.delete": { renderId: string };
   "renders.download": JobView;

@@ -11,11 +11,13 @@ import {
   parseFps,
   blockedFormats,
   countOf,
+  formatSeconds,
   blockedResolutions,
   estimatedCredits,
   renderOptionsProblem,
 } from "../render-plan";
 import { useUiStore } from "../store";
+import { useRenderQuote } from "../hooks/renders";
 
 function FpsField({ fps, onChange }: { fps: number; onChange: (fps: number) => void }) {
   const listId = useId();
@@ -75,6 +77,17 @@ export function RenderOptions({
   // The fps field says itself what is wrong with it.
   const problem = Number.isFinite(render.fps) ? renderOptionsProblem(render) : undefined;
   const credits = estimatedCredits(duration, render.resolution);
+  const quote = useRenderQuote(
+    duration,
+    {
+      fps: render.fps,
+      quality: render.quality,
+      format: render.format,
+      resolution: render.resolution,
+      ...(render.aspectRatio ? { aspectRatio: render.aspectRatio } : {}),
+    },
+    problem === undefined && Number.isFinite(render.fps),
+  );
   return (
     <section className="panel" aria-labelledby="render-options-title">
       <div className="panel-head">
@@ -160,6 +173,16 @@ export function RenderOptions({
         Estimated cost:{" "}
         {credits === undefined ? "unknown (no duration)" : countOf(credits, "credit")}
       </p>
+      {quote.data ? (
+        <p className="muted" aria-label="Estimated time on the service">
+          About {formatSeconds(quote.data.estimated_total_seconds)} on the service for{" "}
+          {countOf(quote.data.frames, "frame")}
+          {quote.data.estimated_queue_seconds > 0
+            ? ` (${formatSeconds(quote.data.estimated_queue_seconds)} waiting: ${countOf(quote.data.queue.queued, "render")} queued)`
+            : ""}
+          .
+        </p>
+      ) : null}
     </section>
   );
 }

@@ -2,7 +2,7 @@
 // joined for infinite scroll; delete and download (a fresh signed URL, as a queue job).
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RenderRecord } from "../../shared/api";
-import type { JobView } from "../../shared/ipc";
+import type { IpcInput, JobView } from "../../shared/ipc";
 import type { VariableValues } from "../../shared/variables";
 import { desktopApi } from "../transport";
 
@@ -107,3 +107,25 @@ export function parseVariableValues(
 }
 
 /** Call after something that adds a render (a finished job), so History shows it. */
+
+/**
+ * The service's quote for these settings (frames, credits, time given its queue): asked again
+ * when a setting changes; nothing is uploaded or spent. Off without a duration or with settings
+ * the form already refuses.
+ */
+export function useRenderQuote(
+  durationSeconds: number | undefined,
+  settings: RenderQuoteSettings,
+  enabled: boolean,
+) {
+  return useQuery({
+    queryKey: ["renders.quote", durationSeconds, settings],
+    queryFn: () =>
+      desktopApi()["renders.quote"]({ durationSeconds: durationSeconds!, ...settings }),
+    enabled: enabled && durationSeconds !== undefined && durationSeconds > 0,
+    retry: false,
+    staleTime: 10_000,
+  });
+}
+
+export type RenderQuoteSettings = Omit<IpcInput<"renders.quote">, "durationSeconds">;
