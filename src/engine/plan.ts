@@ -19,17 +19,33 @@ export interface Chunk {
 }
 
 export interface ChunkSettings {
-  /** Target seconds of video per chunk (rounded to whole segments). */
+  /** Target seconds of video per chunk (rounded to whole segments), when workers are not counted. */
   chunkSeconds: number;
   /** The most chunks one render is cut into. */
   maxChunks: number;
+  /**
+   * Render workers alive now: when given, the render is cut into about `chunksPerWorker` chunks
+   * per worker (chunkSeconds is then not used), each at least `minChunkFrames` long, so a long
+   * render spreads over every machine and a short one is not cut finer than is worth a chunk's
+   * fixed cost.
+   */
+  liveWorkers?: number;
+  chunksPerWorker?: number;
+  minChunkFrames?: number;
 }
 
 /** The chunks of a render of `frames` frames at `fps`; one chunk when it is short. */
 export function planChunks(frames: number, fps: number, settings: ChunkSettings): Chunk[] {
   const length = segmentLength(frames, fps);
   const segments = Math.ceil(frames / length);
-  const wanted = Math.max(1, Math.round((settings.chunkSeconds * fps) / length));
+  const live = settings.liveWorkers ?? 0;
+  const wanted =
+    live > 0
+      ? Math.max(
+          Math.ceil(segments / (live * (settings.chunksPerWorker ?? 2))),
+          Math.ceil((settings.minChunkFrames ?? 1) / length),
+        )
+      : Math.max(1, Math.round((settings.chunkSeconds * fps) / length));
   const perChunk = Math.max(wanted, Math.ceil(segments / Math.max(1, settings.maxChunks)));
   const chunks: Chunk[] = [];
   for (let first = 0; first < segments; first += perChunk) {

@@ -16,6 +16,14 @@ export interface ServerConfig {
   chunkSeconds: number;
   /** The most chunks one render is cut into; 1 renders every render whole on one worker. */
   maxChunks: number;
+  /**
+   * How a render is cut: "workers" (default) into about chunksPerWorker chunks per live worker,
+   * each at least minChunkFrames long; "seconds" into chunkSeconds-long chunks (set by giving
+   * SVC_SERVER_CHUNK_SECONDS).
+   */
+  chunkSizing: "workers" | "seconds";
+  chunksPerWorker: number;
+  minChunkFrames: number;
   /** SVC_SERVER_PROJECT_CACHE_MB: disk a worker keeps unzipped projects in (least recently used out). */
   projectCacheBytes: number;
   /** This worker's name in logs and chunk records (default: the host name). */
@@ -109,7 +117,10 @@ export function loadConfig(
     databaseUrl,
     chunkSeconds: Math.max(1, num("SVC_SERVER_CHUNK_SECONDS", 10)),
     // Chunking pays where many machines share the work; the embedded default renders whole.
-    maxChunks: Math.max(1, Math.floor(num("SVC_SERVER_MAX_CHUNKS", databaseUrl ? 32 : 1))),
+    maxChunks: Math.max(1, Math.floor(num("SVC_SERVER_MAX_CHUNKS", databaseUrl ? 256 : 1))),
+    chunkSizing: env.SVC_SERVER_CHUNK_SECONDS?.trim() ? "seconds" : "workers",
+    chunksPerWorker: Math.max(1, num("SVC_SERVER_CHUNKS_PER_WORKER", 2)),
+    minChunkFrames: Math.max(1, Math.floor(num("SVC_SERVER_MIN_CHUNK_FRAMES", 30))),
     projectCacheBytes: Math.max(0, num("SVC_SERVER_PROJECT_CACHE_MB", 2048)) * 1024 * 1024,
     workerName: env.SVC_WORKER_NAME?.trim() || hostname(),
     host: flags.host ?? "127.0.0.1",

@@ -293,6 +293,21 @@ const operations: Migration = {
   },
 };
 
+/**
+ * Render workers announce themselves (issue 24): each worker process upserts its row every few
+ * seconds, so the API can cut a render into about two chunks per live worker.
+ */
+const workerPresence: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("worker_presence")
+      .addColumn("owner", "text", (c) => c.primaryKey())
+      .addColumn("slots", "integer", (c) => c.notNull())
+      .addColumn("seen_ms", "bigint", (c) => c.notNull())
+      .execute();
+  },
+};
+
 export const migrationProvider: MigrationProvider = {
   async getMigrations() {
     return {
@@ -301,6 +316,7 @@ export const migrationProvider: MigrationProvider = {
       "0003_render_warnings": renderWarnings,
       "0004_chunks": chunks,
       "0005_operations": operations,
+      "0006_worker_presence": workerPresence,
     };
   },
 };

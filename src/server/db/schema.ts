@@ -211,6 +211,13 @@ export interface RateLimitsTable {
   window_end_ms: number;
 }
 
+/** A render worker process and how many jobs it runs at once, last seen at seen_ms. */
+export interface WorkerPresenceTable {
+  owner: string;
+  slots: number;
+  seen_ms: number;
+}
+
 export interface DB {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -226,4 +233,5 @@ export interface DB {
   oauth_tokens: OAuthTokensTable;
   oauth_device_codes: OAuthDeviceCodesTable;
   rate_limits: RateLimitsTable;
+  worker_presence: WorkerPresenceTable;
 }

@@ -33,6 +33,7 @@ import { newId } from "../ids";
 import { createIdempotently } from "../http/idempotency";
 import { checkCompositionPath, readComposition } from "../assets/project";
 import { planChunks, type Chunk } from "../../engine/plan";
+import { liveWorkerSlots } from "./worker-presence";
 import { enqueueRenderJobs, lockAccount, rendersInProgress } from "./admission";
 import type { JobQueue } from "../queue/job-queue";
 import { toRenderRecord } from "./render-record";
@@ -181,7 +182,7 @@ export async function submitRender(
     chunks_done: 0,
     audio_json: null,
   };
-  const chunks = planRenderChunks(ctx, input.fps, facts.duration);
+  const chunks = await planRenderChunks(ctx, input.fps, facts.duration);
   if (chunks) {
     row.frames = chunks.frames;
     row.chunk_count = chunks.list.length;
@@ -230,16 +231,20 @@ export async function submitRender(
  * The chunks of a distributed render, or undefined to render it whole: when chunking is off
  * (SVC_SERVER_MAX_CHUNKS=1, the embedded default), when the composition does not declare its
  * duration (the frame count is then known only once a page has loaded), or when it is short.
+ * Sized by the workers alive now (about two chunks each, SVC_SERVER_CHUNKS_PER_WORKER), unless
+ * SVC_SERVER_CHUNK_SECONDS fixes the length or no worker has announced itself yet.
  */
-function planRenderChunks(
+async function planRenderChunks(
   ctx: ServiceContext,
   fps: number,
   duration: number | undefined,
-): { frames: number; list: Chunk[] } | undefined {
+): Promise<{ frames: number; list: Chunk[] } | undefined> {
   if (ctx.config.maxChunks <= 1 || duration === undefined) return undefined;
   const frames = Math.round(duration * fps);
   if (frames < 1) return undefined;
-  const list = planChunks(frames, fps, ctx.config);
+  const liveWorkers =
+    ctx.config.chunkSizing === "workers" ? await liveWorkerSlots(ctx.db, ctx.now()) : 0;
+  const list = planChunks(frames, fps, { ...ctx.config, liveWorkers });
   return list.length > 1 ? { frames, list } : undefined;
 }
 

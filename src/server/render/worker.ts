@@ -29,6 +29,7 @@ import { runChunkJob } from "./job-chunk";
 import { runJoinJob } from "./job-join";
 import { runWholeJob } from "./job-whole";
 import { ProjectCache } from "./project-cache";
+import { announceWorker, forgetWorker, PRESENCE_INTERVAL_MS } from "./worker-presence";
 import { failRender, loadRender, markRendering, requeueRender } from "./render-repository";
 
 export type { Engine } from "./attempt";
@@ -50,6 +51,7 @@ export class WorkerPool {
   private readonly loops: Promise<void>[] = [];
   private readonly running = new Set<AbortController>();
   private wake: (() => void) | undefined;
+  private presence: NodeJS.Timeout | undefined;
   private readonly services: JobServices;
   readonly owner: string;
 
@@ -72,12 +74,22 @@ export class WorkerPool {
 
   start(count: number): void {
     for (let i = 0; i < count; i++) this.loops.push(this.loop());
+    // Counted by the API when it cuts a render into chunks (worker-presence.ts).
+    const announce = () =>
+      void announceWorker(this.ctx.db, this.owner, count, this.ctx.now()).catch((error: unknown) =>
+        this.ctx.log.warn({ err: error }, "worker presence not written"),
+      );
+    announce();
+    this.presence = setInterval(announce, PRESENCE_INTERVAL_MS);
+    this.presence.unref();
   }
 
   /** Stops claiming; waits up to graceMs for running renders, then aborts them and releases their leases. */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
     this.wake?.();
+    clearInterval(this.presence);
+    await forgetWorker(this.ctx.db, this.owner).catch(() => undefined);
     const all = Promise.all(this.loops);
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<"expired">((resolve) => {
