@@ -6,12 +6,17 @@
 // the engine's own ChunkResult.catchUp. The jumped chunk's frames are compared with the stepped
 // one's (stepping is how a whole render reaches that frame).
 //
-// Run: npm run bench:chunk-start -- [--reps 2] [--frame 9000] [--minutes 10]
+// With --warm: per-chunk overhead of consecutive chunks of one render on one worker, each on a
+// new browser (cold) or on the page the previous chunk left open (warm, engine/page-pool.ts), A B
+// A B: overhead = a chunk's wall time minus its capture (first frame to last), at engine level
+// (no claim, S3 download/upload or commit: bench:scale has those).
+//
+// Run: npm run bench:chunk-start -- [--reps 2] [--frame 9000] [--minutes 10] [--warm]
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { renderChunk } from "../src/engine/chunks";
+import { closeWarmPages, renderChunk } from "../src/engine/chunks";
 import { segmentLength, type Chunk } from "../src/engine/plan";
 import { frameHashes } from "../src/engine/testing/probe";
 
@@ -20,6 +25,8 @@ const { values: flags } = parseArgs({
     reps: { type: "string", default: "2" },
     frame: { type: "string", default: "9000" },
     minutes: { type: "string", default: "10" },
+    warm: { type: "boolean", default: false },
+    chunks: { type: "string", default: "6" },
   },
 });
 const FPS = 30;
@@ -58,6 +65,15 @@ window.__timelines = { main: tl };
 }
 
 const dir = await mkdtemp(join(tmpdir(), "svc-bench-chunk-start-"));
+if (flags.warm) {
+  try {
+    await warmVersusCold();
+  } finally {
+    await closeWarmPages();
+    await rm(dir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
 try {
   const projectDir = join(dir, "project");
   await mkdir(projectDir);
@@ -107,4 +123,62 @@ try {
   );
 } finally {
   await rm(dir, { recursive: true, force: true });
+}
+
+/** Consecutive 1-segment chunks of one render, cold and warm alternately. */
+async function warmVersusCold(): Promise<void> {
+  const projectDir = join(dir, "project");
+  await mkdir(projectDir);
+  await writeFile(join(projectDir, "index.html"), composition());
+  const length = segmentLength(FRAMES, FPS);
+  const count = Number(flags.chunks);
+  console.log(
+    `chunk overhead: ${count} consecutive chunks of ${length} frames, draft; load average ${loadavg()
+      .map((n) => n.toFixed(1))
+      .join(" ")}`,
+  );
+  const overheads: Record<"cold" | "warm", number[]> = { cold: [], warm: [] };
+  for (let rep = 0; rep < Number(flags.reps); rep++) {
+    for (const mode of rep % 2 === 0 ? (["cold", "warm"] as const) : (["warm", "cold"] as const)) {
+      await closeWarmPages();
+      for (let index = 0; index < count; index++) {
+        const chunk: Chunk = {
+          index,
+          firstSegment: index,
+          segmentCount: 1,
+          firstFrame: index * length,
+          frameCount: length,
+        };
+        let firstFrameAt = 0;
+        let lastFrameAt = 0;
+        const started = performance.now();
+        const result = await renderChunk({
+          projectDir,
+          fps: FPS,
+          quality: "draft",
+          allowNetwork: false,
+          chunk,
+          frames: FRAMES,
+          outputDir: join(dir, `${mode}-${rep}-${index}`),
+          warm: mode === "warm",
+          onProgress: (progress) => {
+            if (progress.stage !== "capturing" || progress.framesDone === 0) return;
+            firstFrameAt ||= performance.now();
+            lastFrameAt = performance.now();
+          },
+        });
+        const wall = performance.now() - started;
+        const capture = lastFrameAt - firstFrameAt;
+        // The first chunk of a warm run starts cold: only later chunks count for "warm".
+        if (mode === "cold" || index > 0) overheads[mode].push((wall - capture) / 1000);
+        console.log(
+          `  rep ${rep + 1} ${mode} chunk ${index}: wall ${(wall / 1000).toFixed(2)} s, capture ${(capture / 1000).toFixed(2)} s, warm page ${result.warmPage}, catch-up ${result.catchUp.mode}, load ${loadavg()[0]!.toFixed(1)}`,
+        );
+      }
+    }
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+  console.log(
+    `median per-chunk overhead (wall - capture): cold ${median(overheads.cold).toFixed(2)} s, warm ${median(overheads.warm).toFixed(2)} s`,
+  );
 }
