@@ -22,7 +22,7 @@ import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "
 import { loadavg, tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
-import { googleFontsCss, gsapFileForUrl, npmFileForUrl } from "../src/engine/network";
+import { googleFontsCss, gsapFileForUrl, npmFileForUrl } from "../src/node/cdn-files";
 import { probeMedia } from "../src/engine/testing/probe";
 import { resolveFfmpeg } from "../src/engine/ffmpeg";
 import { HYPERFRAMES, NODE22, REFERENCE_ENV } from "./vs-reference";

@@ -20,7 +20,7 @@ import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "
 import { loadavg, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { gsapFileForUrl } from "../src/engine/network";
+import { gsapFileForUrl } from "../src/node/cdn-files";
 import { probeMedia } from "../src/engine/testing/probe";
 import { resolveFfmpeg } from "../src/engine/ffmpeg";
 import { runMeasured, type RunResult } from "./cpu";

@@ -1,6 +1,7 @@
-// The preview server answers the player's CORS fetch for loopback pages only, serves the app's
-// own GSAP copy where the player's `library-base` points, and hands out served frame documents
-// (`?svc-frame=1`) with the frame script before any page script, sandboxed, inside the folder.
+// The preview server answers the player's CORS fetch for loopback pages only, answers the CDN URLs
+// svc has copies of under /__svc/libs/cdn/ (the frame's library base), and hands out served frame
+// documents (`?svc-frame=1`) with the frame script before any page script and CDN URLs pointed at
+// those copies, sandboxed, inside the folder.
 import { request } from "node:http";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,6 +12,8 @@ import { PREVIEW_LIBRARY_PATH, PreviewServers } from "./preview-server";
 
 const COMPOSITION = `<!doctype html><html><head><meta charset="utf-8">
 <script src="https://cdn.jsdelivr.net/npm/gsap@3.12.5/dist/gsap.min.js"></script>
+<link rel="stylesheet" href="https://fonts.googleapis.com/css2?family=Anton&display=block">
+<script src="https://cdn.example.com/other.js"></script>
 <script>window.pageScript = 1;</script></head><body><p>hello</p></body></html>`;
 
 let scratch: string;
@@ -63,14 +66,39 @@ describe("preview server", () => {
     expect(response.headers.get("access-control-allow-origin")).toBeNull();
   });
 
-  it("serves GSAP from the app's own copy, and nothing outside it", async () => {
-    const origin = new URL(url).origin;
-    const gsap = await fetch(`${origin}${PREVIEW_LIBRARY_PATH}/gsap/gsap.min.js`);
+  it("answers CDN URLs from the app's own copies, with CORS for the sandboxed frame", async () => {
+    const cdn = `${origin}${PREVIEW_LIBRARY_PATH}/cdn`;
+    const gsap = await fetch(`${cdn}/cdn.jsdelivr.net/npm/gsap@3.12.5/dist/gsap.min.js`);
     expect(gsap.status).toBe(200);
     expect(gsap.headers.get("content-type")).toMatch(/javascript/);
     expect(await gsap.text()).toContain("GSAP");
-    const escape = await fetch(`${origin}${PREVIEW_LIBRARY_PATH}/gsap/..%2F..%2Fpackage.json`);
-    expect(escape.status).toBe(404);
+    const css = await fetch(`${cdn}/fonts.googleapis.com/css2?family=Anton&display=block`, {
+      headers: { origin: "null" },
+    });
+    expect(css.headers.get("access-control-allow-origin")).toBe("null");
+    const font = /url\(([^)]+\.woff2)\)/.exec(await css.text())![1]!;
+    expect(
+      font.startsWith(`${PREVIEW_LIBRARY_PATH}/cdn/cdn.jsdelivr.net/npm/@fontsource/anton@`),
+    ).toBe(true);
+    const fontFile = await fetch(`${origin}${font}`, { headers: { origin: "null" } });
+    expect(fontFile.status).toBe(200);
+    expect(fontFile.headers.get("content-type")).toMatch(/^font\/woff2/);
+    expect(fontFile.headers.get("access-control-allow-origin")).toBe("null");
+  });
+
+  it("sends a CDN file it has no copy of to the CDN, and serves nothing else there", async () => {
+    const cdn = `${origin}${PREVIEW_LIBRARY_PATH}/cdn`;
+    const missing = await fetch(`${cdn}/unpkg.com/no-such-package@1/x.js`, { redirect: "manual" });
+    expect(missing.status).toBe(302);
+    expect(missing.headers.get("location")).toBe("https://unpkg.com/no-such-package@1/x.js");
+    for (const path of [
+      "/example.com/x.js",
+      "/cdn.jsdelivr.net/npm/gsap@3/..%2F..%2F..%2Fpackage.json",
+      "/cdn.jsdelivr.net/npm/gsap@3/dist/..%2F..%2Fpackage.json",
+    ]) {
+      const response = await fetch(`${cdn}${path}`, { redirect: "manual" });
+      expect(response.status, path).toBe(404);
+    }
   });
 
   it("serves the frame document with the frame script before the first page script", async () => {
@@ -85,10 +113,18 @@ describe("preview server", () => {
     expect(injectedAt).toBeLessThan(html.indexOf("<script src="));
     expect(html.indexOf(script.slice(0, 200))).toBeGreaterThan(injectedAt);
     expect(html.indexOf("window.pageScript")).toBeGreaterThan(html.indexOf(script.slice(-200)));
-    // The CDN's GSAP becomes the server's own copy; the page's other content is untouched.
-    expect(html).toContain(`<script src="${PREVIEW_LIBRARY_PATH}/gsap/gsap.min.js"></script>`);
-    expect(html).not.toContain("cdn.jsdelivr.net");
+    // CDN URLs svc answers point at the server's copies; other URLs and content are untouched.
+    const cdn = `${PREVIEW_LIBRARY_PATH}/cdn`;
+    expect(html).toContain(
+      `<script src="${cdn}/cdn.jsdelivr.net/npm/gsap@3.12.5/dist/gsap.min.js"></script>`,
+    );
+    expect(html).toContain(`href="${cdn}/fonts.googleapis.com/css2?family=Anton&display=block"`);
+    expect(html).not.toContain("https://cdn.jsdelivr.net");
+    expect(html).not.toContain("https://fonts.googleapis.com");
+    expect(html).toContain(`<script src="https://cdn.example.com/other.js"></script>`);
     expect(html).toContain("<p>hello</p>");
+    // The runtime learns the same base, for the sub-compositions it loads.
+    expect(html).toContain(`libraryBase:new URL("${PREVIEW_LIBRARY_PATH}",location.href).href`);
     // Without the marker the file is served as it is.
     expect(await (await fetch(url)).text()).toBe(COMPOSITION);
   });

@@ -6,8 +6,11 @@
 // rebinding) are refused.
 // The player fetches the composition with CORS, so loopback origins (the web-mode renderer) and
 // "null" (Electron's file:// renderer and sandboxed frames) may read; no other web site may.
-// GSAP is served from the app's own copy under /__svc/libs/gsap/ (the player's `library-base`),
-// so previews work offline, as renders do.
+// Well-known CDN URLs (GSAP, npm files on jsdelivr/unpkg/cdnjs, Google Fonts) are answered under
+// /__svc/libs/cdn/<host>/<path> from the same local copies renders use (src/node/cdn-files.ts);
+// the frame document and the sub-compositions the runtime loads point them there, so previews
+// work offline and draw with the same fonts and libraries as renders. A CDN URL svc has no copy
+// of is redirected to the CDN itself, as the page would have asked without the rewrite.
 // An HTML file asked for with `?svc-frame=1` is answered with the player's frame document (the
 // page runtime and frame bridge injected before any page script; src/shared/frame-document.ts):
 // the app's <svc-player frame="served"> loads it as its frame's own URL, so the frame has its own
@@ -16,29 +19,17 @@
 // outside the player's sandboxed iframe).
 import { readFile, realpath } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createRequire } from "node:module";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
+import { CDN_LIBRARY_FOLDER } from "../shared/cdn";
 import { contentTypeFor } from "../shared/content-types";
-import {
-  buildFrameDocument,
-  FRAME_QUERY,
-  SERVED_FRAME_CONFIG_SCRIPT,
-} from "../shared/frame-document";
+import { buildFrameDocument, FRAME_QUERY, servedFrameConfigScript } from "../shared/frame-document";
+import { libraryResponse } from "../node/cdn-files";
 import { findFile, sendFile, startLoopbackServer, type LoopbackServer } from "../node/static-files";
 import { frameScript } from "./frame-script";
 
-/** Path prefix of the library copies; the player's `library-base` is `<origin>/__svc/libs`. */
+/** Path prefix of the library copies (the frame's library base): `<origin>/__svc/libs`. */
 export const PREVIEW_LIBRARY_PATH = "/__svc/libs";
-
-let gsapDist: string | undefined;
-function gsapDistDir(): string | undefined {
-  try {
-    gsapDist ??= dirname(createRequire(import.meta.url).resolve("gsap"));
-  } catch {
-    return undefined;
-  }
-  return gsapDist;
-}
+const CDN_PREFIX = `${PREVIEW_LIBRARY_PATH}/${CDN_LIBRARY_FOLDER}/`;
 
 function allowedOrigin(origin: string | undefined): string | undefined {
   if (!origin) return undefined;
@@ -49,7 +40,7 @@ function allowedOrigin(origin: string | undefined): string | undefined {
 /** The composition at `file` as a served frame document (see the top of this file). */
 async function serveFrame(file: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const html = buildFrameDocument(await readFile(file, "utf8"), {
-    script: `${SERVED_FRAME_CONFIG_SCRIPT}\n${await frameScript()}`,
+    script: `${servedFrameConfigScript(PREVIEW_LIBRARY_PATH)}\n${await frameScript()}`,
     libraryBase: PREVIEW_LIBRARY_PATH,
   });
   const body = Buffer.from(html, "utf8");
@@ -63,6 +54,38 @@ async function serveFrame(file: string, req: IncomingMessage, res: ServerRespons
   res.end(req.method === "HEAD" ? undefined : body);
 }
 
+/** A CDN URL the frame was pointed at (see the top of this file). */
+async function serveLibrary(
+  encodedPath: string,
+  search: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  cors: Record<string, string>,
+): Promise<void> {
+  let path: string | undefined;
+  try {
+    path = decodeURIComponent(encodedPath);
+  } catch {
+    path = undefined; // malformed escapes name no file
+  }
+  const answer =
+    path === undefined ? undefined : await libraryResponse(path + search, PREVIEW_LIBRARY_PATH);
+  if (!answer) {
+    res.writeHead(404, { "content-type": "text/plain", ...cors }).end("Not found");
+  } else if ("redirect" in answer) {
+    res.writeHead(302, { location: answer.redirect, "cache-control": "no-cache", ...cors }).end();
+  } else {
+    res.writeHead(200, {
+      "content-type": answer.contentType,
+      "content-length": answer.body.length,
+      "cache-control": "no-cache",
+      "x-content-type-options": "nosniff",
+      ...cors,
+    });
+    res.end(req.method === "HEAD" ? undefined : answer.body);
+  }
+}
+
 async function serveFile(root: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const corsOrigin = allowedOrigin(req.headers.origin);
   const cors: Record<string, string> = corsOrigin
@@ -70,12 +93,11 @@ async function serveFile(root: string, req: IncomingMessage, res: ServerResponse
     : {};
   const requested = new URL(req.url ?? "/", "http://127.0.0.1");
   const { pathname } = requested;
-  const libraryDir = gsapDistDir();
-  const gsapPrefix = `${PREVIEW_LIBRARY_PATH}/gsap/`;
-  const found =
-    pathname.startsWith(gsapPrefix) && libraryDir
-      ? await findFile(libraryDir, pathname.slice(gsapPrefix.length - 1))
-      : await findFile(root, pathname);
+  if (pathname.startsWith(CDN_PREFIX)) {
+    await serveLibrary(pathname.slice(CDN_PREFIX.length), requested.search, req, res, cors);
+    return;
+  }
+  const found = await findFile(root, pathname);
   if (!found) {
     res.writeHead(404, { "content-type": "text/plain", ...cors }).end("Not found");
     return;

@@ -8,8 +8,10 @@
 // fragment, and the server (the desktop app's preview server) answers with the same document
 // (src/shared/frame-document.ts): the frame then has its own origin and policy, so the page can
 // keep a strict CSP. Previews are silent: media elements are seeked, not played. Attribute
-// `library-base` names where the page serving the player keeps library copies
-// (`<base>/gsap/gsap.min.js`; srcdoc frames only, the preview server points at its own).
+// `library-base` names where the page serving the player answers the CDN URLs svc has copies of
+// (`<base>/cdn/<host>/<path>`, e.g. `libraryResponse` of `svc/player-assets`): the frame and the
+// sub-compositions it loads use those instead of the CDN (srcdoc frames only; the preview server
+// points served frames at its own).
 import FRAME_SCRIPT from "svc:frame-script";
 import {
   buildFrameDocument as injectFrameScript,
@@ -62,8 +64,8 @@ function formatTime(seconds: number): string {
 
 /**
  * The srcdoc frame document: the runtime (with its config) at the start of the document, before
- * any page script, and well-known GSAP CDN URLs pointed at `libraryBase` (when given) so previews
- * work offline like renders do.
+ * any page script, and the CDN URLs svc answers pointed at `libraryBase` (when given) so previews
+ * work offline and draw with the same files as renders.
  */
 export function buildFrameDocument(
   source: string,
@@ -72,7 +74,7 @@ export function buildFrameDocument(
   libraryBase?: string,
 ): string {
   return injectFrameScript(source, {
-    script: `${inlineFrameConfigScript(variables)}\n${FRAME_SCRIPT}`,
+    script: `${inlineFrameConfigScript(variables, libraryBase)}\n${FRAME_SCRIPT}`,
     baseUrl,
     ...(libraryBase ? { libraryBase } : {}),
   });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { googleFontsRequest, npmFileForCdnUrl, versionSatisfies } from "./cdn";
+import {
+  cdnUrlForLibraryPath,
+  googleFontsRequest,
+  libraryUrlForCdnUrl,
+  npmFileForCdnUrl,
+  rewriteCdnUrls,
+  versionSatisfies,
+} from "./cdn";
 
 describe("npmFileForCdnUrl", () => {
   it("reads package, version and path from jsdelivr and unpkg URLs, scoped or not", () => {
@@ -75,5 +82,55 @@ describe("googleFontsRequest", () => {
       ],
     });
     expect(googleFontsRequest("https://fonts.gstatic.com/s/inter/v1/x.woff2")).toBeUndefined();
+  });
+});
+
+describe("CDN URLs in a preview", () => {
+  const PAGE = `<!doctype html><html><head>
+<link rel="preconnect" href="https://fonts.googleapis.com" />
+<link href="https://fonts.googleapis.com/css2?family=Inter:wght@400;700&amp;display=block" rel="stylesheet" />
+<script src="https://cdn.jsdelivr.net/npm/gsap@3.14.2/dist/gsap.min.js"></script>
+<script src="https://unpkg.com/d3@7/dist/d3.min.js"></script>
+<script src="https://cdnjs.cloudflare.com/ajax/libs/three.js/r128/three.min.js"></script>
+<script src="https://cdn.example.com/lib.js"></script>
+<style>@import url('https://fonts.googleapis.com/css2?family=Anton');
+@font-face { font-family: F; src: url(https://cdn.jsdelivr.net/npm/@fontsource-variable/roboto-flex@5.2.8/files/a.woff2) format("woff2"); }
+.x { background: url("https://cdn.jsdelivr.net/npm/d3@7/"); }</style>
+</head><body><script>import("//unpkg.com/d3@7/dist/d3.min.js");</script></body></html>`;
+
+  it("points every URL svc answers at the library base, and leaves the others", () => {
+    const out = rewriteCdnUrls(PAGE, "/__svc/libs/");
+    for (const rewritten of [
+      `href="/__svc/libs/cdn/fonts.googleapis.com/css2?family=Inter:wght@400;700&amp;display=block"`,
+      `src="/__svc/libs/cdn/cdn.jsdelivr.net/npm/gsap@3.14.2/dist/gsap.min.js"`,
+      `src="/__svc/libs/cdn/unpkg.com/d3@7/dist/d3.min.js"`,
+      `src="/__svc/libs/cdn/cdnjs.cloudflare.com/ajax/libs/three.js/r128/three.min.js"`,
+      `@import url('/__svc/libs/cdn/fonts.googleapis.com/css2?family=Anton')`,
+      `src: url(/__svc/libs/cdn/cdn.jsdelivr.net/npm/@fontsource-variable/roboto-flex@5.2.8/files/a.woff2) format`,
+      `import("/__svc/libs/cdn/unpkg.com/d3@7/dist/d3.min.js")`,
+    ]) {
+      expect(out).toContain(rewritten);
+    }
+    // Not files of a package (a preconnect origin, a directory listing) and other hosts stay.
+    expect(out).toContain(`href="https://fonts.googleapis.com"`);
+    expect(out).toContain(`url("https://cdn.jsdelivr.net/npm/d3@7/")`);
+    expect(out).toContain(`src="https://cdn.example.com/lib.js"`);
+    expect(rewriteCdnUrls(out, "/__svc/libs")).toBe(out);
+  });
+
+  it("maps a library path back to the CDN URL it stands for, and nothing else", () => {
+    for (const url of [
+      "https://fonts.googleapis.com/css2?family=Inter:wght@400;700&display=block",
+      "https://cdn.jsdelivr.net/npm/@fontsource/inter@5.2.8/files/inter-latin-400-normal.woff2",
+      "https://cdnjs.cloudflare.com/ajax/libs/gsap/3.12.5/gsap.min.js",
+    ]) {
+      const local = libraryUrlForCdnUrl(url, "http://127.0.0.1:8080/libs")!;
+      expect(local.startsWith("http://127.0.0.1:8080/libs/cdn/")).toBe(true);
+      expect(cdnUrlForLibraryPath(local.slice("http://127.0.0.1:8080/libs/cdn/".length))).toBe(url);
+    }
+    expect(libraryUrlForCdnUrl("https://example.com/npm/d3@7/dist/d3.js", "/libs")).toBeUndefined();
+    expect(cdnUrlForLibraryPath("example.com/npm/d3@7/dist/d3.js")).toBeUndefined();
+    expect(cdnUrlForLibraryPath("169.254.169.254/latest/meta-data")).toBeUndefined();
+    expect(cdnUrlForLibraryPath("cdn.jsdelivr.net/npm/x@1/../../etc/passwd")).toBeUndefined();
   });
 });

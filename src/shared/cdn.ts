@@ -9,7 +9,12 @@
 // - Google Fonts stylesheets (`fonts.googleapis.com/css2?family=...` and the older `css?`):
 //   parsed here into the faces they ask for, which the engine answers from @fontsource packages
 //   (the same Google font files, published on npm).
-// Only parsing lives here; which packages exist and reading them is the engine's (Node) part.
+// Only parsing lives here; which packages exist and reading them is src/node/cdn-files.ts (the
+// engine's network policy and the preview servers use it).
+// Previews have no network interception, so the page is rewritten instead: `rewriteCdnUrls` points
+// every such URL at `<libraryBase>/cdn/<host>/<path>?<query>` on the server that serves the
+// preview, which answers it with the same local copy (or redirects to the URL itself when it has
+// none). The path keeps the URL's shape, so relative URLs inside an answered file still resolve.
 
 const GSAP_CDN_PATTERNS: RegExp[] = [
   /^https?:\/\/cdn\.jsdelivr\.net\/npm\/gsap(?:@[^/]+)?\/dist\/([\w.-]+\.js)$/,
@@ -213,4 +218,48 @@ export function fontsourceSlug(family: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-|-$/g, "");
+}
+
+/** Whether svc may answer `url` from its own copy (then the engine and the previews do). */
+export function isLocalCdnUrl(url: string): boolean {
+  return (
+    gsapDistFileForUrl(url) !== undefined ||
+    npmFileForCdnUrl(url) !== undefined ||
+    googleFontsRequest(url) !== undefined
+  );
+}
+
+/** Folder under a preview server's library base that stands for the CDNs. */
+export const CDN_LIBRARY_FOLDER = "cdn";
+
+/**
+ * Where a preview finds a CDN URL svc may answer: `<libraryBase>/cdn/<host>/<path>?<query>`, or
+ * undefined for any other URL. `libraryBase` is a URL or an absolute path (`/__svc/libs`).
+ */
+export function libraryUrlForCdnUrl(url: string, libraryBase: string): string | undefined {
+  const absolute = url.startsWith("//") ? `https:${url}` : url;
+  if (!isLocalCdnUrl(absolute)) return undefined;
+  return `${libraryBase.replace(/\/+$/, "")}/${CDN_LIBRARY_FOLDER}/${absolute.replace(/^https?:\/\//i, "")}`;
+}
+
+/**
+ * The CDN URL a request under `<libraryBase>/cdn/` stands for (`rest` is what follows that folder,
+ * query included), or undefined when it stands for none svc may answer.
+ */
+export function cdnUrlForLibraryPath(rest: string): string | undefined {
+  const url = `https://${rest.replace(/^\/+/, "")}`;
+  return isLocalCdnUrl(url) ? url : undefined;
+}
+
+/** CDN URLs as they appear in HTML, CSS and script text (ending at a quote, space, paren or <). */
+const CDN_URL_IN_TEXT =
+  /(?:https?:)?\/\/(?:cdn\.jsdelivr\.net|unpkg\.com|cdnjs\.cloudflare\.com|fonts\.googleapis\.com)\/[^\s"'`()<>\\]+/gi;
+
+/**
+ * `text` (a page, a sub-composition file, a stylesheet) with every URL svc may answer pointed at
+ * `libraryBase` (see `libraryUrlForCdnUrl`): script and link URLs, `url()` and `@import` in CSS,
+ * string literals in scripts. Other URLs are left as they are.
+ */
+export function rewriteCdnUrls(text: string, libraryBase: string): string {
+  return text.replace(CDN_URL_IN_TEXT, (url) => libraryUrlForCdnUrl(url, libraryBase) ?? url);
 }

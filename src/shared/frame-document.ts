@@ -1,11 +1,13 @@
 // The document of <svc-player>'s composition frame: the composition's HTML with the frame script
 // (the engine's page runtime plus the player's frame bridge) at the start of <head>, before any
-// page script, and well-known GSAP CDN URLs pointed at svc's own copy so previews work offline like
-// renders do. The player builds it itself (srcdoc frames) and the desktop preview server serves it
+// page script, and every well-known CDN URL svc answers from its own copy (GSAP, npm files, Google
+// Fonts; src/shared/cdn.ts) pointed at the serving page's `libraryBase`, so previews work offline
+// and draw with the same files as renders. The runtime does the same to the sub-composition files
+// it loads (it finds `libraryBase` in its config). The player builds it itself (srcdoc frames) and the desktop preview server serves it
 // (served frames, `?svc-frame=1`), so the same injection lives here once. A served frame takes its
 // variables from its URL fragment: the document stays the same bytes for every value, the server
 // never parses them, and there is no URL length limit of the server's to hit.
-import { gsapDistFileForUrl } from "./cdn";
+import { rewriteCdnUrls } from "./cdn";
 
 /** Query parameter that asks the preview server for the frame document instead of the file. */
 export const FRAME_QUERY = "svc-frame";
@@ -13,17 +15,30 @@ export const FRAME_QUERY = "svc-frame";
 export const FRAME_VARIABLES_PARAM = "svc-variables";
 
 /**
- * Sets the runtime's config from a served frame's own URL fragment (see `servedFrameUrl`). A value
- * that is not a JSON object means no variables: only the player writes the fragment.
+ * Sets the runtime's config in a served frame: the variables from the frame's own URL fragment
+ * (see `servedFrameUrl`; a value that is not a JSON object means none, only the player writes the
+ * fragment) and the library base (a path on the server) as a URL.
  */
-export const SERVED_FRAME_CONFIG_SCRIPT =
-  `window.__svcConfig={variables:(function(){try{var v=JSON.parse(new URLSearchParams(location.hash.slice(1)).get(${JSON.stringify(FRAME_VARIABLES_PARAM)})||"{}");` +
-  `return v&&typeof v==="object"&&!Array.isArray(v)?v:{}}catch(e){return{}}})()};`;
+export function servedFrameConfigScript(libraryBase: string): string {
+  return (
+    `window.__svcConfig={libraryBase:new URL(${scriptString(libraryBase)},location.href).href,` +
+    `variables:(function(){try{var v=JSON.parse(new URLSearchParams(location.hash.slice(1)).get(${JSON.stringify(FRAME_VARIABLES_PARAM)})||"{}");` +
+    `return v&&typeof v==="object"&&!Array.isArray(v)?v:{}}catch(e){return{}}})()};`
+  );
+}
 
-/** The runtime config of a srcdoc frame, inline. */
-export function inlineFrameConfigScript(variables: Record<string, unknown>): string {
+/** The runtime config of a srcdoc frame, inline (`libraryBase` a URL). */
+export function inlineFrameConfigScript(
+  variables: Record<string, unknown>,
+  libraryBase?: string,
+): string {
+  return `window.__svcConfig=${scriptString({ variables, ...(libraryBase ? { libraryBase } : {}) })};`;
+}
+
+/** `value` as JSON that is safe inside a <script>. */
+function scriptString(value: unknown): string {
   // Escaping "<" keeps "</script>" and "<!--" in a value from ending the script early.
-  return `window.__svcConfig=${JSON.stringify({ variables }).replace(/</g, "\\u003c")};`;
+  return JSON.stringify(value).replace(/</g, "\\u003c");
 }
 
 /** The URL of the served frame document for the composition at `src` (absolute). */
@@ -39,22 +54,18 @@ export interface FrameDocumentOptions {
   script: string;
   /** `<base href>` for documents without a URL of their own (srcdoc). */
   baseUrl?: string;
-  /** Where GSAP copies live (`<libraryBase>/gsap/<file>`); CDN URLs stay as they are without it. */
+  /**
+   * Where the serving page answers CDN URLs (`<libraryBase>/cdn/<host>/<path>`, see
+   * src/shared/cdn.ts); CDN URLs stay as they are without it. The config script must name the
+   * same base for the runtime.
+   */
   libraryBase?: string;
 }
 
-/** `source` with the script (and base) at the start of <head> and GSAP pointed at `libraryBase`. */
+/** `source` with the script (and base) at the start of <head> and CDN URLs at `libraryBase`. */
 export function buildFrameDocument(source: string, options: FrameDocumentOptions): string {
   const { libraryBase } = options;
-  const html = libraryBase
-    ? source.replace(
-        /(<script\b[^>]*\bsrc=["'])([^"']+)(["'])/gi,
-        (whole, before: string, url: string, after: string) => {
-          const file = gsapDistFileForUrl(url);
-          return file ? `${before}${libraryBase.replace(/\/$/, "")}/gsap/${file}${after}` : whole;
-        },
-      )
-    : source;
+  const html = libraryBase ? rewriteCdnUrls(source, libraryBase) : source;
   const script = options.script.replace(/<\/script/gi, "<\\/script");
   const base =
     options.baseUrl === undefined ? "" : `<base href="${options.baseUrl.replace(/"/g, "&quot;")}">`;

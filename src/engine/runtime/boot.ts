@@ -41,6 +41,12 @@ export const DEFAULT_EPOCH_MS = 1704067200000;
 export interface RuntimeOptions {
   variables?: Record<string, unknown>;
   epochMs?: number;
+  /**
+   * Previews only: where the page serving the preview answers CDN URLs; sub-composition files
+   * get their CDN URLs pointed there, as the frame document did (renders answer them by network
+   * interception instead).
+   */
+  libraryBase?: string;
 }
 
 /**
@@ -251,6 +257,7 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
     const context: MountContext = {
       warnings,
       waiting,
+      ...(options.libraryBase ? { libraryBase: options.libraryBase } : {}),
       instances: [rootInstance],
       setCurrent: (instance) => {
         current = instance;

@@ -4,6 +4,7 @@
 // instance's values. Scripts and styles are scoped to the instance (see scope.ts), and the
 // timelines its scripts register are captured per instance, so the same file mounted twice gets
 // two independent copies. Paths resolve from the project root (the origin).
+import { rewriteCdnUrls } from "../../shared/cdn";
 import {
   parseVariablesSchema,
   resolveVariables,
@@ -43,6 +44,8 @@ export interface MountContext {
   setCurrent(instance: CompositionInstance | undefined): void;
   /** Instances in mount order, root first. */
   instances: CompositionInstance[];
+  /** Previews only: where CDN URLs in the files are answered (RuntimeOptions.libraryBase). */
+  libraryBase?: string;
 }
 
 export class CompositionError extends Error {}
@@ -210,7 +213,8 @@ async function mountInstance(
   file: FetchedComposition,
   context: MountContext,
 ): Promise<CompositionInstance> {
-  const parsed = new DOMParser().parseFromString(file.html, "text/html");
+  const html = context.libraryBase ? rewriteCdnUrls(file.html, context.libraryBase) : file.html;
+  const parsed = new DOMParser().parseFromString(html, "text/html");
   const template = parsed.querySelector("template");
   const source: ParentNode = template ? template.content : parsed.body;
   // The file's own root (HyperFrames files wrap their content in one) names the composition when

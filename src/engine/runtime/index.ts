@@ -8,6 +8,7 @@ if (!window.__svc) {
   const page = bootRuntime({
     variables: config.variables ?? {},
     ...(config.epochMs !== undefined ? { epochMs: config.epochMs } : {}),
+    ...(config.libraryBase ? { libraryBase: config.libraryBase } : {}),
   });
   // What the page does that svc may not render faithfully: `__svc.findings()`.
   installDiagnostics(page);

@@ -98,7 +98,12 @@ declare global {
     __svc?: SvcPage;
     svc?: SvcVariablesApi;
     __svcVariables?: Record<string, unknown>;
-    __svcConfig?: { variables?: Record<string, unknown>; epochMs?: number };
+    __svcConfig?: {
+      variables?: Record<string, unknown>;
+      epochMs?: number;
+      /** Previews only: where the serving page answers CDN URLs (src/shared/frame-document.ts). */
+      libraryBase?: string;
+    };
     __timelines?: TimelineRegistry;
   }
 }

@@ -1,6 +1,7 @@
 // The HTTP app: the preview page and its files, the compositions' files and schemas, the render
 // endpoint in the shape RENDER_MODE picks, and the stored videos (with Range, so browsers seek).
 //   GET  /                       preview page (<svc-player>, variables form, Render)
+//   GET  /libs/cdn/<host>/<path>  the CDN files svc has copies of, for the preview
 //   GET  /api/compositions       {compositions: [name], default}
 //   GET  /api/compositions/:name {name, width, height, duration, fps, variables, schema_errors}
 //   POST /api/render             async: 202 {call_id}; sync: 200 {call_id, status: "done", url}
@@ -16,7 +17,7 @@ import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
-import { gsapDistFile, playerModule } from "svc/player-assets";
+import { libraryResponse, playerModule } from "svc/player-assets";
 import { contentTypeFor, parseByteRange } from "svc/shared";
 import type { CompositionLibrary } from "./compositions";
 import type { RenderMode } from "./config";
@@ -117,15 +118,21 @@ export function buildApp(options: AppOptions): FastifyInstance {
       .header("cache-control", "no-cache")
       .send(await playerModule()),
   );
-  // GSAP for the preview (<svc-player library-base="/libs">), from the copy renders use.
-  app.get<{ Params: { file: string } }>("/libs/gsap/:file", async (request, reply) => {
-    const path = gsapDistFile(request.params.file);
-    const body = path ? await readFile(path).catch(() => undefined) : undefined;
-    if (!body) throw new TemplateError("not_found", `No GSAP file ${request.params.file}.`);
+  // The CDN files svc has copies of (GSAP, npm files, Google Fonts), for the preview
+  // (<svc-player library-base="/libs">), from the copies renders use; the preview's frame has an
+  // opaque origin, so fonts need CORS. A CDN URL svc has no copy of is redirected to the CDN.
+  app.get<{ Params: { "*": string } }>("/libs/cdn/*", async (request, reply) => {
+    const query = request.url.indexOf("?");
+    const rest = request.params["*"] + (query >= 0 ? request.url.slice(query) : "");
+    const answer = await libraryResponse(rest, "/libs");
+    if (!answer)
+      throw new TemplateError("not_found", `No library file ${request.url.split("?")[0]}.`);
+    reply.header("access-control-allow-origin", "*");
+    if ("redirect" in answer) return reply.code(302).header("location", answer.redirect).send();
     return reply
-      .type(contentTypeFor(path!))
+      .type(answer.contentType)
       .header("cache-control", "public, max-age=86400")
-      .send(body);
+      .send(answer.body);
   });
 
   app.get<{ Params: { name: string; "*": string } }>(
