@@ -3,11 +3,13 @@
 // (or when the server stops) the whole group is killed with SIGKILL: the sandbox is not trusted
 // to stop itself. The engine starts Chromium itself (over a pipe, src/engine/cdp.ts) inside that
 // group; in case a helper process of the browser leaves it, on Linux every process whose command
-// line names the sandbox's temp folder (Chromium's profile lives there) is killed too; the job then
-// removes the work folder, and nothing is stored.
+// line names the render's work folder (Chromium's profile and FFmpeg's files are there) is killed
+// too, and the render ends only once none is left; the job then removes the work folder, and
+// nothing is stored.
 import { fork, type ChildProcess } from "node:child_process";
 import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { ENTRY_FILE } from "./compositions";
 import type { NetworkAccess } from "svc/engine";
 import { RenderFailure, type RenderOutcome, type Renderer, type RenderRun } from "./jobs";
@@ -45,7 +47,7 @@ export class SandboxRenderer implements Renderer {
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.once("exit", (code, signal) => resolve({ code, signal })),
     );
-    const kill = () => killSandbox(child, tempDir);
+    const kill = () => killSandbox(child, run.workDir);
     run.signal.addEventListener("abort", kill, { once: true });
     try {
       const job: SandboxJob = {
@@ -76,12 +78,12 @@ export class SandboxRenderer implements Renderer {
     } finally {
       run.signal.removeEventListener("abort", kill);
       // Whatever the sandbox left running (it exited, but Chromium may linger a moment).
-      await killProcessesNaming(tempDir);
+      await killProcessesNaming(run.workDir);
     }
   }
 }
 
-function killSandbox(child: ChildProcess, tempDir: string): void {
+function killSandbox(child: ChildProcess, workDir: string): void {
   if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
     try {
       process.kill(-child.pid, "SIGKILL");
@@ -89,24 +91,44 @@ function killSandbox(child: ChildProcess, tempDir: string): void {
       // Already gone.
     }
   }
-  void killProcessesNaming(tempDir);
+  void killProcessesNaming(workDir);
 }
 
-/** SIGKILLs every process whose command line mentions `marker` (Linux; elsewhere a no-op). */
+/**
+ * SIGKILLs every process whose command line mentions `marker` (Linux; elsewhere a no-op), and
+ * waits (up to 5 s) until none is left: a kill is delivered asynchronously, and on a loaded machine
+ * a process may still run for a moment, so a render's result is published only once its
+ * processes are really gone.
+ */
 async function killProcessesNaming(marker: string): Promise<void> {
   if (process.platform !== "linux") return;
+  for (let round = 0; round < KILL_ROUNDS; round++) {
+    const found = await processesNaming(marker);
+    if (found.length === 0) return;
+    for (const pid of found) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Exited meanwhile.
+      }
+    }
+    await sleep(KILL_ROUND_MS);
+  }
+}
+
+const KILL_ROUNDS = 50;
+const KILL_ROUND_MS = 100;
+
+/** Live processes whose command line mentions `marker` (a zombie's is empty). */
+async function processesNaming(marker: string): Promise<number[]> {
   const pids = await readdir("/proc").catch(() => [] as string[]);
-  await Promise.all(
+  const found = await Promise.all(
     pids
       .filter((pid) => /^\d+$/.test(pid) && Number(pid) !== process.pid)
       .map(async (pid) => {
         const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
-        if (!cmdline.includes(marker)) return;
-        try {
-          process.kill(Number(pid), "SIGKILL");
-        } catch {
-          // Exited meanwhile.
-        }
+        return cmdline.includes(marker) ? Number(pid) : undefined;
       }),
   );
+  return found.filter((pid): pid is number => pid !== undefined);
 }
