@@ -127,10 +127,14 @@ export function registerRenderCommand(program: Command, io: CliIo): void {
       parseWorkers,
       "auto",
     )
+    .option("--quote", "frames, credits and estimated time from a few sampled frames; no render")
     .option("--json", "print the result as JSON on stdout")
-    .action((dir: string, flags: RenderFlags) =>
-      runAction(io, flags.json, (signal) =>
-        runRender({ ...flags, dir, variables: readVariablesOption(flags), signal }, io),
-      ),
+    .action((dir: string, flags: RenderFlags & { quote?: boolean }) =>
+      runAction(io, flags.json, async (signal) => {
+        const options = { ...flags, dir, variables: readVariablesOption(flags), signal };
+        if (!flags.quote) return runRender(options, io);
+        const { runRenderQuote } = await import("./render-quote");
+        return runRenderQuote(options, io);
+      }),
     );
 }
