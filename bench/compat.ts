@@ -23,6 +23,7 @@ import { loadavg, tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { googleFontsCss, gsapFileForUrl, npmFileForUrl } from "../src/node/cdn-files";
+import { CDN_URL_IN_TEXT } from "../src/shared/cdn";
 import { probeMedia } from "../src/engine/testing/probe";
 import { resolveFfmpeg } from "../src/engine/ffmpeg";
 import { HYPERFRAMES, NODE22, REFERENCE_ENV } from "./vs-reference";
@@ -177,9 +178,6 @@ async function htmlAndCssFiles(dir: string): Promise<string[]> {
   return found;
 }
 
-const CDN_URL =
-  /https?:\/\/(?:cdn\.jsdelivr\.net|unpkg\.com|cdnjs\.cloudflare\.com|fonts\.googleapis\.com)\/[^"'\s)<>]+/g;
-
 /**
  * A copy of a project for the reference: every CDN URL svc answers locally is pointed at a copy of
  * the same bytes under vendor/ (Google Fonts stylesheets rebuilt with relative font URLs).
@@ -194,7 +192,7 @@ export async function stageForReference(source: string, target: string): Promise
     const toVendor = relative(dirname(file), vendor) || ".";
     let changed = false;
     const replacements = new Map<string, string>();
-    for (const match of text.matchAll(CDN_URL)) {
+    for (const match of text.matchAll(CDN_URL_IN_TEXT)) {
       const url = match[0];
       if (replacements.has(url)) continue;
       const decoded = url.replace(/&amp;/g, "&");
@@ -230,7 +228,7 @@ export async function stageForReference(source: string, target: string): Promise
     if (changed) {
       await writeFile(
         file,
-        text.replace(CDN_URL, (url) => replacements.get(url) ?? url),
+        text.replace(CDN_URL_IN_TEXT, (url) => replacements.get(url) ?? url),
       );
     }
   }

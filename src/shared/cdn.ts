@@ -252,7 +252,7 @@ export function cdnUrlForLibraryPath(rest: string): string | undefined {
 }
 
 /** CDN URLs as they appear in HTML, CSS and script text (ending at a quote, space, paren or <). */
-const CDN_URL_IN_TEXT =
+export const CDN_URL_IN_TEXT =
   /(?:https?:)?\/\/(?:cdn\.jsdelivr\.net|unpkg\.com|cdnjs\.cloudflare\.com|fonts\.googleapis\.com)\/[^\s"'`()<>\\]+/gi;
 
 /**
