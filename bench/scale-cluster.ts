@@ -1,0 +1,240 @@
+// Coordination at cluster scale on one machine: N worker processes (`svc server --role worker
+// --workers 1`) against one PostgreSQL, one S3 store (Swift) and one API, rendering a composition
+// cut into 200 chunks of a few frames each (draft, fps 1, 4 frames a chunk), so the browsers'
+// CPU is not what is measured. From the database and the workers' own "finished" log lines:
+// claim latency (a worker's previous job done -> its next job claimed, while jobs wait), per-chunk
+// overhead (a job's time outside capturing its frames) on a worker's first chunk of the render
+// (cold: project download + unzip, browser start, page load) and on later ones (warm page, cached
+// project), chunks run more than once (retried, counted from "chunk started" lines) and the join
+// of every chunk's segments. The machine is shared: the load average goes with the figures.
+//
+// Run: npm run bench:scale-cluster -- [--workers 16] [--chunks 200]
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { startPostgres } from "../src/server/testing/postgres";
+import { s3ServiceEnv, startS3Server } from "../src/server/testing/s3-server";
+import { api, uploadProject, waitForTerminalRender } from "../src/server/testing/service-process";
+import { buildZip } from "../src/server/testing/zip-builder";
+
+const REPO = resolve(import.meta.dirname, "..");
+const { values: flags } = parseArgs({
+  options: {
+    workers: { type: "string", default: "16" },
+    chunks: { type: "string", default: "200" },
+  },
+});
+const WORKERS = Number(flags.workers);
+const CHUNKS = Number(flags.chunks);
+const FPS = 1;
+/** At fps 1 a long render's segments are 4 frames (4 s): one segment a chunk. */
+const SECONDS = CHUNKS * 4;
+
+const COMPOSITION = `<!doctype html><html><head><style>html,body{margin:0;background:#102030}
+#box{position:absolute;top:400px;left:0;width:200px;height:200px;background:#e0a020;
+animation:slide ${SECONDS}s linear forwards}@keyframes slide{to{transform:translateX(1500px)}}</style></head>
+<body><div id="root" data-composition-id="main" data-width="1920" data-height="1080" data-duration="${SECONDS}"
+ style="position:relative;width:1920px;height:1080px;overflow:hidden"><div id="box"></div></div></body></html>`;
+
+interface Finished {
+  job: "chunk" | "join" | "whole";
+  chunk?: number;
+  worker: string;
+  claimedAt: number;
+  endAt: number;
+  totalMs: number;
+  phasesMs: Record<string, number | undefined>;
+  warmPage?: boolean;
+  projectCached?: boolean;
+}
+
+interface RoleProcess {
+  dataDir: string;
+  url: string;
+  log(): string;
+  stop(): Promise<void>;
+}
+
+async function startRole(
+  role: "api" | "worker",
+  dataDir: string,
+  env: Record<string, string>,
+): Promise<RoleProcess> {
+  const args = [join(REPO, "bin/svc.js"), "server", "--role", role, "--port", "0"];
+  args.push("--data-dir", dataDir, ...(role === "worker" ? ["--workers", "1"] : []));
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: REPO,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+  child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const url = await new Promise<string>((done, fail) => {
+    child.stdout!.on("data", () => {
+      const match = /svc server listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) done(match[1]!);
+    });
+    void exited.then(() => fail(new Error(`svc server --role ${role} exited:\n${stderr}`)));
+  });
+  return {
+    dataDir,
+    url,
+    log: () => stderr,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+function finishedLines(log: string, renderId: string): Finished[] {
+  const out: Finished[] = [];
+  for (const line of log.split("\n")) {
+    if (!line.includes(renderId) || !line.includes('"totalMs"')) continue;
+    const entry = JSON.parse(line) as Omit<Finished, "claimedAt" | "endAt"> & {
+      time: number;
+      finished: boolean;
+    };
+    if (!entry.finished) continue;
+    out.push({ ...entry, claimedAt: entry.time - entry.totalMs, endAt: entry.time });
+  }
+  return out;
+}
+
+const median = (values: number[]) =>
+  values.length === 0 ? NaN : [...values].sort((a, b) => a - b)[values.length >> 1]!;
+const s2 = (ms: number) => (ms / 1000).toFixed(2);
+
+const work = await mkdtemp(join(tmpdir(), "svc-bench-cluster-"));
+const [postgres, store] = await Promise.all([startPostgres(), startS3Server()]);
+const processes: RoleProcess[] = [];
+let db: pg.Client | undefined;
+try {
+  const databaseUrl = await postgres.createDatabase("svc_bench_cluster");
+  const shared = {
+    ...s3ServiceEnv(store, "bench-cluster"),
+    SVC_DATABASE_URL: databaseUrl,
+    SVC_SERVER_LOG_LEVEL: "info",
+    SVC_SERVER_RATE_LIMIT_PER_MINUTE: "0",
+    SVC_SERVER_CHUNK_SECONDS: "1",
+    SVC_SERVER_MAX_CHUNKS: String(CHUNKS * 2),
+  };
+  const apiProcess = await startRole("api", join(work, "api"), {
+    ...shared,
+    SVC_SERVER_LOCAL_ACCOUNT: "1",
+  });
+  processes.push(apiProcess);
+  const key = (
+    JSON.parse(await readFile(join(apiProcess.dataDir, "credentials"), "utf8")) as {
+      api_key: string;
+    }
+  ).api_key;
+  const { assetId } = await uploadProject(
+    apiProcess,
+    key,
+    buildZip([{ name: "index.html", data: COMPOSITION }]),
+  );
+  const workers = await Promise.all(
+    Array.from({ length: WORKERS }, (_, i) =>
+      startRole("worker", join(work, `w${i + 1}`), { ...shared, SVC_WORKER_NAME: `w${i + 1}` }),
+    ),
+  );
+  processes.push(...workers);
+  const load = loadavg()[0]!;
+  const submitted = await api(apiProcess, "POST", "/v3/svc/renders", {
+    key,
+    body: {
+      project: { type: "asset_id", asset_id: assetId },
+      fps: FPS,
+      quality: "draft",
+      title: "cluster",
+    },
+  });
+  if (submitted.status !== 201) throw new Error(`submit: ${JSON.stringify(submitted.body)}`);
+  const renderId = submitted.body.data.render_id as string;
+  const record = await waitForTerminalRender(
+    { url: apiProcess.url, apiKey: key },
+    renderId,
+    3_600_000,
+  );
+  if (record.status !== "completed") throw new Error(`render ${record.status}`);
+  db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const render = (
+    await db.query<{ created_ms: string; completed_ms: string; chunk_count: number }>(
+      "select created_ms, completed_ms, chunk_count from renders where id = $1",
+      [renderId],
+    )
+  ).rows[0]!;
+  const attempts = (
+    await db.query<{ attempts: number }>(
+      "select attempts from render_chunks where render_id = $1",
+      [renderId],
+    )
+  ).rows;
+  const jobs = workers.flatMap((worker) => finishedLines(worker.log(), renderId));
+  const started = workers
+    .map((worker) => worker.log().split("\n"))
+    .flat()
+    .filter((line) => line.includes(renderId) && line.includes('"chunk started"')).length;
+  const chunks = jobs.filter((job) => job.job === "chunk");
+  const join_ = jobs.find((job) => job.job === "join");
+  // Claim latency: a worker's job done -> its next claim, while chunks were still waiting.
+  const gaps: number[] = [];
+  for (const worker of workers.map((_, i) => `w${i + 1}`)) {
+    const own = chunks
+      .filter((job) => job.worker === worker)
+      .sort((a, b) => a.claimedAt - b.claimedAt);
+    for (let i = 1; i < own.length; i++) gaps.push(own[i]!.claimedAt - own[i - 1]!.endAt);
+  }
+  const overhead = (job: Finished) => {
+    const p = job.phasesMs;
+    const capture = (p.finishing ?? 0) - (p.firstFrame ?? p.finishing ?? 0);
+    return job.totalMs - capture;
+  };
+  const cold = chunks.filter((job) => !job.warmPage).map(overhead);
+  const warm = chunks.filter((job) => job.warmPage).map(overhead);
+  const summary = {
+    workers: WORKERS,
+    chunks: render.chunk_count,
+    wallS: (Number(render.completed_ms) - Number(render.created_ms)) / 1000,
+    loadAtStart: load,
+    loadAtEnd: loadavg()[0]!,
+    claimLatencyMedianMs: median(gaps),
+    claimLatencyP90Ms: [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length * 0.9)] ?? NaN,
+    overheadColdMedianS: median(cold) / 1000,
+    overheadWarmMedianS: median(warm) / 1000,
+    coldChunks: cold.length,
+    warmChunks: warm.length,
+    chunksStarted: started,
+    chunksRetried: attempts.filter((row) => row.attempts > 1).length,
+    joinS: join_ ? join_.totalMs / 1000 : NaN,
+    joinPhasesMs: join_?.phasesMs,
+  };
+  console.log(
+    `${WORKERS} workers, ${summary.chunks} chunks: wall ${summary.wallS.toFixed(1)} s (load ${load.toFixed(1)} -> ${summary.loadAtEnd.toFixed(1)})\n` +
+      `  claim latency median ${summary.claimLatencyMedianMs.toFixed(0)} ms, p90 ${summary.claimLatencyP90Ms.toFixed(0)} ms (${gaps.length} claims while work waited)\n` +
+      `  per-chunk overhead median: cold ${summary.overheadColdMedianS.toFixed(2)} s (${cold.length}), warm ${summary.overheadWarmMedianS.toFixed(2)} s (${warm.length})\n` +
+      `  chunk jobs started ${started} for ${summary.chunks} chunks, ${summary.chunksRetried} retried\n` +
+      `  join of ${summary.chunks} chunks: ${summary.joinS.toFixed(2)} s (phases ms ${JSON.stringify(join_?.phasesMs)}); median chunk ${s2(median(chunks.map((job) => job.totalMs)))} s`,
+  );
+  await mkdir(join(REPO, "bench/results"), { recursive: true });
+  const file = join(
+    REPO,
+    "bench/results",
+    `scale-cluster-${new Date().toISOString().replace(/[:.]/g, "-")}.json`,
+  );
+  await writeFile(file, `${JSON.stringify({ summary, jobs }, null, 2)}\n`);
+  console.log(`results: ${file}`);
+} finally {
+  await db?.end().catch(() => undefined);
+  for (const running of processes.reverse()) await running.stop();
+  await Promise.all([store.stop(), postgres.stop()]);
+  await rm(work, { recursive: true, force: true });
+}
