@@ -14,6 +14,8 @@ export interface RuntimeConfig {
   variables: Record<string, unknown>;
   /** Wall-clock time at virtual time 0, in Unix ms. Default 1704067200000 (2024-01-01T00:00:00Z). */
   epochMs?: number;
+  /** Previews only: where the serving page answers CDN URLs (src/shared/frame-document.ts). */
+  libraryBase?: string;
 }
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -48,7 +48,13 @@ function contentType(path: string): string {
 
 export async function open(
   files: Files,
-  options: { variables?: Record<string, unknown>; epochMs?: number; waitReady?: boolean } = {},
+  options: {
+    variables?: Record<string, unknown>;
+    epochMs?: number;
+    waitReady?: boolean;
+    /** As a preview frame's config names it (an absolute URL). */
+    libraryBase?: string;
+  } = {},
 ): Promise<Page> {
   await context?.close();
   context = await browser.newContext({ viewport: { width: 640, height: 360 } });
@@ -85,6 +91,7 @@ export async function open(
     content: await runtimeScript({
       variables: options.variables ?? {},
       ...(options.epochMs !== undefined ? { epochMs: options.epochMs } : {}),
+      ...(options.libraryBase ? { libraryBase: options.libraryBase } : {}),
     }),
   });
   await page.goto(`${ORIGIN}/index.html`, { waitUntil: "domcontentloaded" });
