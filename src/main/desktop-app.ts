@@ -23,6 +23,7 @@ import { IpcEventHub, IpcRouter, type IpcHandlers } from "./ipc-router";
 import { JobManager } from "./job-manager";
 import { PreviewServers } from "./preview-server";
 import { ProjectChecks } from "./project-check";
+import { LocalQuotes } from "./local-quote";
 import { listProjectImages, projectImageValue, projectRoot } from "./project-images";
 import { ServiceConnection } from "./service-connection";
 import { ServiceSupervisor } from "./service-supervisor";
@@ -105,6 +106,7 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
   });
   const preview = new PreviewServers();
   const checks = new ProjectChecks(join(options.appRoot, "bin", "svc.js"));
+  const quotes = new LocalQuotes(join(options.appRoot, "bin", "svc.js"));
   const media = new MediaServer();
 
   jobs.onUpdate((job) => events.emit("job", job));
@@ -189,6 +191,10 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
         ...(variables ? { variables } : {}),
       });
       return { findings };
+    },
+    "project.quote": async ({ dir, composition, settings }) => {
+      const project = await scan(dir, composition);
+      return quotes.quote(project.root, project.composition, settings);
     },
     "variables.validate": async ({ dir, composition, values }) => {
       const project = await scan(dir, composition);
@@ -348,6 +354,7 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     settings,
     close: async () => {
       checks.close();
+      quotes.close();
       await jobs.close();
       await preview.close();
       await media.close();

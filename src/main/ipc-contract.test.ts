@@ -272,6 +272,19 @@ describe.each([
     ).toBe("invalid_input");
   });
 
+  it("estimates a render on this computer from sampled frames, rendering nothing", async () => {
+    const quote = await api["project.quote"]({
+      dir: project,
+      settings: { fps: 10, quality: "draft", format: "mp4", resolution: "1080p" },
+    });
+    expect(quote).toMatchObject({
+      frames: 10,
+      duration_seconds: 1,
+      credits: creditsFor(1, "1080p"),
+    });
+    expect(quote.estimated_seconds).toBeGreaterThan(0);
+  });
+
   it("reports the service it talks to", async () => {
     expect(await api["service.state"]()).toMatchObject({
       mode: "remote",

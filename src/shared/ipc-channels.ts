@@ -8,6 +8,7 @@ export const IPC_METHOD_NAMES = [
   "project.dryRun",
   "project.previewUrl",
   "project.check",
+  "project.quote",
   "variables.validate",
   "project.pickImage",
   "project.listImages",

@@ -7,6 +7,16 @@
 import { z } from "zod";
 import type { RenderList, RenderRecord } from "./api";
 import type { RenderQuote } from "./quote";
+
+/** `svc render --quote --json`: the estimate of a render on this computer. */
+export interface LocalRenderQuote {
+  frames: number;
+  duration_seconds: number;
+  credits: number;
+  estimated_seconds: number;
+  workers: number;
+  ms_per_frame: number;
+}
 import type { Finding } from "./findings";
 import { BATCH_MAX_ROWS } from "./batch";
 import { renderSettingsRule, renderSettingsShape } from "./render-options";
@@ -172,6 +182,8 @@ export const ipcInputSchemas = {
     token: z.string().min(1).optional(),
   }),
   "renders.get": z.object({ renderId }),
+  /** Frames, credits and the seconds a render would take on this computer (sampled frames). */
+  "project.quote": z.object({ dir: projectDir, composition, settings: jobSettingsSchema }),
   /** Frames, credits and the time on the service (its queue) for these settings; nothing spent. */
   "renders.quote": z
     .object({ durationSeconds: z.number().positive(), ...renderSettingsShape })
@@ -236,6 +248,7 @@ export interface IpcOutputs {
   "renders.list": RenderList;
   "renders.get": RenderRecord;
   "renders.quote": RenderQuote;
+  "project.quote": LocalRenderQuote;
   "renders.variables": { variables: VariableDefinition[]; schemaErrors: string[] };
   "renders.delete": { renderId: string };
   "renders.download": JobView;

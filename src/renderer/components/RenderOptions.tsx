@@ -18,6 +18,7 @@ import {
 } from "../render-plan";
 import { useUiStore } from "../store";
 import { useRenderQuote } from "../hooks/renders";
+import { useLocalQuote } from "../hooks/project";
 
 function FpsField({ fps, onChange }: { fps: number; onChange: (fps: number) => void }) {
   const listId = useId();
@@ -65,9 +66,11 @@ function FpsField({ fps, onChange }: { fps: number; onChange: (fps: number) => v
 export function RenderOptions({
   detectedAspect,
   duration,
+  composition,
 }: {
   detectedAspect: AspectRatio;
   duration: number | undefined;
+  composition?: string;
 }) {
   const render = useUiStore((state) => state.render);
   const setRender = useUiStore((state) => state.setRender);
@@ -88,6 +91,7 @@ export function RenderOptions({
     },
     problem === undefined && Number.isFinite(render.fps),
   );
+  const localQuote = useLocalQuote();
   return (
     <section className="panel" aria-labelledby="render-options-title">
       <div className="panel-head">
@@ -181,6 +185,36 @@ export function RenderOptions({
             ? ` (${formatSeconds(quote.data.estimated_queue_seconds)} waiting: ${countOf(quote.data.queue.queued, "render")} queued)`
             : ""}
           .
+        </p>
+      ) : null}
+      {composition ? (
+        <p className="muted">
+          <button
+            type="button"
+            disabled={localQuote.isPending || problem !== undefined}
+            onClick={() =>
+              localQuote.mutate({
+                composition,
+                settings: {
+                  fps: render.fps,
+                  quality: render.quality,
+                  format: render.format,
+                  resolution: render.resolution,
+                  ...(render.aspectRatio ? { aspectRatio: render.aspectRatio } : {}),
+                },
+              })
+            }
+          >
+            {localQuote.isPending ? "Measuring…" : "Estimate time on this computer"}
+          </button>{" "}
+          {localQuote.data ? (
+            <span aria-label="Estimated time on this computer">
+              About {formatSeconds(localQuote.data.estimated_seconds)} on this computer (measured on
+              a few frames).
+            </span>
+          ) : localQuote.error ? (
+            <span role="alert">The estimate failed: {localQuote.error.message}</span>
+          ) : null}
         </p>
       ) : null}
     </section>

@@ -10,6 +10,7 @@ import {
   type VariableIssue,
   type VariableValues,
 } from "../../shared/variables";
+import type { JobRenderSettings } from "../../shared/ipc";
 import { desktopApi } from "../transport";
 import { useUiStore } from "../store";
 
@@ -160,4 +161,16 @@ export function useImageListing() {
     retry: false,
   });
   return { open: setPath, listing };
+}
+
+/**
+ * The time a render with these settings would take on this computer (`svc render --quote`, run by
+ * the main process): asked for with a button, since it starts browsers and draws sample frames.
+ */
+export function useLocalQuote() {
+  const dir = useUiStore((state) => state.projectDir);
+  return useMutation({
+    mutationFn: (input: { composition: string; settings: JobRenderSettings }) =>
+      desktopApi()["project.quote"]({ dir: dir!, ...input }),
+  });
 }

@@ -326,6 +326,7 @@ export function ProjectScreen() {
                 <RenderOptions
                   detectedAspect={scan.data.aspectRatio}
                   duration={scan.data.duration}
+                  composition={scan.data.composition}
                 />
                 <Actions />
               </>
