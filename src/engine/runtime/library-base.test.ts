@@ -46,9 +46,11 @@ function page(files: Files): Files {
 describe("a preview's library base", () => {
   it("points a sub-composition's CDN URLs at the library, so its font loads offline", async () => {
     const preview = await open(page(await libraryFiles()), { libraryBase: `${ORIGIN}/libs` });
-    expect(await preview.evaluate(() => document.querySelector("link[rel=stylesheet]")!.href)).toBe(
-      `${ORIGIN}/libs/cdn/fonts.googleapis.com/css2?family=Anton&display=block`,
-    );
+    expect(
+      await preview.evaluate(
+        () => document.querySelector<HTMLLinkElement>("link[rel=stylesheet]")!.href,
+      ),
+    ).toBe(`${ORIGIN}/libs/cdn/fonts.googleapis.com/css2?family=Anton&display=block`);
     expect(
       await preview.evaluate(() =>
         [...document.fonts]
