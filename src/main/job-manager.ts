@@ -11,9 +11,8 @@
 // under its own key (`<batch key>:row-N`, as the CLI's batches: core/batch.ts), so neither a retry
 // nor a restart uploads twice or renders a row twice. Rows
 // keep the queue's concurrency; the batch is told once, when its last row ends.
-import { randomUUID } from "node:crypto";
-import { mkdir, realpath, stat } from "node:fs/promises";
-import { basename, join, resolve, sep } from "node:path";
+import { realpath, stat } from "node:fs/promises";
+import { basename, resolve, sep } from "node:path";
 import type { RenderRecord } from "../shared/api";
 import {
   CANCEL_NOT_SENT,
@@ -23,22 +22,27 @@ import {
   type JobRenderSettings,
   type JobView,
 } from "../shared/ipc";
-import type { VariableValues } from "../shared/variables";
 import { fromRenderOptions } from "../shared/render-options";
-import { batchRowKey } from "../core/batch";
-import { isTransient, type ApiClient } from "../core/api-client";
+import { isTransient } from "../core/api-client";
 import { backoffDelay, sleep } from "../core/backoff";
-import { ClientError, interruptedError } from "../core/errors";
-import { publishProject } from "../core/publish";
-import { newIdempotencyKey } from "../core/render-job";
+import { ClientError } from "../core/errors";
 import { appError, toIpcError } from "./ipc-errors";
+import { BatchUploads, batchEndedNotification } from "./job-batches";
+import {
+  batchRecords,
+  compositionName,
+  desktopIdempotencyKey,
+  newBatchFolder,
+  newJobRecord,
+  type JobServiceAccess,
+  type SubmitAssetJobInput,
+  type SubmitBatchInput,
+  type SubmitJobInput,
+} from "./job-records";
 import { runJobSteps } from "./job-steps";
-import { batchViewOf, JobStore, viewOf, type BatchRecord, type JobRecord } from "./job-store";
+import { batchViewOf, JobStore, viewOf, type JobRecord } from "./job-store";
 
-export interface JobServiceAccess {
-  client(signal?: AbortSignal): Promise<ApiClient>;
-  waitUntilAvailable(signal?: AbortSignal): Promise<void>;
-}
+export type { JobServiceAccess, SubmitAssetJobInput, SubmitBatchInput, SubmitJobInput };
 
 export interface JobManagerOptions {
   file: string;
@@ -54,44 +58,6 @@ export interface JobManagerOptions {
   notify?: (notification: JobNotification) => void;
 }
 
-export interface SubmitJobInput {
-  dir: string;
-  composition?: string | undefined;
-  settings: JobRenderSettings;
-  outputDir?: string | undefined;
-}
-
-/** A render of a project already uploaded (e.g. History's "Render again" with new variables). */
-export interface SubmitAssetJobInput {
-  assetId: string;
-  composition: string;
-  settings: JobRenderSettings;
-  outputDir?: string | undefined;
-}
-
-/** Many renders of one project (checked by the caller against the composition's schema). */
-export interface SubmitBatchInput {
-  /** The project folder (its root, as scanned). */
-  dir: string;
-  composition: string;
-  /** Shared by every row; each row's variables replace `variables`. */
-  settings: JobRenderSettings;
-  rows: Array<{ row: number; values: VariableValues; fileName: string }>;
-  outputPattern: string;
-  /** The batch's name (the project folder's). */
-  title: string;
-}
-
-/** "intro" for scenes/intro.html: a job's title when nothing better names it (never an id). */
-function compositionName(composition: string): string {
-  return basename(composition).replace(/\.html?$/i, "") || "render";
-}
-
-/** The app's own idempotency keys, told apart from the CLI's in the service's records. */
-function desktopIdempotencyKey(): string {
-  return newIdempotencyKey("svc-desktop");
-}
-
 export class JobManager {
   private readonly running = new Map<
     string,
@@ -101,13 +67,20 @@ export class JobManager {
   private started = false;
   /** Stops batch uploads when the app quits (a row's own cancel does not stop its batch's). */
   private readonly lifetime = new AbortController();
-  private readonly uploads = new Map<string, Promise<string>>();
+  private readonly batchUploads: BatchUploads;
 
   private constructor(
     private readonly options: JobManagerOptions,
     private readonly store: JobStore,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.batchUploads = new BatchUploads(
+      store,
+      options.service,
+      options.tempDir,
+      this.lifetime.signal,
+    );
+  }
 
   /** Loads the queue; jobs that were running when the app stopped wait to be resumed. */
   static async open(options: JobManagerOptions): Promise<JobManager> {
@@ -135,38 +108,12 @@ export class JobManager {
 
   /** Queues a batch: its own folder under the downloads folder, then one job per row. */
   async submitBatch(input: SubmitBatchInput): Promise<BatchView> {
-    const id = `batch_${randomUUID()}`;
-    const outputDir = await this.newBatchFolder(input.title);
-    const { variables: _shared, ...settings } = input.settings;
-    const batch: BatchRecord = {
-      id,
-      revision: 0,
-      title: input.title,
-      createdAt: this.now(),
-      dir: input.dir,
-      composition: input.composition,
-      outputDir,
-      outputPattern: input.outputPattern,
-      settings,
-      rowCount: input.rows.length,
-      upload: { stage: "waiting", progress: 0, error: undefined },
-      assetId: undefined,
-      uploadKey: desktopIdempotencyKey(),
-    };
-    const rows = input.rows.map((row): JobRecord => {
-      const title = row.fileName.replace(/\.[^.]+$/, "");
-      return {
-        ...this.newJob(
-          { type: "batch", batchId: id, composition: input.composition },
-          { ...settings, variables: row.values, title },
-          outputDir,
-        ),
-        title,
-        // Row N renders under `<batch key>:row-N`, the same keys as `svc cloud render --batch`.
-        idempotencyKey: batchRowKey(batch.uploadKey, row.row),
-        batch: { batchId: id, row: row.row, fileName: row.fileName },
-      };
-    });
+    const outputDir = await newBatchFolder(
+      resolve(this.options.downloadsDir()),
+      input.title,
+      this.now(),
+    );
+    const { batch, rows } = batchRecords(input, outputDir, this.now());
     await this.store.addBatch(batch, rows);
     this.pump();
     return batchViewOf(batch);
@@ -289,57 +236,6 @@ export class JobManager {
       );
     }
     return file;
-  }
-
-  private newJob(
-    source: JobView["source"],
-    settings: JobRenderSettings,
-    outputDir: string | undefined,
-  ): JobRecord {
-    return {
-      id: `job_${randomUUID()}`,
-      revision: 0,
-      title: "render",
-      status: "waiting",
-      stage: "waiting",
-      progress: 0,
-      bytes: undefined,
-      etaSeconds: undefined,
-      createdAt: this.now(),
-      startedAt: undefined,
-      finishedAt: undefined,
-      source,
-      settings,
-      assetId: undefined,
-      renderId: undefined,
-      outputPath: undefined,
-      sizeBytes: undefined,
-      error: undefined,
-      outputDir: resolve(outputDir ?? this.options.downloadsDir()),
-      idempotencyKey: desktopIdempotencyKey(),
-      renderFailed: false,
-      batch: undefined,
-    };
-  }
-
-  /** `<downloads>/<project> <date> <time>` (a number added if that exists), created now. */
-  private async newBatchFolder(title: string): Promise<string> {
-    const parent = resolve(this.options.downloadsDir());
-    await mkdir(parent, { recursive: true });
-    const date = new Date(this.now());
-    const pad = (n: number) => String(n).padStart(2, "0");
-    const stamp = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}.${pad(date.getMinutes())}.${pad(date.getSeconds())}`;
-    // eslint-disable-next-line no-control-regex -- control characters are what it removes
-    const name = `${title.replace(/[/\\:*?"<>|\u0000-\u001f]+/g, "-").replace(/^\.+/, "") || "batch"} ${stamp}`;
-    for (let attempt = 1; ; attempt++) {
-      const folder = join(parent, attempt === 1 ? name : `${name} (${attempt})`);
-      try {
-        await mkdir(folder);
-        return folder;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 50) throw error;
-      }
-    }
   }
 
   /** Downloads a render from the service's history as a job of its own (fresh signed URL). */
@@ -475,6 +371,19 @@ export class JobManager {
     await this.store.flush();
   }
 
+  private newJob(
+    source: JobView["source"],
+    settings: JobRenderSettings,
+    outputDir: string | undefined,
+  ): JobRecord {
+    return newJobRecord(
+      source,
+      settings,
+      resolve(outputDir ?? this.options.downloadsDir()),
+      this.now(),
+    );
+  }
+
   // ------------------------------------------------------------ running
 
   private async add(job: JobRecord): Promise<JobView> {
@@ -512,7 +421,7 @@ export class JobManager {
           now: this.now,
           pollIntervalMs: this.options.pollIntervalMs ?? 2_000,
           tempDir: this.options.tempDir,
-          batchAsset: (row, rowSignal) => this.batchAsset(row, rowSignal),
+          batchAsset: (row, rowSignal) => this.batchUploads.assetFor(row, rowSignal),
         });
         await this.store.change(job, {
           status: "completed",
@@ -559,6 +468,11 @@ export class JobManager {
     }
   }
 
+  private rowEnded(batchId: string, jobId: string): void {
+    const notification = batchEndedNotification(this.store, batchId, jobId);
+    if (notification) this.options.notify?.(notification);
+  }
+
   private async fail(job: JobRecord, error: IpcError): Promise<void> {
     await this.store.change(job, {
       status: "failed",
@@ -574,89 +488,5 @@ export class JobManager {
         body: `${job.title}: ${error.message}`,
         outcome: "failed",
       });
-  }
-
-  /** One notification per batch, when its last row has ended. */
-  private rowEnded(batchId: string, jobId: string): void {
-    const rows = this.store.rowsOf(batchId);
-    if (rows.some((row) => row.status === "waiting" || row.status === "running")) return;
-    const batch = this.store.requireBatch(batchId);
-    const done = rows.filter((row) => row.status === "completed").length;
-    const failed = rows.filter((row) => row.status === "failed").map((row) => row.batch!.row);
-    this.options.notify?.({
-      jobId,
-      title: failed.length === 0 ? "Batch finished" : "Batch finished with failures",
-      body:
-        `${batch.title}: ${done} of ${rows.length} videos saved to ${batch.outputDir}` +
-        (failed.length > 0 ? `; failed: row ${failed.join(", row ")}.` : "."),
-      outcome: failed.length === 0 ? "completed" : "failed",
-    });
-  }
-
-  /** The asset of a row's batch: uploaded once, by whichever row needs it first. */
-  private async batchAsset(job: JobRecord, signal: AbortSignal): Promise<string> {
-    if (job.source.type !== "batch") throw appError("internal_error", "Not a batch row.");
-    const batchId = job.source.batchId;
-    const batch = this.store.requireBatch(batchId);
-    if (batch.assetId) return batch.assetId;
-    let upload = this.uploads.get(batchId);
-    if (!upload) {
-      upload = this.uploadBatch(batch).finally(() => this.uploads.delete(batchId));
-      this.uploads.set(batchId, upload);
-    }
-    return new Promise<string>((resolveAsset, reject) => {
-      const onAbort = () => reject(interruptedError());
-      if (signal.aborted) return onAbort();
-      signal.addEventListener("abort", onAbort, { once: true });
-      upload.then(resolveAsset, reject).finally(() => signal.removeEventListener("abort", onAbort));
-    });
-  }
-
-  private async uploadBatch(batch: BatchRecord): Promise<string> {
-    const signal = this.lifetime.signal;
-    const setUpload = (upload: BatchRecord["upload"], progressOnly = false) =>
-      this.store.changeBatch(batch, { upload }, { progressOnly });
-    await setUpload({ stage: "zip", progress: 0, error: undefined });
-    try {
-      const client = await this.options.service.client(signal);
-      const published = await publishProject(
-        client,
-        {
-          dir: batch.dir,
-          composition: batch.composition,
-          aspectRatio: batch.settings.aspectRatio,
-          idempotencyKey: batch.uploadKey,
-          tempDir: this.options.tempDir,
-        },
-        {
-          signal,
-          onEvent: (event) => {
-            if (event.type === "stage" && event.stage === "upload")
-              void setUpload({ stage: "upload", progress: 0, error: undefined });
-            if (event.type === "upload-progress")
-              void setUpload(
-                {
-                  stage: "upload",
-                  progress: event.totalBytes ? event.bytes / event.totalBytes : 0,
-                  error: undefined,
-                },
-                true,
-              );
-          },
-        },
-      );
-      await this.store.changeBatch(batch, {
-        assetId: published.assetId,
-        upload: { stage: "done", progress: 1, error: undefined },
-      });
-      return published.assetId;
-    } catch (error) {
-      await setUpload(
-        signal.aborted
-          ? { stage: "waiting", progress: 0, error: undefined }
-          : { stage: "failed", progress: 0, error: toIpcError(error) },
-      );
-      throw error;
-    }
   }
 }

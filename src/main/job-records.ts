@@ -1,0 +1,155 @@
+// The queue's records: what a job or a batch starts as, the inputs the app's screens send for
+// them, their titles and idempotency keys, and a batch's own folder under the downloads folder.
+// JobManager (job-manager.ts) adds them to the store and runs them.
+import { randomUUID } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { basename, join } from "node:path";
+import type { JobRenderSettings, JobView } from "../shared/ipc";
+import type { VariableValues } from "../shared/variables";
+import { batchRowKey } from "../core/batch";
+import type { ApiClient } from "../core/api-client";
+import { newIdempotencyKey } from "../core/render-job";
+import type { BatchRecord, JobRecord } from "./job-store";
+
+/** What the queue needs of the service (the app's connection to it). */
+export interface JobServiceAccess {
+  client(signal?: AbortSignal): Promise<ApiClient>;
+  waitUntilAvailable(signal?: AbortSignal): Promise<void>;
+}
+
+export interface SubmitJobInput {
+  dir: string;
+  composition?: string | undefined;
+  settings: JobRenderSettings;
+  outputDir?: string | undefined;
+}
+
+/** A render of a project already uploaded (e.g. History's "Render again" with new variables). */
+export interface SubmitAssetJobInput {
+  assetId: string;
+  composition: string;
+  settings: JobRenderSettings;
+  outputDir?: string | undefined;
+}
+
+/** Many renders of one project (checked by the caller against the composition's schema). */
+export interface SubmitBatchInput {
+  /** The project folder (its root, as scanned). */
+  dir: string;
+  composition: string;
+  /** Shared by every row; each row's variables replace `variables`. */
+  settings: JobRenderSettings;
+  rows: Array<{ row: number; values: VariableValues; fileName: string }>;
+  outputPattern: string;
+  /** The batch's name (the project folder's). */
+  title: string;
+}
+
+/** "intro" for scenes/intro.html: a job's title when nothing better names it (never an id). */
+export function compositionName(composition: string): string {
+  return basename(composition).replace(/\.html?$/i, "") || "render";
+}
+
+/** The app's own idempotency keys, told apart from the CLI's in the service's records. */
+export function desktopIdempotencyKey(): string {
+  return newIdempotencyKey("svc-desktop");
+}
+
+/** A new waiting job (its title, key and stage set by the caller where they differ). */
+export function newJobRecord(
+  source: JobView["source"],
+  settings: JobRenderSettings,
+  /** Where its video is saved (an absolute path). */
+  outputDir: string,
+  now: number,
+): JobRecord {
+  return {
+    id: `job_${randomUUID()}`,
+    revision: 0,
+    title: "render",
+    status: "waiting",
+    stage: "waiting",
+    progress: 0,
+    bytes: undefined,
+    etaSeconds: undefined,
+    createdAt: now,
+    startedAt: undefined,
+    finishedAt: undefined,
+    source,
+    settings,
+    assetId: undefined,
+    renderId: undefined,
+    outputPath: undefined,
+    sizeBytes: undefined,
+    error: undefined,
+    outputDir,
+    idempotencyKey: desktopIdempotencyKey(),
+    renderFailed: false,
+    batch: undefined,
+  };
+}
+
+/** A batch and its rows, every row rendering under `<batch key>:row-N`. */
+export function batchRecords(
+  input: SubmitBatchInput,
+  outputDir: string,
+  now: number,
+): { batch: BatchRecord; rows: JobRecord[] } {
+  const id = `batch_${randomUUID()}`;
+  const { variables: _shared, ...settings } = input.settings;
+  const batch: BatchRecord = {
+    id,
+    revision: 0,
+    title: input.title,
+    createdAt: now,
+    dir: input.dir,
+    composition: input.composition,
+    outputDir,
+    outputPattern: input.outputPattern,
+    settings,
+    rowCount: input.rows.length,
+    upload: { stage: "waiting", progress: 0, error: undefined },
+    assetId: undefined,
+    uploadKey: desktopIdempotencyKey(),
+  };
+  const rows = input.rows.map((row): JobRecord => {
+    const title = row.fileName.replace(/\.[^.]+$/, "");
+    return {
+      ...newJobRecord(
+        { type: "batch", batchId: id, composition: input.composition },
+        { ...settings, variables: row.values, title },
+        outputDir,
+        now,
+      ),
+      title,
+      // Row N renders under `<batch key>:row-N`, the same keys as `svc cloud render --batch`.
+      idempotencyKey: batchRowKey(batch.uploadKey, row.row),
+      batch: { batchId: id, row: row.row, fileName: row.fileName },
+    };
+  });
+  return { batch, rows };
+}
+
+/** `<downloads>/<project> <date> <time>` (a number added if that exists), created now. */
+export async function newBatchFolder(
+  /** The downloads folder (an absolute path). */
+  parent: string,
+  title: string,
+  now: number,
+): Promise<string> {
+  await mkdir(parent, { recursive: true });
+  const date = new Date(now);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const stamp = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}.${pad(date.getMinutes())}.${pad(date.getSeconds())}`;
+  // eslint-disable-next-line no-control-regex -- control characters are what it removes
+  const name = `${title.replace(/[/\\:*?"<>|\u0000-\u001f]+/g, "-").replace(/^\.+/, "") || "batch"} ${stamp}`;
+  for (let attempt = 1; ; attempt++) {
+    const folder = join(parent, attempt === 1 ? name : `${name} (${attempt})`);
+    try {
+      await mkdir(folder);
+      return folder;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 50) throw error;
+    }
+  }
+}
