@@ -178,7 +178,12 @@ try {
       [renderId],
     )
   ).rows;
-  const jobs = workers.flatMap((worker) => finishedLines(worker.log(), renderId));
+  // The join logs its "finished" line just after it completes the render: wait for it.
+  let jobs = workers.flatMap((worker) => finishedLines(worker.log(), renderId));
+  for (let waited = 0; !jobs.some((job) => job.job === "join") && waited < 100; waited++) {
+    await new Promise((done) => setTimeout(done, 100));
+    jobs = workers.flatMap((worker) => finishedLines(worker.log(), renderId));
+  }
   const started = workers
     .map((worker) => worker.log().split("\n"))
     .flat()
