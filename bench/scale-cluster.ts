@@ -172,15 +172,21 @@ try {
       [renderId],
     )
   ).rows[0]!;
+  const lastChunk = (
+    await db.query<{ last: string }>(
+      "select max(completed_ms) as last from render_chunks where render_id = $1",
+      [renderId],
+    )
+  ).rows[0]!;
   const attempts = (
     await db.query<{ attempts: number }>(
       "select attempts from render_chunks where render_id = $1",
       [renderId],
     )
   ).rows;
-  // The join logs its "finished" line just after it completes the render: wait for it.
+  // The join logs its "finished" line after it completed the render and deleted every segment.
   let jobs = workers.flatMap((worker) => finishedLines(worker.log(), renderId));
-  for (let waited = 0; !jobs.some((job) => job.job === "join") && waited < 100; waited++) {
+  for (let waited = 0; !jobs.some((job) => job.job === "join") && waited < 600; waited++) {
     await new Promise((done) => setTimeout(done, 100));
     jobs = workers.flatMap((worker) => finishedLines(worker.log(), renderId));
   }
@@ -220,6 +226,8 @@ try {
     chunksStarted: started,
     chunksRetried: attempts.filter((row) => row.attempts > 1).length,
     joinS: join_ ? join_.totalMs / 1000 : NaN,
+    /** Last chunk done -> render completed (database): the join's claim and work until commit. */
+    lastChunkToCompletedS: (Number(render.completed_ms) - Number(lastChunk.last)) / 1000,
     joinPhasesMs: join_?.phasesMs,
   };
   console.log(
@@ -227,7 +235,7 @@ try {
       `  claim latency median ${summary.claimLatencyMedianMs.toFixed(0)} ms, p90 ${summary.claimLatencyP90Ms.toFixed(0)} ms (${gaps.length} claims while work waited)\n` +
       `  per-chunk overhead median: cold ${summary.overheadColdMedianS.toFixed(2)} s (${cold.length}), warm ${summary.overheadWarmMedianS.toFixed(2)} s (${warm.length})\n` +
       `  chunk jobs started ${started} for ${summary.chunks} chunks, ${summary.chunksRetried} retried\n` +
-      `  join of ${summary.chunks} chunks: ${summary.joinS.toFixed(2)} s (phases ms ${JSON.stringify(join_?.phasesMs)}); median chunk ${s2(median(chunks.map((job) => job.totalMs)))} s`,
+      `  last chunk -> render completed ${summary.lastChunkToCompletedS.toFixed(2)} s; join job of ${summary.chunks} chunks: ${summary.joinS.toFixed(2)} s (phases ms ${JSON.stringify(join_?.phasesMs)}); median chunk ${s2(median(chunks.map((job) => job.totalMs)))} s`,
   );
   await mkdir(join(REPO, "bench/results"), { recursive: true });
   const file = join(
