@@ -9,10 +9,9 @@
 // A batch ("Render many…") is one upload and one job per row: the first row that runs uploads the
 // project under the batch's own key (the others wait for it), then every row renders that asset
 // under its own key (`<batch key>:row-N`, as the CLI's batches: core/batch.ts), so neither a retry
-// nor a restart uploads twice or renders a row twice. Rows
-// keep the queue's concurrency; the batch is told once, when its last row ends.
-import { realpath, stat } from "node:fs/promises";
-import { basename, resolve, sep } from "node:path";
+// nor a restart uploads twice or renders a row twice. Rows keep the queue's concurrency; the batch
+// is told once, when its last row ends (job-records.ts, job-batches.ts).
+import { basename, resolve } from "node:path";
 import type { RenderRecord } from "../shared/api";
 import {
   CANCEL_NOT_SENT,
@@ -30,10 +29,12 @@ import { appError, toIpcError } from "./ipc-errors";
 import { BatchUploads, batchEndedNotification } from "./job-batches";
 import {
   batchRecords,
+  existingFolder,
   compositionName,
-  desktopIdempotencyKey,
   newBatchFolder,
   newJobRecord,
+  openableOutput,
+  retryChanges,
   type JobServiceAccess,
   type SubmitAssetJobInput,
   type SubmitBatchInput,
@@ -163,15 +164,7 @@ export class JobManager {
 
   /** The batch's folder, for "Open folder" (it must still exist). */
   async batchFolder(batchId: string): Promise<string> {
-    const batch = this.store.requireBatch(batchId);
-    const info = await stat(batch.outputDir).catch(() => undefined);
-    if (!info?.isDirectory())
-      throw appError(
-        "file_missing",
-        `The batch's folder ${batch.outputDir} no longer exists.`,
-        "Retry the batch's rows to download their videos again.",
-      );
-    return batch.outputDir;
+    return existingFolder(this.store.requireBatch(batchId));
   }
 
   list(): JobView[] {
@@ -215,27 +208,7 @@ export class JobManager {
    * lie inside the folder the job downloads to, so a tampered queue file cannot open anything else.
    */
   async outputFile(jobId: string): Promise<string> {
-    const job = this.store.require(jobId);
-    if (job.status !== "completed" || !job.outputPath) {
-      throw appError("job_not_completed", "Only a finished render can be opened.");
-    }
-    const file = await realpath(job.outputPath).catch(() => undefined);
-    if (!file) {
-      throw appError(
-        "file_missing",
-        `${job.outputPath} no longer exists.`,
-        "Download it again from the queue.",
-      );
-    }
-    const folder = await realpath(job.outputDir).catch(() => resolve(job.outputDir));
-    if (!file.startsWith(folder + sep)) {
-      throw appError(
-        "path_outside_output",
-        `${file} is not in the job's output folder ${folder}.`,
-        "Download the render again from History.",
-      );
-    }
-    return file;
+    return openableOutput(this.store.require(jobId));
   }
 
   /** Downloads a render from the service's history as a job of its own (fresh signed URL). */
@@ -308,27 +281,7 @@ export class JobManager {
         `This job is ${job.status}; only failed or cancelled jobs can be retried.`,
       );
     }
-    // A render that is still valid on the service is picked up again; one that failed is redone
-    // under a new key (the old key would replay the failed render).
-    const reattach = job.renderId !== undefined && !job.renderFailed;
-    await this.store.change(job, {
-      status: "waiting",
-      stage: reattach || job.source.type === "asset" ? "queued" : "waiting",
-      progress: 0,
-      bytes: undefined,
-      etaSeconds: undefined,
-      error: undefined,
-      finishedAt: undefined,
-      ...(reattach
-        ? {}
-        : {
-            idempotencyKey: desktopIdempotencyKey(),
-            assetId: job.source.type === "dir" ? undefined : job.assetId,
-            renderId: job.source.type === "render" ? job.renderId : undefined,
-            outputPath: undefined,
-            renderFailed: false,
-          }),
-    });
+    await this.store.change(job, retryChanges(job));
     this.pump();
     return viewOf(job);
   }

@@ -1,14 +1,16 @@
 // The queue's records: what a job or a batch starts as, the inputs the app's screens send for
-// them, their titles and idempotency keys, and a batch's own folder under the downloads folder.
+// them, their titles and idempotency keys, a batch's own folder under the downloads folder, how a
+// job starts again, and which file of a finished job may be opened.
 // JobManager (job-manager.ts) adds them to the store and runs them.
 import { randomUUID } from "node:crypto";
-import { mkdir } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { mkdir, realpath, stat } from "node:fs/promises";
+import { basename, join, resolve, sep } from "node:path";
 import type { JobRenderSettings, JobView } from "../shared/ipc";
 import type { VariableValues } from "../shared/variables";
 import { batchRowKey } from "../core/batch";
 import type { ApiClient } from "../core/api-client";
 import { newIdempotencyKey } from "../core/render-job";
+import { appError } from "./ipc-errors";
 import type { BatchRecord, JobRecord } from "./job-store";
 
 /** What the queue needs of the service (the app's connection to it). */
@@ -152,4 +154,68 @@ export async function newBatchFolder(
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 50) throw error;
     }
   }
+}
+
+/** How a failed or cancelled job starts again (Retry). */
+export function retryChanges(job: JobRecord): Partial<JobRecord> {
+  // A render that is still valid on the service is picked up again; one that failed is redone
+  // under a new key (the old key would replay the failed render).
+  const reattach = job.renderId !== undefined && !job.renderFailed;
+  return {
+    status: "waiting",
+    stage: reattach || job.source.type === "asset" ? "queued" : "waiting",
+    progress: 0,
+    bytes: undefined,
+    etaSeconds: undefined,
+    error: undefined,
+    finishedAt: undefined,
+    ...(reattach
+      ? {}
+      : {
+          idempotencyKey: desktopIdempotencyKey(),
+          assetId: job.source.type === "dir" ? undefined : job.assetId,
+          renderId: job.source.type === "render" ? job.renderId : undefined,
+          outputPath: undefined,
+          renderFailed: false,
+        }),
+  };
+}
+
+/**
+ * The video of a completed job, for opening it: it must still exist and (symlinks followed) lie
+ * inside the folder the job downloads to, so a tampered queue file cannot open anything else.
+ */
+export async function openableOutput(job: JobRecord): Promise<string> {
+  if (job.status !== "completed" || !job.outputPath) {
+    throw appError("job_not_completed", "Only a finished render can be opened.");
+  }
+  const file = await realpath(job.outputPath).catch(() => undefined);
+  if (!file) {
+    throw appError(
+      "file_missing",
+      `${job.outputPath} no longer exists.`,
+      "Download it again from the queue.",
+    );
+  }
+  const folder = await realpath(job.outputDir).catch(() => resolve(job.outputDir));
+  if (!file.startsWith(folder + sep)) {
+    throw appError(
+      "path_outside_output",
+      `${file} is not in the job's output folder ${folder}.`,
+      "Download the render again from History.",
+    );
+  }
+  return file;
+}
+
+/** A batch's folder, for "Open folder": it must still exist. */
+export async function existingFolder(batch: BatchRecord): Promise<string> {
+  const info = await stat(batch.outputDir).catch(() => undefined);
+  if (!info?.isDirectory())
+    throw appError(
+      "file_missing",
+      `The batch's folder ${batch.outputDir} no longer exists.`,
+      "Retry the batch's rows to download their videos again.",
+    );
+  return batch.outputDir;
 }
