@@ -2,21 +2,12 @@
 // credits the same render would cost on a service (the charge rule), and the estimated seconds on
 // this computer from a few sampled frames (engine/quote.ts), drawn as `svc render` draws them.
 import { sampleRenderCost } from "../engine/quote";
-import { quoteCredits } from "../shared/quote";
+import { quoteCredits, type LocalRenderQuote } from "../shared/quote";
 import { printJson } from "./command";
 import type { CliIo } from "./io";
 import type { RenderOptions } from "./render";
 
-export interface LocalQuote {
-  frames: number;
-  duration_seconds: number;
-  credits: number;
-  estimated_seconds: number;
-  workers: number;
-  ms_per_frame: number;
-}
-
-export async function runRenderQuote(options: RenderOptions, io: CliIo): Promise<LocalQuote> {
+export async function runRenderQuote(options: RenderOptions, io: CliIo): Promise<LocalRenderQuote> {
   const sampled = await sampleRenderCost({
     projectDir: options.dir,
     composition: options.composition,
@@ -30,7 +21,7 @@ export async function runRenderQuote(options: RenderOptions, io: CliIo): Promise
     strictVariables: Boolean(options.strictVariables),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const quote: LocalQuote = {
+  const quote: LocalRenderQuote = {
     frames: sampled.frames,
     duration_seconds: sampled.durationSeconds,
     credits: quoteCredits(sampled.frames, options.fps, options.resolution),

@@ -94,8 +94,7 @@ export async function renderChunk(options: RenderChunkOptions): Promise<ChunkRes
   }
 }
 
-/** Joins the chunks' segments (in order) without re-encoding and mixes the audio once. */
-export async function joinChunks(options: {
+export interface JoinChunksOptions {
   segmentFiles: string[];
   output: string;
   format: OutputFormat;
@@ -104,7 +103,10 @@ export async function joinChunks(options: {
   durationSeconds: number;
   audio: AudioInput[];
   signal?: AbortSignal;
-}): Promise<void> {
+}
+
+/** Joins the chunks' segments (in order) without re-encoding and mixes the audio once. */
+export async function joinChunks(options: JoinChunksOptions): Promise<void> {
   const ffmpeg = await resolveFfmpeg();
   const workDir = await mkdtemp(join(tmpdir(), "svc-join-"));
   const partial = join(dirname(options.output), `.${basename(options.output)}.partial`);

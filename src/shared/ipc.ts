@@ -8,16 +8,10 @@ import { z } from "zod";
 import type { RenderList, RenderRecord } from "./api";
 import type { RenderQuote } from "./quote";
 
-/** `svc render --quote --json`: the estimate of a render on this computer. */
-export interface LocalRenderQuote {
-  frames: number;
-  duration_seconds: number;
-  credits: number;
-  estimated_seconds: number;
-  workers: number;
-  ms_per_frame: number;
-}
 import type { Finding } from "./findings";
+import type { LocalRenderQuote } from "./quote";
+
+export type { LocalRenderQuote };
 import { BATCH_MAX_ROWS } from "./batch";
 import { renderSettingsRule, renderSettingsShape } from "./render-options";
 import type { OutputFormat, Quality, Resolution } from "./render-options";

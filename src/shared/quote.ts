@@ -9,6 +9,16 @@ import { FPS_MAX } from "./limits";
 import { renderSettingsRule, renderOptionsShape, type Resolution } from "./render-options";
 
 /** What a sampled composition costs to render (engine/quote.ts measures it). */
+/** `svc render --quote --json`: the estimate of a render on this computer. */
+export interface LocalRenderQuote {
+  frames: number;
+  duration_seconds: number;
+  credits: number;
+  estimated_seconds: number;
+  workers: number;
+  ms_per_frame: number;
+}
+
 export interface FrameCost {
   /** Milliseconds to draw and read back one frame with one browser page (sampled mean). */
   msPerFrame: number;

@@ -5,7 +5,7 @@
 import { createReadStream } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { AudioInput } from "../../engine/encode";
-import type { ChunkResult, RenderChunkOptions } from "../../engine/chunks";
+import type { ChunkResult, JoinChunksOptions, RenderChunkOptions } from "../../engine/chunks";
 import type { RenderCompositionOptions, RenderProgress, RenderResult } from "../../engine/types";
 import type { AspectRatio, OutputFormat, Quality, Resolution } from "../../shared/render-options";
 import { extractZip } from "../assets/zip-inspect";
@@ -19,15 +19,7 @@ import { assetStorageKey } from "./render-repository";
 export interface Engine {
   renderComposition(options: RenderCompositionOptions): Promise<RenderResult>;
   renderChunk(options: RenderChunkOptions): Promise<ChunkResult>;
-  joinChunks(options: {
-    segmentFiles: string[];
-    output: string;
-    format: OutputFormat;
-    quality?: Quality;
-    durationSeconds: number;
-    audio: AudioInput[];
-    signal?: AbortSignal;
-  }): Promise<void>;
+  joinChunks(options: JoinChunksOptions): Promise<void>;
   /** Closes the pages chunks left open for the next chunk (worker shutdown). */
   closeWarmPages(): Promise<void>;
 }
