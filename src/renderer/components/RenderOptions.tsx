@@ -19,6 +19,7 @@ import {
 import { useUiStore } from "../store";
 import { useRenderQuote } from "../hooks/renders";
 import { useLocalQuote } from "../hooks/project";
+import { useServiceState } from "../hooks/app";
 
 function FpsField({ fps, onChange }: { fps: number; onChange: (fps: number) => void }) {
   const listId = useId();
@@ -80,6 +81,10 @@ export function RenderOptions({
   // The fps field says itself what is wrong with it.
   const problem = Number.isFinite(render.fps) ? renderOptionsProblem(render) : undefined;
   const credits = estimatedCredits(duration, render.resolution);
+  // The app's own service starts with the first render, not to answer a quote: until then the
+  // credits line above is the quote (the queue of a service nobody uses is empty).
+  const service = useServiceState().data;
+  const serviceIdle = service?.mode === "local" && service.status === "stopped";
   const quote = useRenderQuote(
     duration,
     {
@@ -89,7 +94,7 @@ export function RenderOptions({
       resolution: render.resolution,
       ...(render.aspectRatio ? { aspectRatio: render.aspectRatio } : {}),
     },
-    problem === undefined && Number.isFinite(render.fps),
+    problem === undefined && Number.isFinite(render.fps) && service !== undefined && !serviceIdle,
   );
   const localQuote = useLocalQuote();
   return (
