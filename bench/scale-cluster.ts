@@ -9,7 +9,6 @@
 // of every chunk's segments. The machine is shared: the load average goes with the figures.
 //
 // Run: npm run bench:scale-cluster -- [--workers 16] [--chunks 200]
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -19,6 +18,7 @@ import { startPostgres } from "../src/server/testing/postgres";
 import { s3ServiceEnv, startS3Server } from "../src/server/testing/s3-server";
 import { api, uploadProject, waitForTerminalRender } from "../src/server/testing/service-process";
 import { buildZip } from "../src/server/testing/zip-builder";
+import { startRole, type RoleProcess } from "./server-roles";
 
 const REPO = resolve(import.meta.dirname, "..");
 const { values: flags } = parseArgs({
@@ -49,48 +49,6 @@ interface Finished {
   phasesMs: Record<string, number | undefined>;
   warmPage?: boolean;
   projectCached?: boolean;
-}
-
-interface RoleProcess {
-  dataDir: string;
-  url: string;
-  log(): string;
-  stop(): Promise<void>;
-}
-
-async function startRole(
-  role: "api" | "worker",
-  dataDir: string,
-  env: Record<string, string>,
-): Promise<RoleProcess> {
-  const args = [join(REPO, "bin/svc.js"), "server", "--role", role, "--port", "0"];
-  args.push("--data-dir", dataDir, ...(role === "worker" ? ["--workers", "1"] : []));
-  const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: REPO,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.setEncoding("utf8").on("data", (text: string) => (stdout += text));
-  child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
-  const exited = new Promise<void>((done) => child.once("exit", () => done()));
-  const url = await new Promise<string>((done, fail) => {
-    child.stdout!.on("data", () => {
-      const match = /svc server listening on (http:\/\/\S+)/.exec(stdout);
-      if (match) done(match[1]!);
-    });
-    void exited.then(() => fail(new Error(`svc server --role ${role} exited:\n${stderr}`)));
-  });
-  return {
-    dataDir,
-    url,
-    log: () => stderr,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
 }
 
 function finishedLines(log: string, renderId: string): Finished[] {

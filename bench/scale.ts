@@ -15,7 +15,6 @@
 // Run: npm run bench:scale -- [--reps 2] [--fps 10] [--quality standard] [--resolution 1080p]
 //      [--chunk-seconds 10] [--max-chunks 32] [--configs one,two,whole]
 // Results: a table on stdout and JSON under bench/results/.
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -28,6 +27,7 @@ import { s3ServiceEnv, startS3Server } from "../src/server/testing/s3-server";
 import { api, uploadProject, waitForTerminalRender } from "../src/server/testing/service-process";
 import { buildZip } from "../src/server/testing/zip-builder";
 import { busyBetween, cpuTimes } from "./cpu";
+import { startRole, type RoleProcess } from "./server-roles";
 
 const REPO = resolve(import.meta.dirname, "..");
 const COMPOSITION_DIR = join(REPO, "bench/compositions/scale-60s");
@@ -183,52 +183,6 @@ function jobLogs(log: string, renderId: string): JobLog[] {
     });
   }
   return jobs;
-}
-
-/** One `svc server` process of the scale-out shape, its log kept. */
-interface RoleProcess {
-  url: string;
-  dataDir: string;
-  log(): string;
-  stop(): Promise<void>;
-}
-
-async function startRole(
-  role: "api" | "worker",
-  dataDir: string,
-  env: Record<string, string>,
-): Promise<RoleProcess> {
-  const args = [join(REPO, "bin/svc.js"), "server", "--role", role, "--port", "0"];
-  args.push("--data-dir", dataDir, ...(role === "worker" ? ["--workers", "1"] : []));
-  const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: REPO,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.setEncoding("utf8").on("data", (text: string) => (stdout += text));
-  child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
-  const exited = new Promise<void>((done) => child.once("exit", () => done()));
-  const url = await new Promise<string>((done, fail) => {
-    const check = () => {
-      const match = /svc server listening on (http:\/\/\S+)/.exec(stdout);
-      if (match) done(match[1]!);
-    };
-    child.stdout!.on("data", check);
-    void exited.then(() =>
-      fail(new Error(`svc server --role ${role} exited at start:\n${stdout}\n${stderr}`)),
-    );
-  });
-  return {
-    url,
-    dataDir,
-    log: () => stderr,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
 }
 
 function mean(values: number[]): number {
