@@ -1,16 +1,16 @@
-// A batch's project upload: one upload per batch, made by whichever row needs the asset first
-// (the others wait for it, and a row's own cancel stops only its wait), under the batch's key so
-// a retry or a restart does not upload twice; and the one notification a batch gets when its
-// last row ends. Used by JobManager (job-manager.ts).
+// The app's side of a batch's runner (core/batch.ts): one BatchRunner per batch, so the batch's
+// project is uploaded once, by whichever row needs the asset first (the others wait for it, and a
+// row's own cancel stops only its wait), under the batch's key so a retry or a restart does not
+// upload twice. The runner's upload events become the batch record's upload stage (jobs.json);
+// and the one notification a batch gets when its last row ends. Used by JobManager (job-manager.ts).
 import type { JobNotification } from "../shared/ipc";
-import { interruptedError } from "../core/errors";
-import { publishProject } from "../core/publish";
+import { BatchRunner, type BatchUploadEvent } from "../core/batch";
 import { appError, toIpcError } from "./ipc-errors";
 import type { JobServiceAccess } from "./job-records";
 import type { BatchRecord, JobRecord, JobStore } from "./job-store";
 
-export class BatchUploads {
-  private readonly uploads = new Map<string, Promise<string>>();
+export class BatchRunners {
+  private readonly runners = new Map<string, BatchRunner>();
 
   constructor(
     private readonly store: JobStore,
@@ -20,70 +20,65 @@ export class BatchUploads {
     private readonly lifetime: AbortSignal,
   ) {}
 
-  /** The asset of a row's batch: uploaded once, by whichever row needs it first. */
-  async assetFor(job: JobRecord, signal: AbortSignal): Promise<string> {
+  /** The runner of a row's batch (its upload shared by all the batch's rows). */
+  runnerFor(job: JobRecord): BatchRunner {
     if (job.source.type !== "batch") throw appError("internal_error", "Not a batch row.");
-    const batchId = job.source.batchId;
-    const batch = this.store.requireBatch(batchId);
-    if (batch.assetId) return batch.assetId;
-    let upload = this.uploads.get(batchId);
-    if (!upload) {
-      upload = this.upload(batch).finally(() => this.uploads.delete(batchId));
-      this.uploads.set(batchId, upload);
-    }
-    return new Promise<string>((resolveAsset, reject) => {
-      const onAbort = () => reject(interruptedError());
-      if (signal.aborted) return onAbort();
-      signal.addEventListener("abort", onAbort, { once: true });
-      upload.then(resolveAsset, reject).finally(() => signal.removeEventListener("abort", onAbort));
-    });
-  }
-
-  private async upload(batch: BatchRecord): Promise<string> {
-    const signal = this.lifetime;
-    const setUpload = (upload: BatchRecord["upload"], progressOnly = false) =>
-      this.store.changeBatch(batch, { upload }, { progressOnly });
-    await setUpload({ stage: "zip", progress: 0, error: undefined });
-    try {
-      const client = await this.service.client(signal);
-      const published = await publishProject(
-        client,
+    const batch = this.store.requireBatch(job.source.batchId);
+    let runner = this.runners.get(batch.id);
+    if (!runner) {
+      runner = new BatchRunner(
         {
-          dir: batch.dir,
+          client: (signal) => this.service.client(signal),
+          project: { type: "dir", dir: batch.dir },
           composition: batch.composition,
           aspectRatio: batch.settings.aspectRatio,
           idempotencyKey: batch.uploadKey,
           tempDir: this.tempDir,
+          signal: this.lifetime,
+          onEvent: (event) => this.record(batch, event),
         },
-        {
-          signal,
-          onEvent: (event) => {
-            if (event.type === "stage" && event.stage === "upload")
-              void setUpload({ stage: "upload", progress: 0, error: undefined });
-            if (event.type === "upload-progress")
-              void setUpload(
-                {
-                  stage: "upload",
-                  progress: event.totalBytes ? event.bytes / event.totalBytes : 0,
-                  error: undefined,
-                },
-                true,
-              );
-          },
-        },
+        batch.assetId,
       );
-      await this.store.changeBatch(batch, {
-        assetId: published.assetId,
-        upload: { stage: "done", progress: 1, error: undefined },
-      });
-      return published.assetId;
-    } catch (error) {
-      await setUpload(
-        signal.aborted
-          ? { stage: "waiting", progress: 0, error: undefined }
-          : { stage: "failed", progress: 0, error: toIpcError(error) },
-      );
-      throw error;
+      this.runners.set(batch.id, runner);
+    }
+    return runner;
+  }
+
+  /** The batch was taken off the list: its runner goes too. */
+  forget(batchId: string): void {
+    this.runners.delete(batchId);
+  }
+
+  private record(batch: BatchRecord, event: BatchUploadEvent): Promise<void> | undefined {
+    const setUpload = (upload: BatchRecord["upload"], progressOnly = false) =>
+      this.store.changeBatch(batch, { upload }, { progressOnly });
+    switch (event.type) {
+      case "upload-started":
+        return setUpload({ stage: "zip", progress: 0, error: undefined });
+      case "publish":
+        if (event.event.type === "stage" && event.event.stage === "upload")
+          void setUpload({ stage: "upload", progress: 0, error: undefined });
+        if (event.event.type === "upload-progress")
+          void setUpload(
+            {
+              stage: "upload",
+              progress: event.event.totalBytes ? event.event.bytes / event.event.totalBytes : 0,
+              error: undefined,
+            },
+            true,
+          );
+        return undefined;
+      case "asset":
+        return this.store.changeBatch(batch, {
+          assetId: event.assetId,
+          upload: { stage: "done", progress: 1, error: undefined },
+        });
+      case "upload-failed":
+        return setUpload(
+          event.interrupted
+            ? { stage: "waiting", progress: 0, error: undefined }
+            : { stage: "failed", progress: 0, error: toIpcError(event.error) },
+        );
     }
   }
 }

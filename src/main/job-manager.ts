@@ -6,11 +6,11 @@
 // (poll, then download); one without starts its upload again under the same key. A step that
 // fails because the service went away (network error, 5xx — e.g. the embedded service
 // restarting) waits for the service and is tried again.
-// A batch ("Render many…") is one upload and one job per row: the first row that runs uploads the
-// project under the batch's own key (the others wait for it), then every row renders that asset
-// under its own key (`<batch key>:row-N`, as the CLI's batches: core/batch.ts), so neither a retry
-// nor a restart uploads twice or renders a row twice. Rows keep the queue's concurrency; the batch
-// is told once, when its last row ends (job-records.ts, job-batches.ts).
+// A batch ("Render many…") is one job per row run by the same batch runner as the CLI's batches
+// (core/batch.ts): the first row that runs uploads the project under the batch's own key (the
+// others wait for it), then every row renders that asset under its own key (`<batch key>:row-N`),
+// so neither a retry nor a restart uploads twice or renders a row twice. Rows keep the queue's
+// concurrency; the batch is told once, when its last row ends (job-records.ts, job-batches.ts).
 import { basename, resolve } from "node:path";
 import type { RenderRecord } from "../shared/api";
 import {
@@ -26,7 +26,7 @@ import { isTransient } from "../core/api-client";
 import { backoffDelay, sleep } from "../core/backoff";
 import { ClientError } from "../core/errors";
 import { appError, toIpcError } from "./ipc-errors";
-import { BatchUploads, batchEndedNotification } from "./job-batches";
+import { BatchRunners, batchEndedNotification } from "./job-batches";
 import {
   batchRecords,
   existingFolder,
@@ -68,14 +68,14 @@ export class JobManager {
   private started = false;
   /** Stops batch uploads when the app quits (a row's own cancel does not stop its batch's). */
   private readonly lifetime = new AbortController();
-  private readonly batchUploads: BatchUploads;
+  private readonly batchRunners: BatchRunners;
 
   private constructor(
     private readonly options: JobManagerOptions,
     private readonly store: JobStore,
     private readonly now: () => number,
   ) {
-    this.batchUploads = new BatchUploads(
+    this.batchRunners = new BatchRunners(
       store,
       options.service,
       options.tempDir,
@@ -160,6 +160,7 @@ export class JobManager {
         }),
     );
     await this.store.deleteBatch(batch);
+    this.batchRunners.forget(batch.id);
   }
 
   /** The batch's folder, for "Open folder" (it must still exist). */
@@ -374,7 +375,7 @@ export class JobManager {
           now: this.now,
           pollIntervalMs: this.options.pollIntervalMs ?? 2_000,
           tempDir: this.options.tempDir,
-          batchAsset: (row, rowSignal) => this.batchUploads.assetFor(row, rowSignal),
+          batchRunner: (row) => this.batchRunners.runnerFor(row),
         });
         await this.store.change(job, {
           status: "completed",

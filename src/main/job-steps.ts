@@ -2,13 +2,14 @@
 // upload, queued, rendering, download): a job without a render id runs the core pipeline up to
 // the submit; then every job, new or re-attached after a restart, shares the core's finish
 // (poll -> download). Core events become stage and progress changes of the job record. A row of
-// a batch first waits for the batch's one upload (`batchAsset`), then renders that asset.
+// a batch is taken there by its batch's runner (core/batch.ts: the one upload, the row's key).
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { RenderRecord } from "../shared/api";
 import type { JobStage } from "../shared/ipc";
 import { FILE_EXTENSIONS } from "../shared/render-options";
 import type { ApiClient } from "../core/api-client";
+import type { BatchRunner } from "../core/batch";
 import { finishRender, runRender, type RenderEvent } from "../core/pipeline";
 import { appError } from "./ipc-errors";
 import { EtaMeter } from "./job-progress";
@@ -21,61 +22,83 @@ export interface JobStepOptions {
   now: () => number;
   pollIntervalMs: number;
   tempDir?: string | undefined;
-  /** The asset id of a batch row's batch, uploading the project first if it is not yet. */
-  batchAsset: (job: JobRecord, signal: AbortSignal) => Promise<string>;
+  /** The runner of a batch row's batch (core/batch.ts: its one upload, the row's key). */
+  batchRunner: (job: JobRecord) => BatchRunner;
 }
 
 /** Takes `job` from wherever it stands to a downloaded video, recording every step. */
 export async function runJobSteps(job: JobRecord, options: JobStepOptions): Promise<void> {
   const { client, store, signal } = options;
   const eta = new EtaMeter(options.now);
+  let submitted = false;
+  let downloadOnly = false;
+  const onEvent = (event: RenderEvent) =>
+    submitted
+      ? onFinishEvent(store, job, event, eta, downloadOnly)
+      : onSubmitEvent(store, job, event, eta);
+  const onSubmitted = async (render: { renderId: string; assetId: string | undefined }) => {
+    if (!job.renderId) await store.change(job, render);
+    submitted = true;
+    downloadOnly = job.stage === "download";
+    if (!downloadOnly && job.stage !== "rendering") {
+      await store.change(job, {
+        stage: "queued",
+        progress: 0,
+        bytes: undefined,
+        etaSeconds: undefined,
+      });
+    }
+  };
+  const outputPath = (record: RenderRecord) =>
+    (job.outputPath ??= job.batch
+      ? batchRowPath(job.outputDir, job.batch.fileName)
+      : join(job.outputDir, outputFileName(job, record, job.outputDir)));
+  const settings = {
+    composition: job.source.type === "render" ? "" : job.source.composition,
+    ...job.settings,
+    title: job.settings.title ?? job.title,
+  };
+
+  if (job.source.type === "batch") {
+    const rendered = await options.batchRunner(job).renderRow(
+      {
+        row: job.batch!.row,
+        settings,
+        output: outputPath,
+        idempotencyKey: job.idempotencyKey,
+        assetId: job.assetId,
+        renderId: job.renderId,
+        pollIntervalMs: options.pollIntervalMs,
+      },
+      { client, signal, onEvent, onSubmitted },
+    );
+    job.sizeBytes = rendered.sizeBytes;
+    return;
+  }
   if (!job.renderId) {
     if (job.source.type === "render")
       throw appError("internal_error", "A download job lost its render id.");
-    if (job.source.type === "batch" && !job.assetId) {
-      await store.change(job, { stage: "upload", progress: 0, etaSeconds: undefined });
-      const assetId = await options.batchAsset(job, signal);
-      await store.change(job, { assetId, stage: "queued" });
-    }
     const result = await runRender(
       {
+        ...settings,
         client,
         project:
           job.source.type === "dir"
             ? { type: "dir", dir: job.source.dir }
-            : {
-                type: "asset_id",
-                assetId: job.source.type === "asset" ? job.source.assetId : job.assetId!,
-              },
-        composition: job.source.composition,
-        ...job.settings,
-        title: job.settings.title ?? job.title,
+            : { type: "asset_id", assetId: job.source.assetId },
         idempotencyKey: job.idempotencyKey,
         wait: false,
         ...(options.tempDir ? { tempDir: options.tempDir } : {}),
       },
-      { signal, onEvent: (event) => onSubmitEvent(store, job, event, eta) },
+      { signal, onEvent },
     );
-    if (!job.renderId)
-      await store.change(job, { renderId: result.renderId, assetId: result.assetId });
-  }
-  const downloadOnly = job.stage === "download";
-  if (!downloadOnly && job.stage !== "rendering") {
-    await store.change(job, {
-      stage: "queued",
-      progress: 0,
-      bytes: undefined,
-      etaSeconds: undefined,
-    });
-  }
+    await onSubmitted(result);
+  } else await onSubmitted({ renderId: job.renderId, assetId: job.assetId });
   const finished = await finishRender(client, job.renderId!, {
     pollIntervalMs: options.pollIntervalMs,
     signal,
-    outputPath: (record) =>
-      (job.outputPath ??= job.batch
-        ? batchRowPath(job.outputDir, job.batch.fileName)
-        : join(job.outputDir, outputFileName(job, record, job.outputDir))),
-    onEvent: (event) => onFinishEvent(store, job, event, eta, downloadOnly),
+    outputPath,
+    onEvent,
   });
   job.sizeBytes = finished.sizeBytes;
 }
