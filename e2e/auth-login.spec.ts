@@ -11,11 +11,11 @@ import {
   runCli,
   startService,
   tempDir,
-  waitFor,
   type ServiceProcess,
 } from "../src/server/testing/service-process";
 import { addUserWithPassword } from "../src/server/testing/sign-in";
 import { expect, test } from "./fixtures";
+import { waitFor } from "../src/shared/testing/wait-for";
 
 const REPO = resolve(import.meta.dirname, "..");
 const EMAIL = "linus@example.com";

@@ -14,7 +14,6 @@ import {
   runCli,
   startService,
   tempDir,
-  waitFor,
   type ServiceProcess,
 } from "../server/testing/service-process";
 import { addUserWithPassword, oauthPost, tokensThroughPages } from "../server/testing/sign-in";
@@ -23,6 +22,7 @@ import { withCredentialLock } from "./credential-lock";
 import { CredentialStore, type OAuthTokens } from "./credentials";
 import { FileCredentialBackend } from "./keychain";
 import { OAuthSession, storedTokens } from "./oauth";
+import { waitFor } from "../shared/testing/wait-for";
 
 const EMAIL = "ada@example.com";
 const PASSWORD = "a long and good password";

@@ -8,12 +8,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BASE_CHROMIUM_ARGS, resolveChromium } from "../engine/browser";
 import { CLI_CLIENT_ID } from "../shared/oauth";
-import {
-  startService,
-  tempDir,
-  waitFor,
-  type ServiceProcess,
-} from "../server/testing/service-process";
+import { startService, tempDir, type ServiceProcess } from "../server/testing/service-process";
 import { addUserWithPassword, oauthPost, tokensThroughPages } from "../server/testing/sign-in";
 import { ApiClient } from "./api-client";
 import { sleep } from "./backoff";
@@ -29,6 +24,7 @@ import {
   startLoopbackListener,
   storedTokens,
 } from "./oauth";
+import { waitFor } from "../shared/testing/wait-for";
 
 const EMAIL = "grace@example.com";
 const PASSWORD = "a long and good password";

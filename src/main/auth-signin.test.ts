@@ -10,17 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuthStatus, DesktopApi } from "../shared/ipc";
 import { CLI_CLIENT_ID } from "../shared/oauth";
 import { apiFromBridge, createWebBridge, type EventSocket } from "../renderer/transport";
-import {
-  startService,
-  tempDir,
-  waitFor,
-  type ServiceProcess,
-} from "../server/testing/service-process";
+import { startService, tempDir, type ServiceProcess } from "../server/testing/service-process";
 import { FormBrowser, addUserWithPassword, oauthPost } from "../server/testing/sign-in";
 import { startDesktopApp, type DesktopApp } from "./desktop-app";
 import { createWebHost } from "./host";
 import { ipcFailure, REPO } from "./testing/support";
 import { startWebServer, type WebServer } from "./web-server";
+import { waitFor } from "../shared/testing/wait-for";
 
 const EMAIL = "barbara@example.com";
 const PASSWORD = "liskov substitution";

@@ -9,7 +9,8 @@ import { createSystemFileHost } from "./file-host";
 import { writeJsonFileAtomic } from "../node/atomic-file";
 import { JobManager } from "./job-manager";
 import { listProjectImages, projectImageValue } from "./project-images";
-import { tempDir, TINY_RENDER, waitFor } from "./testing/support";
+import { tempDir, TINY_RENDER } from "./testing/support";
+import { waitFor } from "../shared/testing/wait-for";
 
 let base: string;
 

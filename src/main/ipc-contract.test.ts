@@ -32,11 +32,11 @@ import {
   statusWithHost,
   tempDir,
   tinyComposition,
-  waitFor,
   writeProject,
   type TestService,
 } from "./testing/support";
 import { startWebServer, type WebServer } from "./web-server";
+import { waitFor } from "../shared/testing/wait-for";
 
 interface Transport {
   api: DesktopApi;

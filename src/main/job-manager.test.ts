@@ -18,10 +18,10 @@ import {
   statusWithHost,
   tempDir,
   tinyComposition,
-  waitFor,
   writeProject,
   type TestService,
 } from "./testing/support";
+import { waitFor } from "../shared/testing/wait-for";
 
 let base: string;
 let service: TestService;
@@ -182,7 +182,7 @@ it("runs at most `concurrency` jobs at once and finishes them all", async () => 
       const all = jobs.map((job) => finished(seen, job.id));
       return all.every(Boolean) ? (all as JobView[]) : undefined;
     },
-    120_000,
+    { timeoutMs: 120_000 },
   );
   expect(done.map((job) => job.status)).toEqual(["completed", "completed", "completed"]);
   expect(most).toBe(2);

@@ -18,11 +18,11 @@ import {
   startCountingProxy,
   startService,
   tempDir,
-  waitFor,
   writeProject,
   type CountingProxy,
   type TestService,
 } from "./testing/support";
+import { waitFor } from "../shared/testing/wait-for";
 
 let base: string;
 let service: TestService;

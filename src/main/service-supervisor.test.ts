@@ -9,14 +9,8 @@ import type { JobView, ServiceState } from "../shared/ipc";
 import { ApiClient } from "../core/api-client";
 import { startDesktopApp, type DesktopApp } from "./desktop-app";
 import { createWebHost } from "./host";
-import {
-  REPO,
-  TINY_RENDER,
-  tempDir,
-  tinyComposition,
-  waitFor,
-  writeProject,
-} from "./testing/support";
+import { REPO, TINY_RENDER, tempDir, tinyComposition, writeProject } from "./testing/support";
+import { waitFor } from "../shared/testing/wait-for";
 
 let base: string;
 let app: DesktopApp;
@@ -94,7 +88,7 @@ it("restarts the embedded service after it is killed, and queued jobs continue",
         job?.status === "completed" || job?.status === "failed";
       return finished(a) && finished(b) ? [a!, b!] : undefined;
     },
-    120_000,
+    { timeoutMs: 120_000 },
   );
   for (const job of done) {
     expect(job.error).toBeUndefined();

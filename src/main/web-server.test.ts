@@ -7,8 +7,9 @@ import { WebSocket } from "ws";
 import { EVENTS_PROTOCOL, TOKEN_PROTOCOL_PREFIX } from "../shared/ipc";
 import { startDesktopApp, type DesktopApp } from "./desktop-app";
 import { createWebHost } from "./host";
-import { REPO, waitFor } from "./testing/support";
+import { REPO } from "./testing/support";
 import { defaultIconFile, RENDERER_CSP, startWebServer, type WebServer } from "./web-server";
+import { waitFor } from "../shared/testing/wait-for";
 
 describe("web mode server", () => {
   let dir: string;
@@ -202,7 +203,9 @@ describe("web mode IPC and events", () => {
         message: undefined,
       });
     }
-    await waitFor("20 events", () => (messages.length >= 20 ? true : undefined), 10_000);
+    await waitFor("20 events", () => (messages.length >= 20 ? true : undefined), {
+      timeoutMs: 10_000,
+    });
     expect(messages.map((m) => m.payload.restarts)).toEqual([...Array(20).keys()]);
     socket.close();
   });

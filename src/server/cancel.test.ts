@@ -14,11 +14,11 @@ import {
   startService,
   tempDir,
   uploadProject,
-  waitFor,
   waitForTerminalRender,
   type ServiceProcess,
 } from "./testing/service-process";
 import { buildZip, compositionHtml } from "./testing/zip-builder";
+import { waitFor } from "../shared/testing/wait-for";
 
 let svc: ServiceProcess;
 let receiver: Receiver;

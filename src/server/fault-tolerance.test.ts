@@ -10,10 +10,10 @@ import {
   startService,
   tempDir,
   uploadProject,
-  waitFor,
   type ServiceProcess,
 } from "./testing/service-process";
 import { buildZip, compositionHtml } from "./testing/zip-builder";
+import { waitFor } from "../shared/testing/wait-for";
 
 const env = { SVC_SERVER_LEASE_SECONDS: "3" };
 let dataDir: string;

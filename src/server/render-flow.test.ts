@@ -14,12 +14,12 @@ import {
   startService,
   tempDir,
   uploadProject,
-  waitFor,
   waitForTerminalRender,
   type ServiceProcess,
   queryServiceDatabase,
 } from "./testing/service-process";
 import { buildZip, compositionHtml } from "./testing/zip-builder";
+import { waitFor } from "../shared/testing/wait-for";
 
 let svc: ServiceProcess;
 let receiver: Receiver;

@@ -16,11 +16,11 @@ import {
   sha256,
   startService,
   tempDir,
-  waitFor,
   waitForTerminalRender,
   type ServiceProcess,
 } from "./testing/service-process";
 import { buildZip, compositionHtml } from "./testing/zip-builder";
+import { waitFor } from "../shared/testing/wait-for";
 
 let svc: ServiceProcess;
 let receiver: Receiver;

@@ -22,12 +22,12 @@ import {
   startService,
   tempDir,
   uploadProject,
-  waitFor,
   waitForTerminalRender,
   type ServiceProcess,
 } from "./testing/service-process";
 import { buildZip, compositionHtml } from "./testing/zip-builder";
 import { renderCostMilli } from "./render/credits";
+import { waitFor } from "../shared/testing/wait-for";
 
 const inCi = !/^(|0|false|no|off)$/i.test((process.env.CI ?? "").trim());
 const unavailable = netnsUnavailable();

@@ -13,11 +13,11 @@ import {
   suiteDatabase,
   tempDir,
   uploadProject,
-  waitFor,
   waitForTerminalRender,
   type ServiceProcess,
 } from "./testing/service-process";
 import { buildZip, compositionHtml } from "./testing/zip-builder";
+import { waitFor } from "../shared/testing/wait-for";
 
 const RATE = 8;
 let first: ServiceProcess;

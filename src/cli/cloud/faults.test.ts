@@ -16,11 +16,11 @@ import {
   startFaultProxy,
   tempDir,
   tinyComposition,
-  waitFor,
   writeProject,
   type FaultProxy,
   type FaultStep,
 } from "../testing/cloud-service";
+import { waitFor } from "../../shared/testing/wait-for";
 
 const FAST = ["--fps", "2", "--quality", "draft", "--poll-interval", "1"];
 

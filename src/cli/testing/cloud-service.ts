@@ -58,21 +58,6 @@ export async function runCli(
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
 
-/** Polls `check` until it returns something other than undefined, or fails after timeoutMs. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** A 1920x1080 composition `seconds` long whose look depends on `label`. */
 export function tinyComposition(
   label: string,

@@ -1,6 +1,6 @@
 // Test support for the desktop main process (used only by src/main/*.test.ts): the real render
 // service as a child process, a counting HTTP proxy in front of it, tiny compositions, the app's
-// services in this process or in a child process, and waiting on conditions with a deadline.
+// services in this process or in a child process (waiting on conditions: src/shared/testing).
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
@@ -9,27 +9,13 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { IpcCallError } from "../../shared/ipc";
+import { waitFor } from "../../shared/testing/wait-for";
 
 export const REPO = resolve(import.meta.dirname, "../../..");
 const SVC_BIN = join(REPO, "bin", "svc.js");
 
 export function tempDir(prefix = "svc-desktop-test-"): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
-}
-
-/** Polls `check` until it returns something other than undefined, or fails after timeoutMs. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 90_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** The IpcCallError `promise` fails with; anything else (or success) fails the test. */

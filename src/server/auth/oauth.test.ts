@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI_CLIENT_ID, DEVICE_CODE_GRANT } from "../../shared/oauth";
-import { api, startService, waitFor, type ServiceProcess } from "../testing/service-process";
+import { api, startService, type ServiceProcess } from "../testing/service-process";
 import {
   FormBrowser,
   addUserWithPassword,
@@ -15,6 +15,7 @@ import {
   oauthPost,
   pkcePair,
 } from "../testing/sign-in";
+import { waitFor } from "../../shared/testing/wait-for";
 
 let svc: ServiceProcess;
 const EMAIL = "ada@example.com";

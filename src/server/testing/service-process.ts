@@ -15,6 +15,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { s3ServiceEnv, type S3Coordinates } from "./s3-server";
+import { waitFor } from "../../shared/testing/wait-for";
 
 const REPO = resolve(import.meta.dirname, "../../..");
 const BIN = join(REPO, "bin/svc.js");
@@ -284,21 +285,6 @@ export async function uploadProject(
     key,
   });
   return { assetId: created.body.data.asset_id, complete };
-}
-
-/** Polls `check` until it returns a value other than undefined, or fails after timeoutMs. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  options: { timeoutMs?: number; intervalMs?: number } = {},
-): Promise<T> {
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, options.intervalMs ?? 100));
-  }
 }
 
 /** Polls a render's record until it is completed or failed; answers the record. */
