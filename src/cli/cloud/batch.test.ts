@@ -157,7 +157,7 @@ describe("svc cloud render --batch against the real service", () => {
         status: "completed",
         output: expect.stringMatching(/\.mp4$/),
       });
-    expect(serviceCounts(service.dataDir)).toMatchObject({ assets: 1, renders: 11 });
+    expect(await serviceCounts(service.dataDir)).toMatchObject({ assets: 1, renders: 11 });
 
     // The same command again: every key replays, so nothing new is uploaded or rendered.
     const again = await runCli(
@@ -168,6 +168,6 @@ describe("svc cloud render --batch against the real service", () => {
     expect(again.stdout.trim().split("\n")).toHaveLength(11);
     expect(again.stdout).toMatch(/^row \d+ +completed +rndr_\w+ -> .*\.mp4 /m);
     expect(again.stderr).toContain("11 of 11 rows rendered");
-    expect(serviceCounts(service.dataDir)).toMatchObject({ assets: 1, renders: 11 });
+    expect(await serviceCounts(service.dataDir)).toMatchObject({ assets: 1, renders: 11 });
   }, 600_000);
 });

@@ -85,7 +85,7 @@ describe("svc cloud render against the real service", () => {
   it("template workflow: one publish, two renders by --asset-id with different variables, one asset", async () => {
     const cwd = join(work, "template");
     await mkdir(cwd, { recursive: true });
-    const before = serviceCounts(service.dataDir);
+    const before = await serviceCounts(service.dataDir);
     const published = await runCli(["publish", join(REPO, "examples/lower-third"), "--json"], {
       cwd,
       env,
@@ -124,7 +124,7 @@ describe("svc cloud render against the real service", () => {
       await expectVideo(body.output, { width: 1920, height: 1080 });
     }
     expect(await sha256(outputs[0]!)).not.toBe(await sha256(outputs[1]!));
-    const after = serviceCounts(service.dataDir);
+    const after = await serviceCounts(service.dataDir);
     expect(after.assets - before.assets).toBe(1);
     expect(after.renders - before.renders).toBe(2);
   });
@@ -178,7 +178,7 @@ describe("svc cloud render against the real service", () => {
     await new Promise<void>((r) => files.listen(0, "127.0.0.1", r));
     try {
       const url = `http://127.0.0.1:${(files.address() as AddressInfo).port}/index.html`;
-      const before = serviceCounts(service.dataDir);
+      const before = await serviceCounts(service.dataDir);
       const result = await inProcess([
         "cloud",
         "render",
@@ -193,7 +193,7 @@ describe("svc cloud render against the real service", () => {
       expect(JSON.parse(result.stdout)).toMatchObject({ status: "completed", asset_id: null });
       expect(result.stderr).not.toContain("Uploading");
       await expectVideo(join(work, "url.mp4"), { width: 1920, height: 1080 });
-      expect(serviceCounts(service.dataDir).renders - before.renders).toBe(1);
+      expect((await serviceCounts(service.dataDir)).renders - before.renders).toBe(1);
     } finally {
       await new Promise((r) => files.close(r));
     }

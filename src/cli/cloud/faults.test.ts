@@ -73,7 +73,7 @@ describe("a dropped connection at each step", () => {
   for (const step of steps) {
     it(`still ends with the video and one asset, render and charge when ${step} is dropped`, async () => {
       const run = await newRun(`drop-${step}`);
-      const before = serviceCounts(service.dataDir);
+      const before = await serviceCounts(service.dataDir);
       const seenBefore = proxy.seen[step] ?? 0;
       proxy.arm(step, "drop");
       const result = await runCli(["cloud", "render", run.project, "--json", ...FAST], run);
@@ -86,7 +86,7 @@ describe("a dropped connection at each step", () => {
       await expectMp4(body.output);
       expect(await readdir(join(run.cwd, "renders"))).toEqual([`${body.render_id}.mp4`]);
       expect(await zipsIn(run.tmp)).toEqual([]);
-      const after = serviceCounts(service.dataDir);
+      const after = await serviceCounts(service.dataDir);
       expect({
         assets: after.assets - before.assets,
         renders: after.renders - before.renders,
@@ -162,7 +162,7 @@ describe("Ctrl+C", () => {
     const project = await writeProject(join(work, "sigint-cancel-long"), {
       "index.html": tinyComposition("long run", { seconds: 60 }),
     });
-    const before = serviceCounts(service.dataDir).creditsUsed;
+    const before = (await serviceCounts(service.dataDir)).creditsUsed;
     const cli = startCli(["cloud", "render", project, ...FAST, "--cancel-on-interrupt"], run);
     await waitFor("rendering", () => (cli.stderr().includes("Rendering…") ? true : undefined));
     cli.child.kill("SIGINT");
@@ -174,7 +174,7 @@ describe("Ctrl+C", () => {
     const again = await runCli(["cloud", "cancel", renderId!], run);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe(`Cancelled ${renderId}; nothing was charged.\n`);
-    expect(serviceCounts(service.dataDir).creditsUsed).toBe(before);
+    expect((await serviceCounts(service.dataDir)).creditsUsed).toBe(before);
   });
 
   it("without the flag says how to cancel; `svc cloud cancel` refuses a completed render", async () => {

@@ -1,14 +1,15 @@
 // Test support for the cloud commands (used only by *.test.ts): the real `svc` binary run as a
 // child process in a chosen folder and environment, tiny compositions written to disk, counts
-// read from the service's own database, and a fault-injection HTTP proxy that sits between the
-// client and the real service and can drop or stall one chosen request.
+// read through the service's own database code (src/server/db), and a fault-injection HTTP
+// proxy that sits between the client and the real service and can drop or stall one request.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import BetterSqlite3 from "better-sqlite3";
+import { openSqliteDatabase } from "../../server/db/sqlite";
+import { fromMilli } from "../../server/render/credits";
 
 const REPO = resolve(import.meta.dirname, "../../..");
 const BIN = join(REPO, "bin/svc.js");
@@ -108,22 +109,35 @@ export async function startRequestCounter(): Promise<{
   };
 }
 
-/** What the service holds, read from its database. */
-export function serviceCounts(dataDir: string): {
+/** What the service holds, read through its own database seam (src/server/db) and schema. */
+export async function serviceCounts(dataDir: string): Promise<{
   assets: number;
   renders: number;
   creditsUsed: number;
-} {
-  const db = new BetterSqlite3(join(dataDir, "svc.db"), { readonly: true, fileMustExist: true });
+}> {
+  const db = await openSqliteDatabase(join(dataDir, "svc.db"));
   try {
-    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    const [assets, renders, used] = await Promise.all([
+      db
+        .selectFrom("assets")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirst(),
+      db
+        .selectFrom("renders")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirst(),
+      db
+        .selectFrom("users")
+        .select((eb) => eb.fn.sum<number>("credits_used_milli").as("n"))
+        .executeTakeFirst(),
+    ]);
     return {
-      assets: count("select count(*) as n from assets"),
-      renders: count("select count(*) as n from renders"),
-      creditsUsed: count("select coalesce(sum(credits_used_milli), 0) as n from users") / 1000,
+      assets: Number(assets?.n ?? 0),
+      renders: Number(renders?.n ?? 0),
+      creditsUsed: fromMilli(Number(used?.n ?? 0)),
     };
   } finally {
-    db.close();
+    await db.destroy();
   }
 }
 
