@@ -9,7 +9,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { withTimeout } from "../node/wait";
 import { EngineError } from "./errors";
 
 type EventHandler = (params: Record<string, unknown>) => void;
@@ -18,6 +17,7 @@ interface Pending {
   resolve: (value: Record<string, unknown>) => void;
   reject: (error: Error) => void;
   method: string;
+  timer: NodeJS.Timeout;
 }
 
 export interface BrowserLaunch {
@@ -26,6 +26,33 @@ export interface BrowserLaunch {
   env: NodeJS.ProcessEnv;
   /** How long the browser may take to answer its first message. */
   timeoutMs?: number;
+  /** How long any later command may go unanswered (default: browserCommandTimeoutMs()). */
+  commandTimeoutMs?: number;
+}
+
+/**
+ * How long a command may go unanswered before the browser counts as stalled. Generous: the
+ * slowest command a render sends is a 4K frame's read-back on a loaded machine (seconds); a
+ * command that takes longer means a stuck page (a script that never returns) or browser, and a
+ * render failing with the command's name beats a render that hangs until its job times out.
+ */
+export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 120;
+
+/** The command timeout from SVC_BROWSER_TIMEOUT_SECONDS, or the default. */
+export function browserCommandTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.SVC_BROWSER_TIMEOUT_SECONDS?.trim();
+  if (!raw) return DEFAULT_COMMAND_TIMEOUT_SECONDS * 1000;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new EngineError(
+      "invalid_options",
+      `SVC_BROWSER_TIMEOUT_SECONDS is "${raw}", not a number of seconds above 0.`,
+      `Set it to how long the browser may take to answer one command, e.g. ${DEFAULT_COMMAND_TIMEOUT_SECONDS}, or unset it.`,
+      undefined,
+      { option: "browser_timeout" },
+    );
+  }
+  return seconds * 1000;
 }
 
 /** How much of the browser's stderr is kept for an error message. */
@@ -40,6 +67,8 @@ export class CdpBrowser {
   private stderrTail = "";
   private exitError: EngineError | undefined;
   private closing: Promise<void> | undefined;
+  /** A command went unanswered: the browser is stuck, and close() kills it at once. */
+  private stalled = false;
   /** Settles when the browser process has exited and been waited for. */
   readonly exited: Promise<void>;
 
@@ -48,6 +77,7 @@ export class CdpBrowser {
     private readonly toBrowser: Writable,
     fromBrowser: Readable,
     private readonly userDataDir: string,
+    private readonly commandTimeoutMs: number,
   ) {
     this.exited = new Promise((done) => child.once("exit", () => done()));
     child.once("exit", (code, signal) => {
@@ -56,7 +86,10 @@ export class CdpBrowser {
         `The browser quit unexpectedly (${signal ?? `exit code ${code}`})${this.stderrSummary()}.`,
         "Render again; if it keeps failing, run `svc doctor` to check the browser.",
       );
-      for (const pending of this.pending.values()) pending.reject(this.exitError);
+      for (const pending of this.pending.values()) {
+        clearTimeout(pending.timer);
+        pending.reject(this.exitError);
+      }
       this.pending.clear();
     });
     child.stderr?.on("data", (chunk: Buffer) => {
@@ -106,37 +139,46 @@ export class CdpBrowser {
       child.stdio[3] as Writable,
       child.stdio[4] as Readable,
       userDataDir,
+      options.commandTimeoutMs ?? browserCommandTimeoutMs(),
     );
     const timeoutMs = options.timeoutMs ?? 30_000;
     try {
-      await withTimeout(
-        browser.send("Browser.getVersion"),
-        timeoutMs,
-        () =>
-          new EngineError(
-            "timeout",
-            `The browser did not start within ${Math.round(timeoutMs / 1000)} s${browser.stderrSummary()}.`,
-            "Run `svc doctor` to check the browser.",
-          ),
-      );
+      await browser.send("Browser.getVersion", {}, undefined, timeoutMs);
     } catch (error) {
       await browser.close();
+      if (error instanceof EngineError && error.code === "timeout") {
+        throw new EngineError(
+          "timeout",
+          `The browser did not start within ${Math.round(timeoutMs / 1000)} s${browser.stderrSummary()}.`,
+          "Run `svc doctor` to check the browser.",
+        );
+      }
       throw error;
     }
     return browser;
   }
 
-  /** Sends a command (to a page when `sessionId` is given) and resolves with its result. */
+  /**
+   * Sends a command (to a page when `sessionId` is given) and resolves with its result; fails
+   * with a "timeout" EngineError naming the command when no answer comes within the command
+   * timeout (`timeoutMs` for this one command).
+   */
   send<T = Record<string, unknown>>(
     method: string,
     params: object = {},
     sessionId?: string,
+    timeoutMs = this.commandTimeoutMs,
   ): Promise<T> {
     if (this.exitError) return Promise.reject(this.exitError);
     const id = this.nextId++;
     const message = JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) });
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as Pending["resolve"], reject, method });
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        this.stalled = true;
+        reject(this.stalledError(method, timeoutMs));
+      }, timeoutMs);
+      this.pending.set(id, { resolve: resolve as Pending["resolve"], reject, method, timer });
       this.toBrowser.write(message + "\0");
     });
   }
@@ -152,7 +194,9 @@ export class CdpBrowser {
   /** Asks the browser to quit, kills it if it does not, and removes its profile folder. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      if (!this.exitError) {
+      if (this.stalled) {
+        this.child.kill("SIGKILL");
+      } else if (!this.exitError) {
         this.send("Browser.close").catch(() => undefined);
         this.toBrowser.end();
         const timer = setTimeout(() => this.child.kill("SIGKILL"), CLOSE_GRACE_MS);
@@ -175,6 +219,7 @@ export class CdpBrowser {
       const pending = this.pending.get(message.id);
       if (!pending) return;
       this.pending.delete(message.id);
+      clearTimeout(pending.timer);
       const error = message.error as { message?: string } | undefined;
       if (error) {
         pending.reject(new Error(`${pending.method}: ${error.message ?? "protocol error"}`));
@@ -187,6 +232,17 @@ export class CdpBrowser {
     const params = (message.params ?? {}) as Record<string, unknown>;
     const key = message.sessionId ? `${message.sessionId as string}:${method}` : method;
     for (const handler of this.handlers.get(key) ?? []) handler(params);
+  }
+
+  private stalledError(method: string, timeoutMs: number): EngineError {
+    const seconds = Math.round(timeoutMs / 100) / 10;
+    return new EngineError(
+      "timeout",
+      `The browser stopped answering: ${method} got no reply within ${seconds} s${this.stderrSummary()}.`,
+      "Render again. If it happens again at the same point, look for a script in the composition that never returns (an endless loop); on a very busy machine, give the browser more time with SVC_BROWSER_TIMEOUT_SECONDS.",
+      undefined,
+      { command: method },
+    );
   }
 
   private stderrSummary(): string {

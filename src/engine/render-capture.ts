@@ -76,6 +76,9 @@ export interface SegmentBlock {
  */
 const PREROLL_FRAMES = 5;
 
+/** Frames stepped per command when a page is stepped to a later frame (~1 s on a busy machine). */
+const STEP_BATCH_FRAMES = 250;
+
 /**
  * Opens the pages, reads the composition's length from the first, and captures the segments of
  * `range` (all of them without one) with up to `workers` pages. Warnings from the page and its
@@ -282,9 +285,12 @@ export async function catchUp(
     jumped = jump.jumped;
     if (!jumped) stepInstead(run, state, jump.reasons);
   }
-  if (!jumped) {
+  // In batches, so no one command runs long enough to look like a stalled browser (cdp.ts).
+  for (let batch = fromFrame; !jumped && batch < drawFrom; batch += STEP_BATCH_FRAMES) {
+    if (run.cancelled) throw cancelledError();
+    const end = Math.min(drawFrom, batch + STEP_BATCH_FRAMES);
     await session.evaluate(
-      `(async () => { for (let f = ${fromFrame}; f < ${drawFrom}; f++) await window.__svc.seek(f / ${fps}); })()`,
+      `(async () => { for (let f = ${batch}; f < ${end}; f++) await window.__svc.seek(f / ${fps}); })()`,
     );
   }
   for (let frame = drawFrom; frame < startFrame; frame++) {
