@@ -4,15 +4,13 @@
 // says `cancelled`, a second cancel answers the same record and a completed render answers 409.
 // In the "scale-out" project this runs on PostgreSQL (pg-boss) and S3; in the default one on
 // SQLite and the data dir.
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookPayloadSchema } from "../shared/api";
-import { startHttpsReceiver, type Receiver } from "./testing/https-receiver";
+import type { Receiver } from "./testing/https-receiver";
 import {
   api,
   queryServiceDatabase,
-  startService,
-  tempDir,
+  startServiceWithReceiver,
   uploadProject,
   waitForTerminalRender,
   type ServiceProcess,
@@ -24,21 +22,15 @@ let svc: ServiceProcess;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  const dir = await tempDir();
-  receiver = await startHttpsReceiver(dir);
-  svc = await startService({
-    dataDir: join(dir, "data"),
+  ({ svc, receiver } = await startServiceWithReceiver({
     workers: 2,
     env: {
-      NODE_EXTRA_CA_CERTS: receiver.certFile,
-      SVC_SERVER_ALLOW_PRIVATE_TARGETS: "1",
-      SVC_SERVER_WEBHOOK_BACKOFF_MS: "200",
       SVC_SERVER_MAX_CHUNKS: "4",
       SVC_SERVER_CHUNK_SECONDS: "2",
       // Long enough that only the cancel check, not the heartbeat, can stop a chunk in time.
       SVC_SERVER_LEASE_SECONDS: "60",
     },
-  });
+  }));
 });
 
 afterAll(async () => {

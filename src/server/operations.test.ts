@@ -6,11 +6,10 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHttpsReceiver, type Receiver } from "./testing/https-receiver";
+import type { Receiver } from "./testing/https-receiver";
 import {
   api,
-  startService,
-  tempDir,
+  startServiceWithReceiver,
   uploadProject,
   waitForTerminalRender,
   type ServiceProcess,
@@ -24,20 +23,14 @@ let svc: ServiceProcess;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  const dir = await tempDir();
-  receiver = await startHttpsReceiver(dir);
-  svc = await startService({
-    dataDir: join(dir, "data"),
+  ({ svc, receiver } = await startServiceWithReceiver({
     workers: 1,
     env: {
-      NODE_EXTRA_CA_CERTS: receiver.certFile,
-      SVC_SERVER_ALLOW_PRIVATE_TARGETS: "1",
-      SVC_SERVER_WEBHOOK_BACKOFF_MS: "200",
       // Each render (2 s) is cut in two chunks of 1 s and joined.
       SVC_SERVER_MAX_CHUNKS: "2",
       SVC_SERVER_CHUNK_SECONDS: "1",
     },
-  });
+  }));
 });
 
 afterAll(async () => {

@@ -8,11 +8,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeMedia } from "../engine/testing/probe";
 import { renderRecordSchema, webhookPayloadSchema } from "../shared/api";
-import { startHttpsReceiver, type Receiver } from "./testing/https-receiver";
+import type { Receiver } from "./testing/https-receiver";
 import {
   api,
-  startService,
-  tempDir,
+  startServiceWithReceiver,
   uploadProject,
   waitForTerminalRender,
   type ServiceProcess,
@@ -26,19 +25,13 @@ let receiver: Receiver;
 let dir: string;
 
 beforeAll(async () => {
-  dir = await tempDir();
-  receiver = await startHttpsReceiver(dir);
-  svc = await startService({
-    dataDir: join(dir, "data"),
+  ({ svc, receiver, dir } = await startServiceWithReceiver({
     workers: 1,
     env: {
-      NODE_EXTRA_CA_CERTS: receiver.certFile,
-      SVC_SERVER_ALLOW_PRIVATE_TARGETS: "1",
-      SVC_SERVER_WEBHOOK_BACKOFF_MS: "200",
       SVC_SERVER_DOWNLOAD_URL_TTL_SECONDS: "3",
       SVC_SERVER_LEASE_SECONDS: "3",
     },
-  });
+  }));
 });
 
 afterAll(async () => {

@@ -10,12 +10,12 @@ import { ApiClient } from "../core/api-client";
 import { uploadArchive } from "../core/upload";
 import { probeMedia } from "../engine/testing/probe";
 import { webhookPayloadSchema } from "../shared/api";
-import { startHttpsReceiver, type Receiver } from "./testing/https-receiver";
+import type { Receiver } from "./testing/https-receiver";
 import {
   api,
   sha256,
   startService,
-  tempDir,
+  startServiceWithReceiver,
   waitForTerminalRender,
   type ServiceProcess,
 } from "./testing/service-process";
@@ -27,17 +27,9 @@ let receiver: Receiver;
 let dir: string;
 
 beforeAll(async () => {
-  dir = await tempDir();
-  receiver = await startHttpsReceiver(dir);
-  svc = await startService({
-    dataDir: join(dir, "data"),
+  ({ svc, receiver, dir } = await startServiceWithReceiver({
     workers: 1,
-    env: {
-      NODE_EXTRA_CA_CERTS: receiver.certFile,
-      SVC_SERVER_ALLOW_PRIVATE_TARGETS: "1",
-      SVC_SERVER_WEBHOOK_BACKOFF_MS: "200",
-    },
-  });
+  }));
   expect(svc.s3).toBeDefined();
 });
 

@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
+import { startHttpsReceiver, type Receiver } from "./https-receiver";
 import { s3ServiceEnv, type S3Coordinates } from "./s3-server";
 import { waitFor } from "../../shared/testing/wait-for";
 
@@ -217,6 +218,34 @@ export async function startService(
       await exited;
     },
   };
+}
+
+/**
+ * The webhook tests' set-up: a new temp dir holding a local HTTPS receiver and the data dir of a
+ * service (started with `options`) that trusts the receiver's certificate, may call its private
+ * address and retries a failed delivery after 200 ms. The caller stops both (kill, close).
+ */
+export async function startServiceWithReceiver(
+  options: Omit<Parameters<typeof startService>[0] & object, "dataDir"> = {},
+): Promise<{ svc: ServiceProcess; receiver: Receiver; dir: string }> {
+  const dir = await tempDir();
+  const receiver = await startHttpsReceiver(dir);
+  try {
+    const svc = await startService({
+      ...options,
+      dataDir: join(dir, "data"),
+      env: {
+        NODE_EXTRA_CA_CERTS: receiver.certFile,
+        SVC_SERVER_ALLOW_PRIVATE_TARGETS: "1",
+        SVC_SERVER_WEBHOOK_BACKOFF_MS: "200",
+        ...options.env,
+      },
+    });
+    return { svc, receiver, dir };
+  } catch (error) {
+    await receiver.close();
+    throw error;
+  }
 }
 
 /** Parsed JSON of a response; the tests' expectations check its shape. */
