@@ -55,6 +55,9 @@ export interface PreparedRender {
   variables: VariableValues;
   /** Output frame size in pixels. */
   size: { width: number; height: number };
+  /** The output's aspect ratio, and the page's size in CSS pixels at it (runtime/aspect.ts). */
+  aspectRatio: AspectRatio;
+  viewport: { width: number; height: number };
   /** Output pixels per CSS pixel the page is drawn at (smaller for a draft). */
   deviceScaleFactor: number;
   transparent: boolean;
@@ -90,7 +93,8 @@ export async function prepareRender(
 
   const detected = detectAspectRatio(scan.width, scan.height);
   const aspectRatio: AspectRatio | undefined = options.aspectRatio ?? detected;
-  if (!aspectRatio || (options.aspectRatio && detected !== options.aspectRatio)) {
+  const adapting = options.adaptAspectRatio === true && options.aspectRatio !== undefined;
+  if (!aspectRatio || (options.aspectRatio && detected !== options.aspectRatio && !adapting)) {
     throw new EngineError(
       "aspect_mismatch",
       options.aspectRatio
@@ -124,6 +128,10 @@ export async function prepareRender(
   }
 
   const size = outputSize(aspectRatio, settings.resolution);
+  const viewport =
+    detected === aspectRatio
+      ? { width: scan.width, height: scan.height }
+      : adaptedViewport(aspectRatio, scan);
   const transparent = ALPHA_FORMATS.includes(settings.format);
   return {
     settings,
@@ -133,12 +141,30 @@ export async function prepareRender(
     scan,
     variables,
     size,
-    deviceScaleFactor: (size.width / scan.width) * CAPTURE_SCALE[settings.quality],
+    aspectRatio,
+    viewport,
+    deviceScaleFactor: (size.width / viewport.width) * CAPTURE_SCALE[settings.quality],
     transparent,
     imageFormat: transparent ? "png" : "jpeg",
     jpegQuality: JPEG_QUALITY[settings.quality],
     warnings,
   };
+}
+
+/**
+ * The page's size at another aspect ratio than the authored one: the authored short side kept
+ * (a 1920x1080 composition is laid out at 1080x1920 for 9:16 and 1080x1080 for 1:1), so text and
+ * pictures keep their CSS pixel sizes.
+ */
+export function adaptedViewport(
+  aspectRatio: AspectRatio,
+  authored: { width: number; height: number },
+): { width: number; height: number } {
+  const short = Math.min(authored.width, authored.height);
+  const long = Math.round((short * 16) / 9);
+  if (aspectRatio === "16:9") return { width: long, height: short };
+  if (aspectRatio === "9:16") return { width: short, height: long };
+  return { width: short, height: short };
 }
 
 export function resolveWorkers(workers: number | "auto" | undefined, segments: number): number {

@@ -80,7 +80,10 @@ export class RenderSessions {
   ) {
     this.adopted = warm;
     // Built while the browsers start (esbuild, once per process); each page awaits it.
-    this.initScript = runtimeScript({ variables: prepared.variables });
+    this.initScript = runtimeScript({
+      variables: prepared.variables,
+      aspect: { ratio: prepared.aspectRatio, ...prepared.viewport },
+    });
     this.initScript.catch(() => undefined); // surfaced by the sessions that await it
     options.signal?.addEventListener("abort", this.onAbort, { once: true });
     if (options.signal?.aborted) this.onAbort();
@@ -149,7 +152,7 @@ export class RenderSessions {
     };
     const session = await CaptureSession.open({
       browser: this.browser,
-      viewport: { width: prepared.scan.width, height: prepared.scan.height },
+      viewport: prepared.viewport,
       deviceScaleFactor: prepared.deviceScaleFactor,
       transparent: prepared.transparent,
       imageFormat: prepared.imageFormat,
@@ -272,6 +275,8 @@ function warmKey(prepared: PreparedRender, options: RenderSessionsOptions): stri
     variables: prepared.variables,
     fps: prepared.settings.fps,
     size: prepared.size,
+    viewport: prepared.viewport,
+    aspectRatio: prepared.aspectRatio,
     scale: prepared.deviceScaleFactor,
     transparent: prepared.transparent,
     imageFormat: prepared.imageFormat,

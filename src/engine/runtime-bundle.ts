@@ -16,6 +16,8 @@ export interface RuntimeConfig {
   epochMs?: number;
   /** Previews only: where the serving page answers CDN URLs (src/shared/frame-document.ts). */
   libraryBase?: string;
+  /** Renders: the output's aspect ratio and the page's viewport (runtime/aspect.ts). */
+  aspect?: { ratio: string; width: number; height: number };
 }
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -31,6 +31,12 @@ export interface RenderCompositionOptions extends Partial<RenderSettingFields> {
    * origins. Default true.
    */
   allowNetwork?: NetworkAccess;
+  /**
+   * Render at `aspectRatio`'s viewport even when the composition was authored at another one (the
+   * page adapts with CSS, docs/composition-format.md). Without it a requested aspect ratio that
+   * differs from data-width/data-height is refused (aspect_mismatch), as it always was.
+   */
+  adaptAspectRatio?: boolean;
   /** Write a JPEG thumbnail next to the output (default true). */
   thumbnail?: boolean;
   /** Seconds to wait for fonts, images and media before frame 0. Default 30. */

@@ -2,9 +2,11 @@
 // addInitScript before any page script). The engine puts its config in window.__svcConfig first.
 import { bootRuntime } from "./boot";
 import { installDiagnostics } from "./diagnostics";
+import { markAspectRatio } from "./aspect";
 
 if (!window.__svc) {
   const config = window.__svcConfig ?? {};
+  if (config.aspect) markAspectRatio(config.aspect);
   const page = bootRuntime({
     variables: config.variables ?? {},
     ...(config.epochMs !== undefined ? { epochMs: config.epochMs } : {}),

@@ -93,6 +93,13 @@ export interface CompositionInstance {
   src: string | undefined;
 }
 
+/** The aspect ratio a page is rendered at, and its viewport in CSS pixels. */
+export interface PageAspect {
+  ratio: string;
+  width: number;
+  height: number;
+}
+
 declare global {
   interface Window {
     __svc?: SvcPage;
@@ -103,6 +110,8 @@ declare global {
       epochMs?: number;
       /** Previews only: where the serving page answers CDN URLs (src/shared/frame-document.ts). */
       libraryBase?: string;
+      /** The output's aspect ratio and the viewport the page is drawn at (runtime/aspect.ts). */
+      aspect?: PageAspect;
     };
     __timelines?: TimelineRegistry;
   }
