@@ -18,6 +18,7 @@ const API_SUITE = [
   "src/server/render-flow.test.ts",
   "src/server/join-retry.test.ts",
   "src/server/cancel.test.ts",
+  "src/server/outputs.test.ts",
 ];
 const inCi = !/^(|0|false|no|off)$/i.test((process.env.CI ?? "").trim());
 const missing = [swiftMissing(), postgresUnavailable()].filter(Boolean).join("; ");

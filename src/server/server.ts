@@ -49,16 +49,19 @@ const noEngine: Engine = {
   renderComposition: unavailable,
   renderChunk: unavailable,
   joinChunks: unavailable,
+  renderStill: unavailable,
   closeWarmPages: async () => undefined,
 };
 
 /** The engine, loaded (browser + FFmpeg discovery) only by a process that renders. */
 async function loadEngine(): Promise<Engine> {
-  const [{ renderComposition }, { renderChunk, joinChunks, closeWarmPages }] = await Promise.all([
-    import("../engine/render"),
-    import("../engine/chunks"),
-  ]);
-  return { renderComposition, renderChunk, joinChunks, closeWarmPages };
+  const [{ renderComposition }, { renderChunk, joinChunks, closeWarmPages }, { renderStill }] =
+    await Promise.all([
+      import("../engine/render"),
+      import("../engine/chunks"),
+      import("../engine/outputs/still"),
+    ]);
+  return { renderComposition, renderChunk, joinChunks, renderStill, closeWarmPages };
 }
 
 export async function prepareDataDir(dataDir: string): Promise<void> {

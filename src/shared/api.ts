@@ -10,6 +10,7 @@ import {
   renderOptionsShape,
   renderSettingsRule,
 } from "./render-options";
+import { outputsRule, outputsShape, renderOutputSchema } from "./outputs";
 
 /** Every error code the service returns, with its HTTP status. */
 export const API_ERRORS = {
@@ -155,8 +156,11 @@ export const renderRequestSchema = z
     title: z.string().max(500).nullable().optional(),
     callback_url: z.url({ error: "callback_url must be a URL" }).nullable().optional(),
     callback_id: z.string().max(500).nullable().optional(),
+    /** Several files from one render (shared/outputs.ts); absent: one, the top-level settings. */
+    ...outputsShape,
   })
-  .superRefine(renderSettingsRule);
+  .superRefine(renderSettingsRule)
+  .superRefine(outputsRule);
 export type RenderRequest = z.input<typeof renderRequestSchema>;
 export type ParsedRenderRequest = z.output<typeof renderRequestSchema>;
 
@@ -214,6 +218,11 @@ export const renderRecordSchema = z.object({
   asset_id: z.string(),
   variables: z.record(z.string(), z.unknown()),
   strict_variables: z.boolean(),
+  /**
+   * The render's files, in the request's order (one for a render without `outputs`, describing
+   * the fields above). Absent from services older than the field: parsed as none.
+   */
+  outputs: z.array(renderOutputSchema).default([]),
 });
 export type RenderRecord = z.infer<typeof renderRecordSchema>;
 
@@ -258,8 +267,15 @@ export type UserRecord = z.infer<typeof userRecordSchema>;
 
 export const WEBHOOK_SIGNATURE_HEADER = "Svc-Signature";
 
+export const WEBHOOK_EVENTS = [
+  "render.completed",
+  "render.failed",
+  /** One output of a render submitted with `outputs` is done (sent as each completes). */
+  "render.output.completed",
+] as const;
+
 export const webhookPayloadSchema = z.object({
-  event: z.enum(["render.completed", "render.failed"]),
+  event: z.enum(WEBHOOK_EVENTS),
   render_id: z.string(),
   status: z.enum(["completed", "failed"]),
   callback_id: z.string().nullable(),
@@ -270,5 +286,9 @@ export const webhookPayloadSchema = z.object({
   failure_code: z.string().nullable().optional(),
   failure_message: z.string().nullable(),
   created_at: z.number().int(),
+  /** The render's outputs as in its record (absent from services before several outputs). */
+  outputs: z.array(renderOutputSchema).optional(),
+  /** render.output.completed: the output that completed. */
+  output: renderOutputSchema.optional(),
 });
 export type WebhookPayload = z.infer<typeof webhookPayloadSchema>;

@@ -11,3 +11,16 @@ export function creditsFor(durationSeconds: number, resolution: Resolution | str
   const multiplier = resolution === "4k" ? FOUR_K_MULTIPLIER : 1;
   return startedSeconds * CREDITS_PER_SECOND * multiplier;
 }
+
+/**
+ * Credits of one output of a render (its charge line): a video is charged for its duration, a still
+ * for one frame (one started second: creditsFor's minimum). A render's charge is the sum of its
+ * outputs' lines; the quote adds up the same lines.
+ */
+export function outputCredits(
+  output: { kind: "video" | "still"; resolution: Resolution | string },
+  durationSeconds: number,
+  fps: number,
+): number {
+  return creditsFor(output.kind === "still" ? 1 / fps : durationSeconds, output.resolution);
+}

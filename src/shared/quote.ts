@@ -4,9 +4,11 @@
 // (engine/quote.ts) and, on the service, its queue and workers; the model is written once here so
 // the CLI, the app and the service estimate alike. Figures against measured renders: bench/quote.ts.
 import { z } from "zod";
-import { creditsFor } from "./credits";
+import { creditsFor, outputCredits } from "./credits";
 import { FPS_MAX } from "./limits";
 import { renderSettingsRule, renderOptionsShape, type Resolution } from "./render-options";
+import { outputFrames, outputsRule, outputsShape, planOutputs } from "./outputs";
+import type { AspectRatio, OutputFormat } from "./render-options";
 
 /** What a sampled composition costs to render (engine/quote.ts measures it). */
 /** `svc render --quote --json`: the estimate of a render on this computer. */
@@ -44,6 +46,48 @@ export function framesOf(durationSeconds: number, fps: number): number {
 /** Credits of a render: exactly the charge (creditsFor), for the duration its frames make. */
 export function quoteCredits(frames: number, fps: number, resolution: Resolution): number {
   return creditsFor(frames / fps, resolution);
+}
+
+/** One output's line of a quote. */
+export interface OutputQuote {
+  index: number;
+  frames: number;
+  credits: number;
+}
+
+/**
+ * A render's outputs, each with its frames and credits (outputCredits -> creditsFor, the function
+ * the charge uses, for the duration `frames` make at `fps`); their credits add up to the charge.
+ */
+export function quoteOutputs(
+  settings: {
+    fps: number;
+    format: OutputFormat;
+    resolution: Resolution;
+    aspect_ratio?: AspectRatio | undefined;
+    outputs?: Parameters<typeof planOutputs>[0]["outputs"];
+  },
+  frames: number,
+): OutputQuote[] {
+  return planOutputs(settings).map((output) => ({
+    index: output.index,
+    frames: outputFrames(output, frames),
+    credits: outputCredits(output, frames / settings.fps, settings.fps),
+  }));
+}
+
+/**
+ * Seconds to render outputs of these frame counts: each output renders on one worker, side by side
+ * on as many as there are (the longest output, or all the work spread over the workers).
+ */
+export function estimateOutputsSeconds(
+  cost: FrameCost,
+  outputFrameCounts: number[],
+  workers: number,
+): number {
+  const each = outputFrameCounts.map((frames) => estimateRenderSeconds(cost, frames, 1));
+  const total = each.reduce((a, b) => a + b, 0);
+  return Math.max(Math.max(...each), total / Math.max(1, workers));
 }
 
 /** Seconds a render of `frames` takes with `workers` browser pages (startup, frames, finish). */
@@ -88,8 +132,11 @@ export const renderQuoteRequestSchema = z
     /** The composition's own cost, sampled by the client (engine/quote.ts); else the service's history. */
     measured_ms_per_frame: z.number().positive().max(600_000).optional(),
     measured_startup_ms: z.number().min(0).max(600_000).optional(),
+    /** The render's outputs as in the render request; the quote then itemises them. */
+    ...outputsShape,
   })
-  .superRefine(renderSettingsRule);
+  .superRefine(renderSettingsRule)
+  .superRefine(outputsRule);
 export type RenderQuoteRequest = z.input<typeof renderQuoteRequestSchema>;
 
 export const renderQuoteSchema = z.object({
@@ -107,6 +154,10 @@ export const renderQuoteSchema = z.object({
   /** Where the per-frame cost came from: the client's samples, the service's recent renders, or a default. */
   cost_source: z.enum(["measured", "recent_renders", "default"]),
   queue: z.object({ queued: z.number(), rendering: z.number(), workers: z.number() }),
+  /** Per output (one for a render without `outputs`): its frames and credits; `credits` is their sum. */
+  outputs: z
+    .array(z.object({ index: z.number().int(), frames: z.number().int(), credits: z.number() }))
+    .default([]),
 });
 export type RenderQuote = z.infer<typeof renderQuoteSchema>;
 

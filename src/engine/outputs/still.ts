@@ -14,9 +14,9 @@ import { catchUp, newCatchUpState } from "../render-capture";
 import { prepareRender } from "../render-prepare";
 import { cancelledError, RenderSessions, type PageInfo } from "../render-sessions";
 import type { RenderCompositionOptions } from "../types";
+import type { StillFormat } from "../../shared/outputs";
 
-export const STILL_FORMATS = ["png", "jpeg", "webp"] as const;
-export type StillFormat = (typeof STILL_FORMATS)[number];
+export { STILL_FORMATS, type StillFormat } from "../../shared/outputs";
 
 const STILL_EXTENSIONS: Record<string, StillFormat> = {
   ".png": "png",

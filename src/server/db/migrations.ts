@@ -308,6 +308,45 @@ const workerPresence: Migration = {
   },
 };
 
+/**
+ * Several outputs per render (issue 25): a render submitted with `outputs` has one row per output
+ * (its file, thumbnail, bytes and charge line) and counts the ones done, so exactly one output's
+ * completion completes the render; a webhook delivery may be about one output.
+ */
+const renderOutputs: Migration = {
+  async up(db: Kysely<unknown>) {
+    const { double } = types(db);
+    for (const column of ["output_count", "outputs_done"]) {
+      await db.schema
+        .alterTable("renders")
+        .addColumn(column, "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+    }
+    await db.schema.alterTable("webhook_deliveries").addColumn("output_idx", "integer").execute();
+    await db.schema
+      .createTable("render_outputs")
+      .addColumn("render_id", "text", (c) => c.notNull())
+      .addColumn("idx", "integer", (c) => c.notNull())
+      .addColumn("kind", "text", (c) => c.notNull())
+      .addColumn("format", "text", (c) => c.notNull())
+      .addColumn("resolution", "text", (c) => c.notNull())
+      .addColumn("aspect_ratio", "text", (c) => c.notNull())
+      .addColumn("width", "integer", (c) => c.notNull())
+      .addColumn("height", "integer", (c) => c.notNull())
+      .addColumn("time_seconds", double)
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("file_key", "text")
+      .addColumn("thumbnail_key", "text")
+      .addColumn("bytes", "bigint")
+      .addColumn("credits_charged_milli", "bigint", (c) => c.notNull().defaultTo(0))
+      .addColumn("duration", double)
+      .addColumn("started_ms", "bigint")
+      .addColumn("completed_ms", "bigint")
+      .addPrimaryKeyConstraint("render_outputs_pk", ["render_id", "idx"])
+      .execute();
+  },
+};
+
 export const migrationProvider: MigrationProvider = {
   async getMigrations() {
     return {
@@ -317,6 +356,7 @@ export const migrationProvider: MigrationProvider = {
       "0004_chunks": chunks,
       "0005_operations": operations,
       "0006_worker_presence": workerPresence,
+      "0007_render_outputs": renderOutputs,
     };
   },
 };

@@ -83,6 +83,35 @@ export interface RendersTable {
   chunks_done: number;
   /** JSON AudioInput[] with project-relative sources, from the chunk that starts the render. */
   audio_json: string | null;
+  /**
+   * Several outputs (0007): how many render_outputs rows the render has (0: a render submitted
+   * without `outputs`, whose one output is this row) and how many of them are done.
+   */
+  output_count: number;
+  outputs_done: number;
+}
+
+/** One output of a render submitted with `outputs` (0007); its charge line once the render completes. */
+export interface RenderOutputsTable {
+  render_id: string;
+  idx: number;
+  kind: "video" | "still";
+  format: string;
+  resolution: string;
+  aspect_ratio: string;
+  width: number;
+  height: number;
+  /** A still's time in seconds; null for a video. */
+  time_seconds: number | null;
+  status: "queued" | "rendering" | "completed" | "failed";
+  file_key: string | null;
+  thumbnail_key: string | null;
+  bytes: number | null;
+  /** Set with the render's completion, in its transaction; 0 until then (and forever if it fails). */
+  credits_charged_milli: number;
+  duration: number | null;
+  started_ms: number | null;
+  completed_ms: number | null;
 }
 
 export interface RenderChunksTable {
@@ -104,7 +133,7 @@ export interface RenderChunksTable {
 }
 
 export interface JobsTable {
-  /** The render id, or `<render id>:chunk:<n>` / `<render id>:join` (queue/job-queue.ts). */
+  /** The render id, or `<render id>:chunk:<n>` / `:join` / `:output:<n>` (queue/job-queue.ts). */
   id: string;
   state: "queued" | "active" | "done" | "failed";
   attempts: number;
@@ -138,6 +167,8 @@ export interface WebhookDeliveriesTable {
   last_error: string | null;
   created_ms: number;
   delivered_ms: number | null;
+  /** render.output.completed: which output (0007); null for the render's own events. */
+  output_idx: number | null;
 }
 
 export interface UserPasswordsTable {
@@ -224,6 +255,7 @@ export interface DB {
   assets: AssetsTable;
   renders: RendersTable;
   render_chunks: RenderChunksTable;
+  render_outputs: RenderOutputsTable;
   jobs: JobsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;

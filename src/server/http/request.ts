@@ -23,7 +23,7 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.outp
   const result = schema.safeParse(body ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const param = issue.path.map(String).join(".");
+  const param = paramName(issue.path);
   if (!param) throw new ApiError("invalid_parameter", issue.message);
   const field = String(issue.path[issue.path.length - 1]);
   const missing = issue.code === "invalid_type" && /received undefined/.test(issue.message);
@@ -33,4 +33,11 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.outp
       ? issue.message
       : `${param}: ${issue.message}`;
   throw new ApiError("invalid_parameter", message, param);
+}
+
+/** A field's name as clients write it: `outputs[2].still.time`, `variables.size`. */
+export function paramName(path: readonly PropertyKey[]): string {
+  return path
+    .map((part, i) => (typeof part === "number" ? `[${part}]` : `${i === 0 ? "" : "."}${String(part)}`))
+    .join("");
 }

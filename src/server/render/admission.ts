@@ -41,7 +41,15 @@ export async function enqueueRenderJobs(
   queue: JobQueue,
   renderId: string,
   chunks: number[],
+  /** A render with several outputs: one job per output (job-output.ts). */
+  outputs = 0,
 ): Promise<void> {
+  if (outputs > 0) {
+    for (let output = 0; output < outputs; output++) {
+      await queue.enqueue(trx, jobIdOf({ kind: "output", renderId, output }));
+    }
+    return;
+  }
   if (chunks.length === 0) {
     await queue.enqueue(trx, jobIdOf({ kind: "whole", renderId }));
     return;
@@ -68,7 +76,7 @@ export async function admitHeldRenders(ctx: ServiceContext, queue: JobQueue): Pr
       if (free <= 0) return 0;
       const next = await trx
         .selectFrom("renders")
-        .select("id")
+        .select(["id", "output_count"])
         .where("user_id", "=", userId)
         .where("held", "=", 1)
         .where("status", "=", "queued")
@@ -77,7 +85,7 @@ export async function admitHeldRenders(ctx: ServiceContext, queue: JobQueue): Pr
         .orderBy("id")
         .limit(free)
         .execute();
-      for (const { id } of next) {
+      for (const { id, output_count: outputs } of next) {
         await trx.updateTable("renders").set({ held: 0 }).where("id", "=", id).execute();
         const chunks = await trx
           .selectFrom("render_chunks")
@@ -90,6 +98,7 @@ export async function admitHeldRenders(ctx: ServiceContext, queue: JobQueue): Pr
           queue,
           id,
           chunks.map((chunk) => chunk.idx),
+          outputs,
         );
         ctx.log.info({ renderId: id }, "render admitted (account under its cap)");
       }

@@ -1,12 +1,13 @@
 // One job being worked on (an attempt): its render, lease, work dir, the objects it stored so far
-// and when its phases began. Shared by the three kinds of job (job-whole.ts, job-chunk.ts,
-// job-join.ts): the project unzipped from the object store, the engine's options from the render
+// and when its phases began. Shared by the kinds of job (job-whole.ts, job-chunk.ts,
+// job-join.ts, job-output.ts): the project unzipped from the object store, the engine's options from the render
 // row, and outputs stored under the render's prefix.
 import { createReadStream } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { AudioInput } from "../../engine/encode";
 import type { ChunkResult, JoinChunksOptions, RenderChunkOptions } from "../../engine/chunks";
 import type { RenderCompositionOptions, RenderProgress, RenderResult } from "../../engine/types";
+import type { RenderStillOptions, StillResult } from "../../engine/outputs/still";
 import type { AspectRatio, OutputFormat, Quality, Resolution } from "../../shared/render-options";
 import { extractZip } from "../assets/zip-inspect";
 import type { ServiceContext } from "../context";
@@ -20,6 +21,8 @@ export interface Engine {
   renderComposition(options: RenderCompositionOptions): Promise<RenderResult>;
   renderChunk(options: RenderChunkOptions): Promise<ChunkResult>;
   joinChunks(options: JoinChunksOptions): Promise<void>;
+  /** One frame as PNG, JPEG or WebP (still outputs, job-output.ts). */
+  renderStill(options: RenderStillOptions): Promise<StillResult>;
   /** Closes the pages chunks left open for the next chunk (worker shutdown). */
   closeWarmPages(): Promise<void>;
 }

@@ -1,15 +1,15 @@
 // POST /v3/svc/renders/quote: frames, credits and the estimated time of a render, before anything
-// is uploaded or charged. Credits are the charge rule itself (shared/quote.ts -> creditsFor). The
+// is uploaded or charged; with `outputs`, each output's frames and credits (their sum is the charge). Credits are the charge rule itself (shared/quote.ts -> creditsFor). The
 // time is the queue ahead spread over the workers plus the render on one worker (each job renders
 // with one browser), from the cost per frame the client measured on this composition when it
 // sends one (engine/quote.ts), else from this service's recent renders, else a default.
 import type { FastifyInstance } from "fastify";
 import {
   DEFAULT_FRAME_COST,
+  estimateOutputsSeconds,
   estimateQueueSeconds,
-  estimateRenderSeconds,
   framesOf,
-  quoteCredits,
+  quoteOutputs,
   type FrameCost,
   type RenderQuote,
   type ServiceLoad,
@@ -37,12 +37,18 @@ export function registerQuoteRoute(instance: FastifyInstance, ctx: ServiceContex
         : recentMsPerFrame !== undefined
           ? { msPerFrame: recentMsPerFrame, startupMs: 0 }
           : DEFAULT_FRAME_COST;
-      const renderSeconds = estimateRenderSeconds(cost, frames, 1);
+      const outputs = quoteOutputs(body, frames);
+      const renderSeconds = estimateOutputsSeconds(
+        cost,
+        outputs.map((output) => output.frames),
+        body.outputs ? load.workers : 1,
+      );
       const queueSeconds = estimateQueueSeconds(load, renderSeconds);
       const quote: RenderQuote = {
         frames,
         duration: frames / body.fps,
-        credits: quoteCredits(frames, body.fps, body.resolution),
+        // The sum of the outputs' lines: what the render is charged (one output: creditsFor).
+        credits: outputs.reduce((sum, output) => sum + output.credits, 0),
         estimated_queue_seconds: round(queueSeconds),
         estimated_render_seconds: round(renderSeconds),
         estimated_total_seconds: round(queueSeconds + renderSeconds),
@@ -52,6 +58,7 @@ export function registerQuoteRoute(instance: FastifyInstance, ctx: ServiceContex
             ? "recent_renders"
             : "default",
         queue: { queued: load.queued, rendering: load.rendering, workers: load.workers },
+        outputs,
       };
       return { data: quote };
     },

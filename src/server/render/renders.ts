@@ -39,6 +39,8 @@ import type { JobQueue } from "../queue/job-queue";
 import { toRenderRecord } from "./render-record";
 import { fetchUrlProject } from "../assets/url-project";
 import { checkCallbackUrl, enqueueWebhook } from "../webhooks/webhooks";
+import { planOutputs, type PlannedOutput } from "../../shared/outputs";
+import { outputRows, purgeOutputFiles } from "./render-outputs";
 
 export const RENDER_ENDPOINT = "POST /v3/svc/renders";
 
@@ -145,7 +147,14 @@ export async function submitRender(
     );
   }
 
+  const planned = input.outputs ? planOutputs(input) : undefined;
+  if (planned) checkStillTimes(planned, facts.duration);
+  const detectedRatio = input.aspect_ratio ?? facts.aspectRatio ?? "16:9";
+
   const id = newId(RENDER_ID_PREFIX);
+  const outputs = planned ? outputRows(id, planned, detectedRatio) : [];
+  // With `outputs`, the record's own format, resolution and aspect ratio are outputs[0]'s.
+  const first = outputs[0];
   const row: RendersTable = {
     id,
     user_id: principal.user.id,
@@ -154,9 +163,9 @@ export async function submitRender(
     title: input.title ?? null,
     fps: input.fps,
     quality: input.quality,
-    format: input.format,
-    resolution: input.resolution,
-    aspect_ratio: input.aspect_ratio ?? facts.aspectRatio ?? "16:9",
+    format: first?.format ?? input.format,
+    resolution: first?.resolution ?? input.resolution,
+    aspect_ratio: first?.aspect_ratio ?? detectedRatio,
     composition,
     variables_json: JSON.stringify(input.variables),
     strict_variables: input.strict_variables ? 1 : 0,
@@ -181,8 +190,11 @@ export async function submitRender(
     chunk_count: 1,
     chunks_done: 0,
     audio_json: null,
+    output_count: outputs.length,
+    outputs_done: 0,
   };
-  const chunks = await planRenderChunks(ctx, input.fps, facts.duration);
+  // A render with several outputs renders each whole, side by side on as many workers.
+  const chunks = planned ? undefined : await planRenderChunks(ctx, input.fps, facts.duration);
   if (chunks) {
     row.frames = chunks.frames;
     row.chunk_count = chunks.list.length;
@@ -218,9 +230,10 @@ export async function submitRender(
         )
         .execute();
     }
+    if (outputs.length > 0) await trx.insertInto("render_outputs").values(outputs).execute();
     if (!row.held) {
       const indexes = chunks ? chunks.list.map((chunk) => chunk.index) : [];
-      await enqueueRenderJobs(trx, queue, id, indexes);
+      await enqueueRenderJobs(trx, queue, id, indexes, outputs.length);
     }
     await beforeCommit?.(trx, response);
   });
@@ -246,6 +259,20 @@ async function planRenderChunks(
     ctx.config.chunkSizing === "workers" ? await liveWorkerSlots(ctx.db, ctx.now()) : 0;
   const list = planChunks(frames, fps, { ...ctx.config, liveWorkers });
   return list.length > 1 ? { frames, list } : undefined;
+}
+
+/** A still past the composition's declared end is refused before anything is queued. */
+function checkStillTimes(planned: PlannedOutput[], duration: number | undefined): void {
+  if (duration === undefined) return;
+  for (const output of planned) {
+    if (output.time !== null && output.time >= duration) {
+      throw new ApiError(
+        "invalid_parameter",
+        `outputs[${output.index}].still.time: the composition lasts ${duration} s; give a time from 0 to less than ${duration}`,
+        `outputs[${output.index}].still.time`,
+      );
+    }
+  }
 }
 
 /** A variable issue that did not stop the render (only undeclared keys reach here). */
@@ -355,7 +382,10 @@ export async function cancelRender(
     await enqueueWebhook(trx, updated, now);
     return updated;
   });
-  if (cancelled) return cancelled;
+  if (cancelled) {
+    await purgeOutputFiles(ctx, renderId);
+    return cancelled;
+  }
   const row = await findRender(ctx, userId, renderId);
   if (row.status === "failed" && row.failure_code === CANCELLED_FAILURE_CODE) return row;
   throw new ApiError(
@@ -386,4 +416,5 @@ export async function deleteRender(
   for (const key of [row.video_key, row.thumbnail_key]) {
     if (key) await ctx.store.delete(key);
   }
+  await purgeOutputFiles(ctx, renderId);
 }

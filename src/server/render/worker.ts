@@ -27,6 +27,8 @@ import type { Attempt, Engine, JobServices } from "./attempt";
 import { engineFailureMessage, joinFailureMessage } from "./failure-hints";
 import { runChunkJob } from "./job-chunk";
 import { runJoinJob } from "./job-join";
+import { runOutputJob } from "./job-output";
+import { purgeOutputFiles } from "./render-outputs";
 import { runWholeJob } from "./job-whole";
 import { ProjectCache } from "./project-cache";
 import { announceWorker, forgetWorker, PRESENCE_INTERVAL_MS } from "./worker-presence";
@@ -130,6 +132,7 @@ export class WorkerPool {
   private async failExhausted(): Promise<void> {
     // The render fails in the transaction that marks its job exhausted: no window in which the
     // job is failed and the render still "rendering".
+    const failedRenders: string[] = [];
     await this.queue.collectExhausted(async (trx, jobId) => {
       const { renderId } = parseJobId(jobId);
       const now = this.ctx.now();
@@ -145,8 +148,10 @@ export class WorkerPool {
       if (updated) {
         await this.queue.cancelRender(trx, renderId);
         await enqueueWebhook(trx, updated, now);
+        if (updated.output_count > 0) failedRenders.push(renderId);
       }
     });
+    for (const renderId of failedRenders) await purgeOutputFiles(this.ctx, renderId);
   }
 
   private async runJob(lease: Lease): Promise<void> {
@@ -165,6 +170,7 @@ export class WorkerPool {
       renderId: render.id,
       job: job.kind,
       ...(job.kind === "chunk" ? { chunk: job.chunk } : {}),
+      ...(job.kind === "output" ? { output: job.output } : {}),
       worker: ctx.config.workerName,
       attempt: lease.attempt,
     });
@@ -229,7 +235,9 @@ export class WorkerPool {
           ? await runWholeJob(this.services, attempt)
           : job.kind === "chunk"
             ? await runChunkJob(this.services, attempt, job.chunk)
-            : await runJoinJob(this.services, attempt);
+            : job.kind === "output"
+              ? await runOutputJob(this.services, attempt, job.output)
+              : await runJoinJob(this.services, attempt);
       if (!finished) {
         // Lease lost or render deleted meanwhile: this attempt's files are orphans.
         for (const key of attempt.stored) await ctx.store.delete(key);
@@ -309,14 +317,18 @@ export class WorkerPool {
     render: RendersTable,
     failure: { code: string; message: string },
   ): Promise<void> {
+    let failedNow = false;
     await this.queue.finish(lease, "failed", async (trx) => {
       const now = this.ctx.now();
       const failed = await failRender(trx, render.id, failure, now);
       if (!failed) return;
-      // The other chunks of this render stop too (their heartbeats see the cancel).
+      failedNow = true;
+      // The other chunks or outputs of this render stop too (their jobs see the cancel).
       await this.queue.cancelRender(trx, render.id);
       await enqueueWebhook(trx, failed, now);
     });
+    // Outputs already finished are not charged, so not kept either.
+    if (failedNow && render.output_count > 0) await purgeOutputFiles(this.ctx, render.id);
   }
 }
 

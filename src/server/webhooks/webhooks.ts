@@ -11,7 +11,8 @@ import type { ServiceContext } from "../context";
 import type { DB, RendersTable } from "../db/schema";
 import { ApiError } from "../errors";
 import { OutboundError, checkTarget, guardedRequest, type TargetPolicy } from "./outbound";
-import { outputUrls } from "../render/render-record";
+import { outputUrls, renderOutputs, toOutputRecord } from "../render/render-record";
+import { loadOutput } from "../render/render-outputs";
 
 const DELIVERY_TIMEOUT_MS = 10_000;
 
@@ -57,6 +58,33 @@ export async function enqueueWebhook(
       last_error: null,
       created_ms: now,
       delivered_ms: null,
+      output_idx: null,
+    })
+    .execute();
+}
+
+/** `render.output.completed` for one output of a render submitted with `outputs`. */
+export async function enqueueOutputWebhook(
+  trx: Transaction<DB>,
+  render: RendersTable,
+  index: number,
+  now: number,
+): Promise<void> {
+  if (!render.callback_url) return;
+  await trx
+    .insertInto("webhook_deliveries")
+    .values({
+      render_id: render.id,
+      user_id: render.user_id,
+      url: render.callback_url,
+      event: "render.output.completed",
+      state: "pending",
+      attempts: 0,
+      next_attempt_ms: now,
+      last_error: null,
+      created_ms: now,
+      delivered_ms: null,
+      output_idx: index,
     })
     .execute();
 }
@@ -130,7 +158,7 @@ export class WebhookDispatcher {
           renderId: delivery.render_id,
           attempt,
         });
-        const error = await this.send(delivery.render_id, delivery.user_id, delivery.url).catch(
+        const error = await this.send(delivery).catch(
           (e: unknown) => (e instanceof Error ? e.message : String(e)),
         );
         const { webhookBackoffBaseMs, webhookBackoffCapMs, webhookMaxAttempts } = this.ctx.config;
@@ -162,7 +190,13 @@ export class WebhookDispatcher {
   }
 
   /** Sends one delivery; resolves undefined on a 2xx, else a description of the failure. */
-  private async send(renderId: string, userId: string, url: string): Promise<string | undefined> {
+  private async send(delivery: {
+    render_id: string;
+    user_id: string;
+    url: string;
+    output_idx: number | null;
+  }): Promise<string | undefined> {
+    const { render_id: renderId, user_id: userId, url } = delivery;
     const { db } = this.ctx;
     const render = await db
       .selectFrom("renders")
@@ -175,16 +209,32 @@ export class WebhookDispatcher {
       .where("id", "=", userId)
       .executeTakeFirst();
     if (!render || !user) return "render or account no longer exists";
+    const urls = await outputUrls(this.ctx, render);
+    const output =
+      delivery.output_idx === null
+        ? undefined
+        : await toOutputRecord(
+            this.ctx,
+            render,
+            await loadOutput(db, render.id, delivery.output_idx),
+          );
     const payload: WebhookPayload = {
-      event: render.status === "completed" ? "render.completed" : "render.failed",
+      event: output
+        ? "render.output.completed"
+        : render.status === "completed"
+          ? "render.completed"
+          : "render.failed",
       render_id: render.id,
-      status: render.status === "completed" ? "completed" : "failed",
+      // An output's event is sent while its render may still be rendering; its status is the output's.
+      status: output ? "completed" : render.status === "completed" ? "completed" : "failed",
       callback_id: render.callback_id,
-      ...(await outputUrls(this.ctx, render)),
+      ...urls,
       duration: render.duration,
       failure_code: render.failure_code,
       failure_message: render.failure_message,
       created_at: Math.floor(render.created_ms / 1000),
+      outputs: await renderOutputs(this.ctx, render, urls),
+      ...(output ? { output } : {}),
     };
     const body = JSON.stringify(payload);
     const timestamp = Math.floor(this.ctx.now() / 1000);

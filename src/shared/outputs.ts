@@ -1,0 +1,165 @@
+// Several outputs from one render (issue 25, docs/OUTPUTS-CONTRACT in the notes; README "Several
+// outputs"): the request's `outputs` list, the rules each entry follows, the plan every part of svc
+// reads it as (service, quote, CLI `--also`, the app), and an output's wire record. Without
+// `outputs` a render has exactly one output: the request's top-level settings.
+// An entry is a video (any of FORMATS, rendered at its own resolution and aspect ratio: the page is
+// laid out at that viewport, docs/composition-format.md) or a still (one frame at `still.time`).
+// Omitted fields take the top-level body's values. The first output must be a video: the record's
+// format, resolution, aspect_ratio and video_url describe it, as they always did.
+import { z } from "zod";
+import {
+  ASPECT_RATIOS,
+  FORMATS,
+  RESOLUTIONS,
+  renderSettingsRule,
+  type AspectRatio,
+  type OutputFormat,
+  type Resolution,
+} from "./render-options";
+
+export const STILL_FORMATS = ["png", "jpeg", "webp"] as const;
+export type StillFormat = (typeof STILL_FORMATS)[number];
+export const STILL_FILE_EXTENSIONS: Record<StillFormat, string> = {
+  png: "png",
+  jpeg: "jpg",
+  webp: "webp",
+};
+export const STILL_CONTENT_TYPES: Record<StillFormat, string> = {
+  png: "image/png",
+  jpeg: "image/jpeg",
+  webp: "image/webp",
+};
+
+/** Most outputs one render may have (each is rendered separately: the cap bounds one request's work). */
+export const MAX_OUTPUTS = 8;
+
+export const OUTPUT_KINDS = ["video", "still"] as const;
+export type OutputKind = (typeof OUTPUT_KINDS)[number];
+export const OUTPUT_FILE_FORMATS = [...FORMATS, ...STILL_FORMATS] as const;
+export type OutputFileFormat = (typeof OUTPUT_FILE_FORMATS)[number];
+export const OUTPUT_STATUSES = ["queued", "rendering", "completed", "failed"] as const;
+export type OutputStatus = (typeof OUTPUT_STATUSES)[number];
+
+export const stillSpecSchema = z.object({
+  time: z
+    .number({ error: "still.time must be a number of seconds, e.g. 2.5" })
+    .min(0, { error: "still.time must be at least 0 seconds" }),
+  format: z.enum(STILL_FORMATS).default("png"),
+});
+
+export const outputSpecSchema = z.object({
+  format: z.enum(FORMATS).optional(),
+  resolution: z.enum(RESOLUTIONS).optional(),
+  aspect_ratio: z.enum(ASPECT_RATIOS).optional(),
+  still: stillSpecSchema.optional(),
+});
+export type OutputSpec = z.input<typeof outputSpecSchema>;
+
+/** Spread into a request schema next to renderOptionsShape (render and quote requests). */
+export const outputsShape = {
+  /** When present, the complete list of the render's files (1 to MAX_OUTPUTS). */
+  outputs: z
+    .array(outputSpecSchema)
+    .min(1, { error: "outputs must list at least one output, or be left out" })
+    .max(MAX_OUTPUTS, { error: `outputs may list at most ${MAX_OUTPUTS} outputs` })
+    .optional(),
+};
+
+/** One output as svc plans it: every field settled except an aspect ratio left to detection. */
+export interface PlannedOutput {
+  index: number;
+  kind: OutputKind;
+  /** mp4|webm|mov|gif|png-sequence for a video, png|jpeg|webp for a still. */
+  format: OutputFileFormat;
+  resolution: Resolution;
+  /** Undefined: the top-level aspect_ratio, itself detected from the composition when absent. */
+  aspect_ratio: AspectRatio | undefined;
+  /** A still's time in seconds; null for a video. */
+  time: number | null;
+}
+
+interface TopLevel {
+  format: OutputFormat;
+  resolution: Resolution;
+  aspect_ratio?: AspectRatio | undefined;
+  outputs?: z.output<typeof outputSpecSchema>[] | undefined;
+}
+
+/** The render's outputs: the `outputs` list with the top-level values filled in, else the top level. */
+export function planOutputs(body: TopLevel): PlannedOutput[] {
+  const specs = body.outputs ?? [{}];
+  return specs.map((spec, index) => ({
+    index,
+    kind: spec.still ? "still" : "video",
+    format: spec.still ? spec.still.format : (spec.format ?? body.format),
+    resolution: spec.resolution ?? body.resolution,
+    aspect_ratio: spec.aspect_ratio ?? body.aspect_ratio,
+    time: spec.still ? spec.still.time : null,
+  }));
+}
+
+/**
+ * The rules of each entry, added to a request schema with `.superRefine(outputsRule)`: a still takes
+ * its format in `still.format`, is 1080p, and cannot come first; a video follows the render
+ * settings' rules (4k is mp4 only, a gif at most 50 fps) with the top-level fps. Each problem names
+ * its field, e.g. `outputs[2].still.time` (http/request.ts writes the path that way).
+ */
+export function outputsRule(body: TopLevel & { fps?: number }, ctx: z.RefinementCtx): void {
+  body.outputs?.forEach((spec, index) => {
+    const at = (path: PropertyKey[], message: string) =>
+      ctx.addIssue({ code: "custom", path: ["outputs", index, ...path], message });
+    if (spec.still) {
+      if (index === 0) {
+        at(
+          ["still"],
+          "the first output must be a video (the record's format and video_url describe it); put stills after it",
+        );
+      }
+      if (spec.format !== undefined) {
+        at(["format"], "a still's format goes in still.format (png, jpeg or webp)");
+      }
+      if ((spec.resolution ?? body.resolution) === "4k") {
+        at(["resolution"], "a still is rendered at 1080p; leave resolution out or use 1080p");
+      }
+      return;
+    }
+    const settings = {
+      format: spec.format ?? body.format,
+      resolution: spec.resolution ?? body.resolution,
+      ...(body.fps !== undefined ? { fps: body.fps } : {}),
+    };
+    renderSettingsRule(settings, {
+      ...ctx,
+      addIssue: (issue: { path?: PropertyKey[]; message?: string }) =>
+        at(issue.path ?? [], issue.message ?? "invalid output"),
+    } as z.RefinementCtx);
+  });
+}
+
+/** Frames an output draws: a video's every frame, a still's one. */
+export function outputFrames(output: { kind: OutputKind }, videoFrames: number): number {
+  return output.kind === "still" ? 1 : videoFrames;
+}
+
+/** An output in a render's record (and in its webhooks). */
+export const renderOutputSchema = z.object({
+  /** Position in the request's outputs list (0-based). */
+  index: z.number().int(),
+  kind: z.enum(OUTPUT_KINDS),
+  format: z.enum(OUTPUT_FILE_FORMATS),
+  resolution: z.enum(RESOLUTIONS),
+  aspect_ratio: z.enum(ASPECT_RATIOS),
+  /** Pixels of the file. */
+  width: z.number().int(),
+  height: z.number().int(),
+  /** A still's time in seconds; null for a video. */
+  time: z.number().nullable(),
+  status: z.enum(OUTPUT_STATUSES),
+  /** Signed, short-lived, like video_url; null until the output is completed. */
+  url: z.string().nullable(),
+  thumbnail_url: z.string().nullable(),
+  bytes: z.number().int().nullable(),
+  /** This output's charge line; the render's credits_charged is their sum. */
+  credits_charged: z.number(),
+});
+export type RenderOutput = z.infer<typeof renderOutputSchema>;
