@@ -18,11 +18,11 @@ import {
   startService,
   tempDir,
   uploadProject,
-  waitFor,
   waitForTerminalRender,
   type ServiceProcess,
 } from "./testing/service-process";
 import { buildZip, compositionHtml } from "./testing/zip-builder";
+import { waitFor } from "../shared/testing/wait-for";
 
 let svc: ServiceProcess;
 let receiver: Receiver;
@@ -117,23 +117,29 @@ describe("several outputs from one render", () => {
       credits_charged: quote.credits,
     });
     expect(await creditsUsed()).toBe(usedBefore + quote.credits);
-    expect(record.outputs.map((o) => [o.index, o.kind, o.format, o.aspect_ratio, o.status])).toEqual(
-      [
-        [0, "video", "mp4", "16:9", "completed"],
-        [1, "video", "mp4", "9:16", "completed"],
-        [2, "video", "mp4", "1:1", "completed"],
-        [3, "still", "png", "16:9", "completed"],
-      ],
+    expect(
+      record.outputs.map((o) => [o.index, o.kind, o.format, o.aspect_ratio, o.status]),
+    ).toEqual([
+      [0, "video", "mp4", "16:9", "completed"],
+      [1, "video", "mp4", "9:16", "completed"],
+      [2, "video", "mp4", "1:1", "completed"],
+      [3, "still", "png", "16:9", "completed"],
+    ]);
+    expect(record.outputs.reduce((sum, o) => sum + o.credits_charged, 0)).toBe(
+      record.credits_charged,
     );
-    expect(record.outputs.reduce((sum, o) => sum + o.credits_charged, 0)).toBe(record.credits_charged);
-    expect(record.outputs.map((o) => o.credits_charged)).toEqual(quote.outputs.map((o) => o.credits));
+    expect(record.outputs.map((o) => o.credits_charged)).toEqual(
+      quote.outputs.map((o) => o.credits),
+    );
     // The charge lines are in the database, one per output.
     const lines = await queryServiceDatabase<{ idx: number; credits_charged_milli: number }>(
       join(dir, "data"),
       "select idx, credits_charged_milli from render_outputs where render_id = ? order by idx",
       [renderId],
     );
-    expect(lines.map((line) => Number(line.credits_charged_milli))).toEqual([1000, 1000, 1000, 1000]);
+    expect(lines.map((line) => Number(line.credits_charged_milli))).toEqual([
+      1000, 1000, 1000, 1000,
+    ]);
 
     const sizes = [
       [1920, 1080],
@@ -162,11 +168,13 @@ describe("several outputs from one render", () => {
     expect(pixelAt(picture, 1050, 500)[0]).toBeGreaterThan(180);
     expect(pixelAt(picture, 900, 500)[0]).toBeLessThan(60);
 
-    const deliveries = await waitFor("five webhooks", async () => {
+    const deliveries = await waitFor<WebhookPayload[]>("five webhooks", async () => {
       const mine = receiver.deliveries
         .filter((d) => d.body.includes('"outputs-4"'))
         .map((d) => webhookPayloadSchema.strict().parse(JSON.parse(d.body)));
-      return mine.length >= 5 && mine.some((p) => p.event === "render.completed") ? mine : undefined;
+      return mine.length >= 5 && mine.some((p) => p.event === "render.completed")
+        ? mine
+        : undefined;
     });
     const perOutput = deliveries.filter((p) => p.event === "render.output.completed");
     expect(perOutput.map((p) => p.output?.index).sort()).toEqual([0, 1, 2, 3]);
@@ -180,7 +188,11 @@ describe("several outputs from one render", () => {
     const cases: [unknown[], string, RegExp][] = [
       [[{}, {}, { still: { time: -1 } }], "outputs[2].still.time", /at least 0/],
       [[{}, { still: { time: 1.5 } }], "outputs[1].still.time", /lasts 1 s/],
-      [[{}, { format: "gif", resolution: "4k" }], "outputs[1].format", /4k cannot be rendered as gif/],
+      [
+        [{}, { format: "gif", resolution: "4k" }],
+        "outputs[1].format",
+        /4k cannot be rendered as gif/,
+      ],
       [[{ still: { time: 0 } }], "outputs[0].still", /first output must be a video/],
       [[{}, { aspect_ratio: "4:3" }], "outputs[1].aspect_ratio", /./],
       [Array(9).fill({}), "outputs", /at most 8/],
@@ -234,7 +246,11 @@ describe("several outputs from one render", () => {
     );
     expect(answer.status).toBe(200);
     const record = renderRecordSchema.parse(answer.body.data);
-    expect(record).toMatchObject({ status: "failed", failure_code: "cancelled", credits_charged: 0 });
+    expect(record).toMatchObject({
+      status: "failed",
+      failure_code: "cancelled",
+      credits_charged: 0,
+    });
     expect(record.outputs.map((o) => o.status)).toEqual(["failed", "failed", "failed"]);
     // Nothing of either render reaches the account, even once the workers have let go of them.
     const jobs = await waitFor("the cancelled render's jobs to stop", async () => {

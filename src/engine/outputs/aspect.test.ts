@@ -48,7 +48,10 @@ describe("rendering at another aspect ratio", () => {
       width: 1080,
       height: 1920,
     });
-    expect(adaptedViewport("1:1", { width: 1280, height: 720 })).toEqual({ width: 720, height: 720 });
+    expect(adaptedViewport("1:1", { width: 1280, height: 720 })).toEqual({
+      width: 720,
+      height: 720,
+    });
     expect(adaptedViewport("16:9", { width: 1080, height: 1920 })).toEqual({
       width: 1920,
       height: 1080,

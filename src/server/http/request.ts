@@ -38,6 +38,8 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.outp
 /** A field's name as clients write it: `outputs[2].still.time`, `variables.size`. */
 export function paramName(path: readonly PropertyKey[]): string {
   return path
-    .map((part, i) => (typeof part === "number" ? `[${part}]` : `${i === 0 ? "" : "."}${String(part)}`))
+    .map((part, i) =>
+      typeof part === "number" ? `[${part}]` : `${i === 0 ? "" : "."}${String(part)}`,
+    )
     .join("");
 }

@@ -25,12 +25,7 @@ import {
   type Attempt,
   type JobServices,
 } from "./attempt";
-import {
-  completeOutput,
-  loadOutput,
-  markOutputRendering,
-  type OutputDone,
-} from "./render-outputs";
+import { completeOutput, loadOutput, markOutputRendering, type OutputDone } from "./render-outputs";
 
 export async function runOutputJob(
   services: JobServices,

@@ -85,7 +85,8 @@ export async function toOutputRecord(
   render: RendersTable,
   row: RenderOutputsTable,
 ): Promise<RenderOutput> {
-  const kept = row.status === "completed" && render.status !== "failed" && render.deleted_ms === null;
+  const kept =
+    row.status === "completed" && render.status !== "failed" && render.deleted_ms === null;
   const expiresInSeconds = ctx.config.downloadUrlTtlSeconds;
   const sign = (key: string | null) =>
     kept && key ? ctx.store.signGet(key, { expiresInSeconds }) : Promise.resolve(null);

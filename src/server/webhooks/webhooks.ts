@@ -158,8 +158,8 @@ export class WebhookDispatcher {
           renderId: delivery.render_id,
           attempt,
         });
-        const error = await this.send(delivery).catch(
-          (e: unknown) => (e instanceof Error ? e.message : String(e)),
+        const error = await this.send(delivery).catch((e: unknown) =>
+          e instanceof Error ? e.message : String(e),
         );
         const { webhookBackoffBaseMs, webhookBackoffCapMs, webhookMaxAttempts } = this.ctx.config;
         if (error === undefined) {
