@@ -703,6 +703,8 @@ describe("wire format", () => {
         "asset_id",
         "variables",
         "strict_variables",
+        // Issue 25: every record lists its outputs (one for a render without `outputs`).
+        "outputs",
       ].sort(),
     );
     renderListSchema.parse(
