@@ -165,6 +165,7 @@ describe("checkComposition", () => {
   });
 
   it.each([
+    "adaptive",
     "alpha-overlay",
     "gsap-heavy",
     "hello-world",
@@ -180,6 +181,7 @@ describe("checkComposition", () => {
       .filter((entry) => entry.isDirectory())
       .map((entry) => entry.name);
     expect(folders.sort()).toEqual([
+      "adaptive",
       "alpha-overlay",
       "gsap-heavy",
       "hello-world",

@@ -114,6 +114,7 @@ describe("repeating unchanged frames", () => {
     "with-audio",
     "multi-scene",
     "gsap-heavy",
+    "adaptive",
   ])("%s decodes to the same frames with and without", { timeout: 300_000 }, async (name) => {
     // 3 fps: every example still moves between frames, at half the cost of the CI suite.
     const { deduped, full } = await renderBoth(name, { fps: 3 });

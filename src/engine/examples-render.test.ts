@@ -43,6 +43,7 @@ describe("examples", () => {
     "with-audio",
     "multi-scene",
     "gsap-heavy",
+    "adaptive",
   ])(
     "%s renders to an mp4 of the declared length, and in chunks to the same frames",
     async (name) => {

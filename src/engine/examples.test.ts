@@ -22,6 +22,7 @@ const EXAMPLES: Array<{ name: string; width: number; height: number; duration: n
   { name: "with-audio", width: 1920, height: 1080, duration: 4 },
   { name: "multi-scene", width: 1920, height: 1080, duration: 6 },
   { name: "gsap-heavy", width: 1920, height: 1080, duration: 12 },
+  { name: "adaptive", width: 1920, height: 1080, duration: 3 },
 ];
 
 const MIME: Record<string, string> = {
@@ -48,10 +49,13 @@ afterAll(async () => {
 });
 
 /** Opens examples/<name>/index.html; `errors` collects page errors and stray requests. */
-async function openExample(name: string): Promise<{ page: Page; errors: string[] }> {
+async function openExample(
+  name: string,
+  viewport = { width: 1920, height: 1080 },
+): Promise<{ page: Page; errors: string[] }> {
   const root = join(EXAMPLES_DIR, name);
   const errors: string[] = [];
-  const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  const page = await browser.newPage({ viewport });
   page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
   page.on("console", (message) => {
     if (message.type() === "error") errors.push(`console error: ${message.text()}`);
@@ -219,4 +223,59 @@ describe("documented pixel regions", () => {
       await page.close();
     }
   });
+});
+
+describe("examples/adaptive at every aspect ratio", () => {
+  // What svc sets on <html> and the root for an output of that ratio (docs/composition-format.md).
+  const SIZES = [
+    { ratio: "16:9", width: 1920, height: 1080 },
+    { ratio: "9:16", width: 1080, height: 1920 },
+    { ratio: "1:1", width: 1080, height: 1080 },
+  ] as const;
+
+  it.each(SIZES)(
+    "$ratio: the text and frames lie inside the picture, the $ratio frame filled",
+    async ({ ratio, width, height }) => {
+      const { page, errors } = await openExample("adaptive", { width, height });
+      try {
+        const layout = await page.evaluate((aspect) => {
+          document.documentElement.dataset.aspectRatio = aspect;
+          document.getElementById("stage")!.dataset.aspectRatio = aspect;
+          // The end of the video: everything has risen in.
+          (window as Window_).__timelines?.adaptive?.seek(2.9);
+          const boxes = [".eyebrow", "h1 .line", ".subtitle", ".frame"].flatMap((selector) =>
+            [...document.querySelectorAll(selector)].map((element) => {
+              const box = element.getBoundingClientRect();
+              const text = element as HTMLElement;
+              return {
+                selector,
+                left: box.left,
+                top: box.top,
+                right: box.right,
+                bottom: box.bottom,
+                // Text wider than its box spills out of it (nowrap lines).
+                overflows: text.scrollWidth > text.clientWidth + 1,
+              };
+            }),
+          );
+          const filled = [...document.querySelectorAll<HTMLElement>(".frame")]
+            .filter((frame) => getComputedStyle(frame).backgroundImage !== "none")
+            .map((frame) => frame.textContent);
+          return { boxes, filled };
+        }, ratio);
+        expect(errors).toEqual([]);
+        expect(layout.boxes).toHaveLength(7);
+        for (const box of layout.boxes) {
+          expect(box, `${box.selector} at ${ratio}`).toMatchObject({ overflows: false });
+          expect(box.left, `${box.selector} at ${ratio}`).toBeGreaterThanOrEqual(60);
+          expect(box.top, `${box.selector} at ${ratio}`).toBeGreaterThanOrEqual(60);
+          expect(box.right, `${box.selector} at ${ratio}`).toBeLessThanOrEqual(width - 60);
+          expect(box.bottom, `${box.selector} at ${ratio}`).toBeLessThanOrEqual(height - 60);
+        }
+        expect(layout.filled).toEqual([ratio]);
+      } finally {
+        await page.close();
+      }
+    },
+  );
 });
