@@ -1,13 +1,16 @@
 // templates/preview-render over HTTP, as a user's copy runs it (its own process, the real engine
 // in its sandbox process, real Chromium and FFmpeg): the async and sync answers of SPEC.md
-// section 8, stored videos with Range, every refusal with its code, the concurrency limit, and a
-// render killed at the time limit. Renders are kept tiny (2-4 fps of a 3 s composition).
+// section 8, stored videos with Range, file answers equal to svc's own file server's, every
+// refusal with its code, the concurrency limit, and a render killed at the time limit. Renders
+// are kept tiny (2-4 fps of a 3 s composition).
 import { readFileSync } from "node:fs";
-import { cp, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import BetterSqlite3 from "better-sqlite3";
+import { startStaticServer } from "../src/node/static-files";
 import { startService } from "../src/server/testing/service-process";
 import {
   call,
@@ -167,7 +170,62 @@ test.describe("async mode", () => {
     }
     expect(await app.storedFiles()).not.toContainEqual(expect.stringMatching(/^\./));
   });
+
+  test("answers its files as svc's own file server does: Range, 416, a malformed Range, no way out, a foreign Host", async () => {
+    const folder = join(compositions, "title-card");
+    const link = join(folder, "link.txt");
+    await symlink(join(compositions, "secret.txt"), link);
+    const own = await startStaticServer(folder);
+    try {
+      const cases: Array<[string, Record<string, string>]> = [
+        ["/index.html", {}],
+        ["/index.html", { range: "bytes=2-4" }],
+        ["/index.html", { range: "bytes=-5" }],
+        ["/index.html", { range: "bytes=99999999-" }],
+        ["/index.html", { range: "bytes=5-2" }],
+        ["/index.html", { range: "items=0-1" }],
+        ["/%2e%2e/secret.txt", {}],
+        ["/link.txt", {}],
+        ["/nothing.html", {}],
+        ["/index.html", { host: "attacker.example" }],
+      ];
+      for (const [path, headers] of cases) {
+        const template = await rawGet(`${app.url}/compositions/title-card${path}`, headers);
+        const svcOwn = await rawGet(`${own.origin}${path}`, headers);
+        expect({ path, headers, ...template }).toEqual({ path, headers, ...svcOwn });
+      }
+    } finally {
+      await own.close();
+      await rm(link);
+    }
+  });
 });
+
+/** A GET through node:http (any Host header), as what a client sees of a file answer. */
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; range?: unknown; length?: unknown; ranges?: unknown; body?: string }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => {
+        const status = res.statusCode ?? 0;
+        // A refusal's body is each server's own words; its status is what must agree.
+        if (status >= 400 && status !== 416) return resolve({ status });
+        resolve({
+          status,
+          range: res.headers["content-range"],
+          length: res.headers["content-length"],
+          ...(status === 416 ? {} : { ranges: res.headers["accept-ranges"], body }),
+        });
+      });
+    })
+      .on("error", reject)
+      .end();
+  });
+}
 
 test("sync mode: POST answers with the URL of a valid MP4", async () => {
   const app = await startTemplate({ RENDER_MODE: "sync" });

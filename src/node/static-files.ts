@@ -4,6 +4,8 @@
 // site); only GET and HEAD; every path resolved and kept inside its root, symlinks included; and
 // a file sent with Range requests (a <video> seeks with them) by the shared parser
 // (src/shared/byte-range.ts: a malformed Range is ignored, a range past the end answers 416).
+// The template's fastify app (templates/preview-render, through `svc/node`) answers its file
+// routes with the same pieces: keepInsideRoot, rangeAnswer and isLoopbackHostHeader.
 import { createReadStream } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -18,7 +20,7 @@ export interface LoopbackServer {
   close(): Promise<void>;
 }
 
-/** The real path of URL path `urlPath` inside `root`, or undefined when it would leave it. */
+/** The real path of URL path `urlPath` (still %-encoded) inside `root`, or undefined when it would leave it. */
 export async function resolveInsideRoot(
   root: string,
   urlPath: string,
@@ -29,8 +31,16 @@ export async function resolveInsideRoot(
   } catch {
     return undefined;
   }
-  if (decoded.includes("\0")) return undefined;
-  const candidate = resolve(root, `.${decoded.startsWith("/") ? decoded : `/${decoded}`}`);
+  return keepInsideRoot(root, decoded);
+}
+
+/**
+ * The real path of `path` (decoded, relative to `root` whether or not it starts with "/") inside
+ * `root`, or undefined when it, or a symlink on the way, would leave it. `root` is a real path.
+ */
+export async function keepInsideRoot(root: string, path: string): Promise<string | undefined> {
+  if (path.includes("\0")) return undefined;
+  const candidate = resolve(root, `.${path.startsWith("/") ? path : `/${path}`}`);
   if (candidate !== root && !candidate.startsWith(root + sep)) return undefined;
   try {
     const real = await realpath(candidate);
@@ -54,6 +64,32 @@ export async function findFile(
   return file && info?.isFile() ? { file, size: info.size } : undefined;
 }
 
+/** How to answer a GET for `size` bytes with this Range header (a server of any framework). */
+export type RangeAnswer =
+  | { status: 416; headers: Record<string, string> }
+  | { status: 200 | 206; start: number; end: number; headers: Record<string, string> };
+
+/**
+ * The status, the length and range headers, and the bytes to send: all of them without a Range
+ * (or with a malformed one), the part asked for (206), or 416 for a range past the end.
+ */
+export function rangeAnswer(rangeHeader: string | undefined, size: number): RangeAnswer {
+  const range = parseByteRange(rangeHeader, size);
+  if (range === "unsatisfiable")
+    return { status: 416, headers: { "content-range": `bytes */${size}`, "content-length": "0" } };
+  const { start, end } = range ?? { start: 0, end: size - 1 };
+  return {
+    status: range ? 206 : 200,
+    start,
+    end,
+    headers: {
+      "content-length": String(size === 0 ? 0 : end - start + 1),
+      "accept-ranges": "bytes",
+      ...(range ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
+    },
+  };
+}
+
 /** Sends `file` (of `size` bytes), or the part its Range header asks for, with `headers`. */
 export function sendFile(
   req: IncomingMessage,
@@ -62,32 +98,36 @@ export function sendFile(
   size: number,
   headers: Record<string, string>,
 ): void {
-  const range = parseByteRange(req.headers.range, size);
-  if (range === "unsatisfiable") {
-    res.writeHead(416, { "content-range": `bytes */${size}` }).end();
+  const answer = rangeAnswer(req.headers.range, size);
+  if (answer.status === 416) {
+    res.writeHead(416, answer.headers).end();
     return;
   }
-  const { start, end } = range ?? { start: 0, end: size - 1 };
-  res.writeHead(range ? 206 : 200, {
+  res.writeHead(answer.status, {
     "content-type": contentTypeFor(file),
-    "content-length": size === 0 ? 0 : end - start + 1,
-    "accept-ranges": "bytes",
+    ...answer.headers,
     ...headers,
-    ...(range ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
   });
   if (req.method === "HEAD" || size === 0) {
     res.end();
     return;
   }
-  createReadStream(file, { start, end })
+  createReadStream(file, { start: answer.start, end: answer.end })
     .on("error", () => res.destroy())
     .pipe(res);
 }
 
+/**
+ * Whether a Host header names a loopback address at `port` (127.0.0.1, localhost or [::1]); any
+ * other name reaching a loopback server is DNS rebinding by a web site.
+ */
+export function isLoopbackHostHeader(host: string | undefined, port: number): boolean {
+  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host ?? "");
+}
+
 /** The request names this loopback server as its Host (any other is DNS rebinding by a site). */
 export function isOwnHost(req: IncomingMessage): boolean {
-  const port = (req.socket.address() as AddressInfo).port;
-  return [`127.0.0.1:${port}`, `localhost:${port}`].includes(req.headers.host ?? "");
+  return isLoopbackHostHeader(req.headers.host, (req.socket.address() as AddressInfo).port);
 }
 
 /** Answers 403 to a foreign Host and 405 to anything but GET/HEAD; true when it answered. */

@@ -11,14 +11,18 @@
 //   GET  /healthz                {status: "ok"}
 // With RENDER_API_TOKEN set, POST /api/render needs `Authorization: Bearer <token>` (401
 // otherwise); everything else, the preview page included, stays public. A render's status is
-// found only by its unguessable call_id.
+// found only by its unguessable call_id. On a loopback HOST a request naming another Host is
+// refused (403: DNS rebinding). File routes answer Range, malformed Ranges and paths or symlinks
+// leaving their folder as svc's own file servers do (svc/node).
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
+import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { libraryResponse, playerModule } from "svc/player-assets";
-import { contentTypeFor, parseByteRange } from "svc/shared";
+import { isLoopbackHostHeader, rangeAnswer } from "svc/node";
+import { contentTypeFor } from "svc/shared";
 import type { CompositionLibrary } from "./compositions";
 import type { RenderMode } from "./config";
 import { TemplateError } from "./errors";
@@ -46,6 +50,11 @@ export interface AppOptions {
   renderToken?: string | undefined;
   /** Origins image variables may point at (config.ts); "*" for any. */
   allowedOrigins: readonly string[] | "*";
+  /**
+   * HOST is a loopback address: requests naming any other Host are refused (403), as svc's own
+   * loopback servers refuse them — a web site's name rebound to 127.0.0.1 reaches nothing here.
+   */
+  loopbackOnly?: boolean | undefined;
 }
 
 /** Refuses the request unless it carries the render token (compared in constant time). */
@@ -93,6 +102,16 @@ export function buildApp(options: AppOptions): FastifyInstance {
         ).toJSON(),
       ),
   );
+  if (options.loopbackOnly) {
+    app.addHook("onRequest", async (request) => {
+      if (!isLoopbackHostHeader(request.headers.host, request.raw.socket.localPort ?? 0)) {
+        throw new TemplateError(
+          "host_not_allowed",
+          "This server listens on this machine only (HOST is a loopback address): open it as 127.0.0.1 or localhost, or set HOST to serve other names.",
+        );
+      }
+    });
+  }
   app.addHook("onSend", async (_request, reply) => {
     reply.header("x-content-type-options", "nosniff");
     reply.header("referrer-policy", "no-referrer");
@@ -143,10 +162,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
         request.params["*"] || "index.html",
       );
       if (!path) throw new TemplateError("not_found", `No file ${request.url.split("?")[0]}.`);
-      return reply
-        .type(contentTypeFor(path))
-        .header("cache-control", "no-cache")
-        .send(createReadStream(path));
+      const { size } = await stat(path);
+      reply.type(contentTypeFor(path)).header("cache-control", "no-cache");
+      return sendBytes(reply, request.headers.range, size, (range) =>
+        createReadStream(path, range),
+      );
     },
   );
 
@@ -207,26 +227,34 @@ export function buildApp(options: AppOptions): FastifyInstance {
         .header("cache-control", "no-store")
         .send();
     }
-    const range = parseByteRange(rangeHeader, video.size);
     reply
       .type(contentTypeFor(name))
-      .header("accept-ranges", "bytes")
       // Names are unique per render and a stored video never changes.
       .header("cache-control", "public, max-age=31536000, immutable");
-    if (range === "unsatisfiable") {
-      return reply.code(416).header("content-range", `bytes */${video.size}`).send();
-    }
-    const { start, end } = range ?? { start: 0, end: video.size - 1 };
-    reply.header("content-length", String(end - start + 1));
-    if (range) reply.code(206).header("content-range", `bytes ${start}-${end}/${video.size}`);
-    // HEAD: fastify answers with these headers and drops the body.
-    if (video.size === 0) return reply.send();
-    return reply.send(video.open({ start, end }));
+    return sendBytes(reply, rangeHeader, video.size, (range) => video.open(range));
   };
   app.get<{ Params: { name: string } }>("/renders/:name", (request, reply) =>
     sendVideo(request.params.name, request.headers.range, reply),
   );
   return app;
+}
+
+/**
+ * Sends `size` bytes, or the part a Range header asks for, as svc's own file servers do
+ * (`rangeAnswer` from svc/node: a malformed Range is ignored, a range past the end answers 416).
+ */
+function sendBytes(
+  reply: FastifyReply,
+  rangeHeader: string | undefined,
+  size: number,
+  open: (range: { start: number; end: number }) => Readable,
+): FastifyReply {
+  const answer = rangeAnswer(rangeHeader, size);
+  reply.code(answer.status).headers(answer.headers);
+  if (answer.status === 416) return reply.send();
+  // HEAD: fastify answers with these headers and drops the body.
+  if (size === 0) return reply.send();
+  return reply.send(open({ start: answer.start, end: answer.end }));
 }
 
 /** A sync POST's status: the video, or why there is none. */

@@ -1,10 +1,11 @@
 // The compositions this app previews and renders: one folder each under the compositions folder,
 // `<name>/index.html` plus whatever it loads. A name from a request is checked against a strict
 // pattern before it touches the disk, and every file path is resolved (symlinks too) and must stay
-// inside its composition's folder. Schemas are read on every request, so an edited composition
-// shows at the next reload without a restart.
+// inside its composition's folder (svc's own root guard: `keepInsideRoot` from svc/node). Schemas
+// are read on every request, so an edited composition shows at the next reload without a restart.
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
-import { join, resolve, sep } from "node:path";
+import { join } from "node:path";
+import { keepInsideRoot } from "svc/node";
 import { parseVariablesSchema, scanCompositionHtml, type VariableDefinition } from "svc/shared";
 import { TemplateError } from "./errors";
 
@@ -106,18 +107,15 @@ export class CompositionLibrary {
     }
     const dir = await this.folder(name);
     if (!dir) return undefined;
-    const candidate = resolve(dir, `.${path.startsWith("/") ? path : `/${path}`}`);
-    const real = await realpath(candidate).catch(() => undefined);
-    if (!real || !(real === dir || real.startsWith(dir + sep))) return undefined;
-    const info = await stat(real).catch(() => undefined);
+    const real = await keepInsideRoot(dir, path);
+    const info = real ? await stat(real).catch(() => undefined) : undefined;
     return info?.isFile() ? real : undefined;
   }
 
   private async folder(name: string): Promise<string | undefined> {
     const root = await realpath(this.root).catch(() => undefined);
-    if (!root) return undefined;
-    const dir = await realpath(join(root, name)).catch(() => undefined);
-    if (!dir || !dir.startsWith(root + sep)) return undefined;
+    const dir = root ? await keepInsideRoot(root, name) : undefined;
+    if (!dir || dir === root) return undefined;
     return (await stat(dir).catch(() => undefined))?.isDirectory() ? dir : undefined;
   }
 }

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   image_not_allowed: 422,
   authentication_required: 401,
   invalid_token: 401,
+  host_not_allowed: 403,
   too_many_renders: 429,
   render_not_found: 404,
   not_found: 404,

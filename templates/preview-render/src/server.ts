@@ -3,7 +3,7 @@
 // or the bucket when S3_BUCKET is set, checked before listening), and serves the app.
 // SIGTERM/SIGINT (a platform stopping the container, Ctrl+C) stop every running render and
 // remove its files before the process exits.
-import { ConfigError, loadConfig, type S3Settings } from "./config";
+import { ConfigError, isLoopbackHost, loadConfig, type S3Settings } from "./config";
 import { buildApp } from "./app";
 import { CompositionLibrary } from "./compositions";
 import { RenderJobs, type Renderer } from "./jobs";
@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     renderer: config.service ? "service" : "sandbox",
     renderToken: config.renderToken,
     allowedOrigins: config.allowedOrigins,
+    loopbackOnly: isLoopbackHost(config.host),
   });
   // Built now rather than on the first page view: after a cold start the page opens at once.
   void playerModule().catch((error: unknown) =>
