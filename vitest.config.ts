@@ -19,6 +19,7 @@ const API_SUITE = [
   "src/server/join-retry.test.ts",
   "src/server/cancel.test.ts",
   "src/server/outputs.test.ts",
+  "src/server/speculative.test.ts",
 ];
 const inCi = !/^(|0|false|no|off)$/i.test((process.env.CI ?? "").trim());
 const missing = [swiftMissing(), postgresUnavailable()].filter(Boolean).join("; ");

@@ -26,6 +26,13 @@ export interface ServerConfig {
   minChunkFrames: number;
   /** SVC_SERVER_PROJECT_CACHE_MB: disk a worker keeps unzipped projects in (least recently used out). */
   projectCacheBytes: number;
+  /**
+   * A render's last chunk still running after the others are done is started a second time on an
+   * idle worker once it has run speculativeFactor x the median chunk time and at least
+   * speculativeMinSeconds (render/speculation.ts). SVC_SERVER_SPECULATIVE_FACTOR=0 turns it off.
+   */
+  speculativeFactor: number;
+  speculativeMinSeconds: number;
   /** This worker's name in logs and chunk records (default: the host name). */
   workerName: string;
   host: string;
@@ -122,6 +129,8 @@ export function loadConfig(
     chunksPerWorker: Math.max(1, num("SVC_SERVER_CHUNKS_PER_WORKER", 2)),
     minChunkFrames: Math.max(1, Math.floor(num("SVC_SERVER_MIN_CHUNK_FRAMES", 30))),
     projectCacheBytes: Math.max(0, num("SVC_SERVER_PROJECT_CACHE_MB", 2048)) * 1024 * 1024,
+    speculativeFactor: num("SVC_SERVER_SPECULATIVE_FACTOR", 2),
+    speculativeMinSeconds: num("SVC_SERVER_SPECULATIVE_MIN_SECONDS", 30),
     workerName: env.SVC_WORKER_NAME?.trim() || hostname(),
     host: flags.host ?? "127.0.0.1",
     port: flags.port ?? LOCAL_SERVICE_PORT,

@@ -16,7 +16,15 @@ const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 3
 const JOB_BUCKETS = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 3600];
 const FRAME_BUCKETS = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2];
 
-export type JobOutcome = "completed" | "failed" | "retried" | "released" | "abandoned";
+export type JobOutcome =
+  | "completed"
+  | "failed"
+  | "retried"
+  | "released"
+  | "abandoned"
+  | "superseded";
+/** What became of a straggler chunk's speculative copy (render/speculation.ts). */
+export type SpeculativeOutcome = "started" | "won" | "lost" | "failed";
 export type WebhookOutcome = "delivered" | "failed" | "gave_up";
 
 export class ServiceMetrics {
@@ -27,6 +35,7 @@ export class ServiceMetrics {
   readonly secondsPerFrame: Histogram<"kind">;
   readonly chunkAttempts: Counter;
   readonly chunkRetries: Counter;
+  readonly speculativeChunks: Counter<"outcome">;
   readonly webhookDeliveries: Counter<"outcome">;
 
   constructor(db: Database | undefined, labels: { role: string }) {
@@ -68,6 +77,12 @@ export class ServiceMetrics {
     this.chunkRetries = new Counter({
       name: "svc_chunk_retries_total",
       help: "Chunk jobs started again after an earlier attempt (attempt > 1).",
+      registers,
+    });
+    this.speculativeChunks = new Counter({
+      name: "svc_chunk_speculative_total",
+      help: "Speculative second copies of straggler chunks: started (queued by this process), won (finished first), lost (the first run finished first), failed.",
+      labelNames: ["outcome"],
       registers,
     });
     this.webhookDeliveries = new Counter({

@@ -347,6 +347,20 @@ const renderOutputs: Migration = {
   },
 };
 
+/**
+ * Speculative straggler chunks (issue 24): when a chunk's second copy was started elsewhere (at
+ * most one per chunk: the update that sets it is the guard) and whether the copy finished first (0008).
+ */
+const speculativeChunks: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable("render_chunks").addColumn("speculative_ms", "bigint").execute();
+    await db.schema
+      .alterTable("render_chunks")
+      .addColumn("copy_won", "integer", (c) => c.notNull().defaultTo(0))
+      .execute();
+  },
+};
+
 export const migrationProvider: MigrationProvider = {
   async getMigrations() {
     return {
@@ -357,6 +371,7 @@ export const migrationProvider: MigrationProvider = {
       "0005_operations": operations,
       "0006_worker_presence": workerPresence,
       "0007_render_outputs": renderOutputs,
+      "0008_speculative_chunks": speculativeChunks,
     };
   },
 };

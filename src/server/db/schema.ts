@@ -130,6 +130,10 @@ export interface RenderChunksTable {
   segments_json: string | null;
   started_ms: number | null;
   completed_ms: number | null;
+  /** When a speculative second copy of this chunk was queued (render/speculation.ts), or null. */
+  speculative_ms: number | null;
+  /** 1 when that copy, not the first run, finished the chunk first (0008). */
+  copy_won: Generated<number>;
 }
 
 export interface JobsTable {

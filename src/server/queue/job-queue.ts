@@ -17,25 +17,30 @@ export interface Lease {
 
 /**
  * The work a job stands for: a whole render (one worker, today's embedded path), one chunk of a
- * distributed render, the join of its chunks, or one output of a render with several. Job ids spell it, so both queues store a string.
+ * distributed render, the join of its chunks, or one output of a render with several. Job ids
+ * spell it, so both queues store a string. A chunk job with `copy` is the speculative second run
+ * of a straggler chunk (render/speculation.ts): its own job, lease and attempts, racing the first
+ * for the chunk.
  */
 export type RenderJob =
   | { kind: "whole"; renderId: string }
-  | { kind: "chunk"; renderId: string; chunk: number }
+  | { kind: "chunk"; renderId: string; chunk: number; copy?: boolean }
   | { kind: "join"; renderId: string }
   /** One output of a render submitted with `outputs` (render/job-output.ts). */
   | { kind: "output"; renderId: string; output: number };
 
 export function jobIdOf(job: RenderJob): string {
-  if (job.kind === "chunk") return `${job.renderId}:chunk:${job.chunk}`;
+  if (job.kind === "chunk") return `${job.renderId}:chunk:${job.chunk}${job.copy ? ":copy" : ""}`;
   if (job.kind === "join") return `${job.renderId}:join`;
   if (job.kind === "output") return `${job.renderId}:output:${job.output}`;
   return job.renderId;
 }
 
 export function parseJobId(jobId: string): RenderJob {
-  const [renderId = "", kind, chunk] = jobId.split(":");
-  if (kind === "chunk") return { kind, renderId, chunk: Number(chunk) };
+  const [renderId = "", kind, chunk, copy] = jobId.split(":");
+  if (kind === "chunk") {
+    return { kind, renderId, chunk: Number(chunk), ...(copy === "copy" ? { copy: true } : {}) };
+  }
   if (kind === "join") return { kind, renderId };
   if (kind === "output") return { kind, renderId, output: Number(chunk) };
   return { kind: "whole", renderId };

@@ -29,11 +29,13 @@ export const RENDER_QUEUE = "svc-render";
  * one transaction (one created_on), so without a priority they went out in id order, i.e. at
  * random; chunk n gets -n, so a render's chunks go out in order and a worker's warm page
  * (engine/page-pool.ts) usually stands at the next chunk's first frame. Renders' chunks of the
- * same index interleave; whole renders and joins (0) go first.
+ * same index interleave; whole renders and joins (0) go first, and a straggler's speculative copy
+ * (1) before them: the render it belongs to waits for nothing else.
  */
 function priorityOf(jobId: string): number {
   const job = parseJobId(jobId);
-  return job.kind === "chunk" ? -job.chunk : 0;
+  if (job.kind !== "chunk") return 0;
+  return job.copy ? 1 : -job.chunk;
 }
 export const DEAD_LETTER_QUEUE = "svc-render-dead";
 

@@ -1,7 +1,10 @@
 // One chunk of a distributed render: a run of segments rendered by the engine and stored in the
 // object store. The chunk that starts the video records the audio, the one holding the thumbnail
 // frame cuts the thumbnail, and the chunk that completes the set queues the join (one atomic
-// counter, render-repository.ts completeChunk).
+// counter, render-repository.ts completeChunk). A straggler's speculative copy (`copy`,
+// speculation.ts) runs the same way under its own job and object keys; whichever copy records the
+// chunk first wins, and the other's segments are removed (the worker deletes what an attempt
+// stored when it returns false).
 import { mkdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { RenderProgress } from "../../engine/types";
@@ -21,6 +24,7 @@ import {
 import {
   completeChunk,
   loadChunk,
+  type ChunkCompletion,
   markChunkRendering,
   writeChunkProgress,
 } from "./render-repository";
@@ -29,11 +33,19 @@ export async function runChunkJob(
   services: JobServices,
   attempt: Attempt,
   index: number,
+  copy: boolean,
 ): Promise<boolean> {
   const { ctx, queue, engine } = services;
   const { render, lease } = attempt;
   const chunk = await loadChunk(ctx.db, render.id, index);
-  await markChunkRendering(ctx.db, render.id, index, lease.attempt, ctx.now());
+  if (chunk.state === "done") {
+    // The other copy finished it (this one was queued, or its worker presumed dead, meanwhile).
+    attempt.details.superseded = true;
+    await queue.finish(lease, "done", async () => {});
+    return false;
+  }
+  // A copy leaves the chunk's attempts and start time to its first run (what speculation measures).
+  if (!copy) await markChunkRendering(ctx.db, render.id, index, lease.attempt, ctx.now());
   const projectDir = await unpackProject(services, attempt);
   const outputDir = join(attempt.workDir, "out");
   await mkdir(outputDir, { recursive: true });
@@ -69,7 +81,8 @@ export async function runChunkJob(
       "chunk page could not jump to its first frame; it was stepped through every earlier frame",
     );
   }
-  const prefix = `${renderPrefix(attempt)}/chunks/${index}-${lease.attempt}`;
+  // Its own keys: both copies of a chunk run as attempt 1, and the loser's objects are deleted.
+  const prefix = `${renderPrefix(attempt)}/chunks/${index}-${copy ? "copy-" : ""}${lease.attempt}`;
   const segmentKeys: string[] = [];
   for (const file of result.segmentFiles) {
     segmentKeys.push(await storeFile(services, attempt, `${prefix}/${basename(file)}`, file));
@@ -82,16 +95,25 @@ export async function runChunkJob(
     index === 0
       ? JSON.stringify(result.audio.map((input) => toProjectRelative(input, projectDir)))
       : undefined;
-  return queue.finish(lease, "done", async (trx) => {
-    const completesSet = await completeChunk(trx, render, index, {
+  let outcome = "render-ended" as ChunkCompletion;
+  const finished = await queue.finish(lease, "done", async (trx) => {
+    const completed = await completeChunk(trx, render, index, {
       frameCount: chunk.frame_count,
       worker: ctx.config.workerName,
       segmentKeys,
       audioJson,
       thumbnailKey,
       ...(index === 0 ? { warnings: result.warnings } : {}),
+      copy,
       now: ctx.now(),
     });
-    if (completesSet) await queue.enqueue(trx, jobIdOf({ kind: "join", renderId: render.id }));
+    outcome = completed;
+    if (completed === "completes-set") {
+      await queue.enqueue(trx, jobIdOf({ kind: "join", renderId: render.id }));
+    }
   });
+  // Finished second (or after the render ended): the job is over, and what it stored is
+  // referenced nowhere, so the worker deletes it.
+  if (outcome === "already-done") attempt.details.superseded = true;
+  return finished && (outcome === "completes-set" || outcome === "recorded");
 }

@@ -16,7 +16,7 @@ import {
   type Attempt,
   type JobServices,
 } from "./attempt";
-import { completeRender, loadChunksForJoin } from "./render-repository";
+import { completeRender, loadChunksForJoin, speculativeCounts } from "./render-repository";
 
 export async function runJoinJob(services: JobServices, attempt: Attempt): Promise<boolean> {
   const { ctx, queue, engine } = services;
@@ -79,6 +79,10 @@ export async function runJoinJob(services: JobServices, attempt: Attempt): Promi
       if (completed) await enqueueWebhook(trx, completed, now);
     });
     if (finished) {
+      // The render's finished line counts the chunks that were started a second time.
+      const speculative = await speculativeCounts(ctx.db, render.id);
+      attempt.details.speculative = speculative.started;
+      attempt.details.speculativeWon = speculative.won;
       // The segments served their purpose; the thumbnail stays with the render.
       for (const chunk of chunks) {
         for (const key of JSON.parse(chunk.segments_json!) as string[]) {

@@ -2,7 +2,7 @@
 // its credit charge, failure) and the render_chunks rows of a distributed render. Every write that
 // could race another worker carries a status guard, so a second completion or a late progress
 // write after the render ended changes nothing. Queue jobs and webhooks are the caller's.
-import type { Kysely, Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { DB, RendersTable } from "../db/schema";
 import { renderCostMilli } from "./credits";
 import { withCompositionWarnings } from "./render-record";
@@ -137,6 +137,16 @@ export function loadChunk(db: Db, renderId: string, index: number) {
     .executeTakeFirstOrThrow();
 }
 
+export async function chunkIsDone(db: Db, renderId: string, index: number): Promise<boolean> {
+  const row = await db
+    .selectFrom("render_chunks")
+    .select("state")
+    .where("render_id", "=", renderId)
+    .where("idx", "=", index)
+    .executeTakeFirst();
+  return row?.state === "done";
+}
+
 export async function markChunkRendering(
   db: Db,
   renderId: string,
@@ -179,10 +189,14 @@ export async function writeChunkProgress(
   }
 }
 
+export type ChunkCompletion = "completes-set" | "recorded" | "already-done" | "render-ended";
+
 /**
- * Records a chunk as done and counts it on the render, in the caller's transaction. True when this
- * chunk completed the set (the row lock orders concurrent chunks, so exactly one sees it); false
- * when the chunk was already done or the render is no longer running.
+ * Records a chunk as done and counts it on the render, in the caller's transaction:
+ * "completes-set" for the one chunk that completed the set (the row lock orders concurrent
+ * chunks), "recorded" for the others, "already-done" when the other copy of a speculative pair
+ * finished it first (this one's segments are referenced nowhere), "render-ended" when the render
+ * is no longer running.
  */
 export async function completeChunk(
   trx: Transaction<DB>,
@@ -196,9 +210,11 @@ export async function completeChunk(
     thumbnailKey: string | undefined;
     /** Chunk 0's engine warnings about the page (every chunk loads the same page). */
     warnings?: string[];
+    /** The speculative copy of the chunk finished it (render/speculation.ts). */
+    copy: boolean;
     now: number;
   },
-): Promise<boolean> {
+): Promise<ChunkCompletion> {
   const updated = await trx
     .updateTable("render_chunks")
     .set({
@@ -207,12 +223,13 @@ export async function completeChunk(
       worker: done.worker,
       segments_json: JSON.stringify(done.segmentKeys),
       completed_ms: done.now,
+      copy_won: done.copy ? 1 : 0,
     })
     .where("render_id", "=", render.id)
     .where("idx", "=", index)
     .where("state", "!=", "done")
     .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) return false;
+  if (Number(updated.numUpdatedRows) !== 1) return "already-done";
   const counted = await trx
     .updateTable("renders")
     .set((eb) => ({
@@ -228,7 +245,84 @@ export async function completeChunk(
     .where("deleted_ms", "is", null)
     .returning(["chunks_done", "chunk_count"])
     .executeTakeFirst();
-  return counted !== undefined && counted.chunks_done === counted.chunk_count;
+  if (!counted) return "render-ended";
+  return counted.chunks_done === counted.chunk_count ? "completes-set" : "recorded";
+}
+
+/**
+ * Chunks that may deserve a speculative copy (render/speculation.ts decides): the last chunk still
+ * rendering of a running render, started before `startedBeforeMs`, with no copy yet, whose job is
+ * held by a live lease (a dead worker's chunk is the lease's business: it is offered again).
+ */
+export function loadStragglerCandidates(db: Db, now: number, startedBeforeMs: number) {
+  return db
+    .selectFrom("render_chunks as c")
+    .innerJoin("renders as r", "r.id", "c.render_id")
+    .innerJoin("jobs as j", (join) =>
+      join.on("j.id", "=", sql<string>`c.render_id || ':chunk:' || c.idx`),
+    )
+    .select(["c.render_id", "c.idx", "c.started_ms", "j.lease_owner"])
+    .where("r.status", "=", "rendering")
+    .where("r.deleted_ms", "is", null)
+    .where("r.chunk_count", ">", 1)
+    .where((eb) => eb("r.chunks_done", "=", eb("r.chunk_count", "-", 1)))
+    .where("c.state", "=", "rendering")
+    .where("c.speculative_ms", "is", null)
+    .where("c.started_ms", "<", startedBeforeMs)
+    .where("j.state", "=", "active")
+    .where("j.lease_expires_ms", ">", now)
+    .limit(20)
+    .execute();
+}
+
+/** How long each finished chunk of a render took, first claim to completion (ms). */
+export async function doneChunkDurations(db: Db, renderId: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom("render_chunks")
+    .select(["started_ms", "completed_ms"])
+    .where("render_id", "=", renderId)
+    .where("state", "=", "done")
+    .execute();
+  return rows.flatMap((row) =>
+    row.started_ms !== null && row.completed_ms !== null
+      ? [Number(row.completed_ms) - Number(row.started_ms)]
+      : [],
+  );
+}
+
+/**
+ * Marks that a chunk's speculative copy is queued, in the caller's transaction; false when one
+ * already was or the chunk is no longer rendering (at most one copy per chunk).
+ */
+export async function markSpeculative(
+  trx: Transaction<DB>,
+  renderId: string,
+  index: number,
+  now: number,
+): Promise<boolean> {
+  const updated = await trx
+    .updateTable("render_chunks")
+    .set({ speculative_ms: now })
+    .where("render_id", "=", renderId)
+    .where("idx", "=", index)
+    .where("state", "=", "rendering")
+    .where("speculative_ms", "is", null)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/** A render's speculative copies: how many chunks got one, and in how many the copy won. */
+export async function speculativeCounts(
+  db: Db,
+  renderId: string,
+): Promise<{ started: number; won: number }> {
+  const rows = await db
+    .selectFrom("render_chunks")
+    .select(["copy_won"])
+    .where("render_id", "=", renderId)
+    .where("speculative_ms", "is not", null)
+    .execute();
+  return { started: rows.length, won: rows.filter((row) => row.copy_won === 1).length };
 }
 
 /** Every chunk of a render with its stored segments, in order. */

@@ -11,7 +11,8 @@
 // back (render-repository.ts holds the SQL). A lost lease, a deleted render or a failed sibling
 // chunk aborts the engine through its signal; so does a cancel (renders.ts), which each job looks
 // for every second (the heartbeat, every leaseSeconds/3, would stop a cancelled render's chunks
-// only after 20 s of spending).
+// only after 20 s of spending). An idle worker looks for straggler chunks to start a second time
+// (speculation.ts); the copy that finishes second stops through the same check (the chunk is done).
 // Each job's "finished" log line says when its phases began (phasesMs after the claim: capture,
 // encoder drain, upload), so a chunk's time outside capturing frames can be read from the logs.
 import { rm } from "node:fs/promises";
@@ -21,7 +22,7 @@ import type { ServiceContext } from "../context";
 import type { RendersTable } from "../db/schema";
 import { randomToken } from "../ids";
 import { parseJobId, type JobQueue, type Lease } from "../queue/job-queue";
-import type { JobOutcome } from "../metrics";
+import type { JobOutcome, SpeculativeOutcome } from "../metrics";
 import { enqueueWebhook } from "../webhooks/webhooks";
 import type { Attempt, Engine, JobServices } from "./attempt";
 import { engineFailureMessage, joinFailureMessage } from "./failure-hints";
@@ -32,11 +33,18 @@ import { purgeOutputFiles } from "./render-outputs";
 import { runWholeJob } from "./job-whole";
 import { ProjectCache } from "./project-cache";
 import { announceWorker, forgetWorker, PRESENCE_INTERVAL_MS } from "./worker-presence";
-import { failRender, loadRender, markRendering, requeueRender } from "./render-repository";
+import {
+  chunkIsDone,
+  failRender,
+  loadRender,
+  markRendering,
+  requeueRender,
+} from "./render-repository";
+import { startSpeculativeCopies } from "./speculation";
 
 export type { Engine } from "./attempt";
 
-type AbortReason = "timeout" | "lease_lost" | "shutdown" | "cancelled";
+type AbortReason = "timeout" | "lease_lost" | "shutdown" | "cancelled" | "superseded";
 
 class RenderAbort extends Error {
   constructor(readonly reason: AbortReason) {
@@ -47,6 +55,8 @@ class RenderAbort extends Error {
 const IDLE_POLL_MS = 200;
 /** How often a running job checks whether its render was cancelled, deleted or failed elsewhere. */
 const CANCEL_CHECK_MS = 1_000;
+/** How often an idle worker process looks for straggler chunks to copy. */
+const SPECULATION_CHECK_MS = 1_000;
 
 export class WorkerPool {
   private stopping = false;
@@ -54,6 +64,7 @@ export class WorkerPool {
   private readonly running = new Set<AbortController>();
   private wake: (() => void) | undefined;
   private presence: NodeJS.Timeout | undefined;
+  private lastSpeculationMs = 0;
   private readonly services: JobServices;
   readonly owner: string;
 
@@ -115,6 +126,8 @@ export class WorkerPool {
           await this.runJob(lease);
           continue;
         }
+        // A copy just queued is claimed at once, by this worker or another idle one.
+        if (await this.speculate()) continue;
       } catch (error) {
         this.ctx.log.error({ err: error }, "worker loop error");
       }
@@ -128,13 +141,27 @@ export class WorkerPool {
     }
   }
 
+  /** While idle: a straggler chunk of a render may be started a second time (speculation.ts). */
+  private async speculate(): Promise<boolean> {
+    const now = Date.now();
+    if (now - this.lastSpeculationMs < SPECULATION_CHECK_MS) return false;
+    this.lastSpeculationMs = now;
+    return (await startSpeculativeCopies(this.ctx, this.queue)) > 0;
+  }
+
   /** Renders whose worker died on the last attempt become failed (and notify their webhook). */
   private async failExhausted(): Promise<void> {
     // The render fails in the transaction that marks its job exhausted: no window in which the
     // job is failed and the render still "rendering".
     const failedRenders: string[] = [];
     await this.queue.collectExhausted(async (trx, jobId) => {
-      const { renderId } = parseJobId(jobId);
+      const job = parseJobId(jobId);
+      const { renderId } = job;
+      // A speculative copy is a spare: its first run goes on. A chunk done by its other copy
+      // lost nothing.
+      if (job.kind === "chunk" && (job.copy || (await chunkIsDone(trx, renderId, job.chunk)))) {
+        return;
+      }
       const now = this.ctx.now();
       const updated = await failRender(
         trx,
@@ -163,13 +190,18 @@ export class WorkerPool {
       await this.queue.finish(lease, "failed", async () => {});
       return;
     }
+    if (render.status === "completed") {
+      // A job left over from a completed render (a straggler's copy that lost): nothing to do.
+      await this.queue.finish(lease, "done", async () => {});
+      return;
+    }
     const startedMs = render.started_ms ?? ctx.now();
     await markRendering(ctx.db, render, startedMs, job.kind === "whole");
     const log = ctx.log.child({
       ...(render.request_id ? { reqId: render.request_id } : {}),
       renderId: render.id,
       job: job.kind,
-      ...(job.kind === "chunk" ? { chunk: job.chunk } : {}),
+      ...(job.kind === "chunk" ? { chunk: job.chunk, ...(job.copy ? { copy: true } : {}) } : {}),
       ...(job.kind === "output" ? { output: job.output } : {}),
       worker: ctx.config.workerName,
       attempt: lease.attempt,
@@ -201,12 +233,22 @@ export class WorkerPool {
     const cancelCheck = setInterval(() => {
       void ctx.db
         .selectFrom("renders")
-        .select(["status", "deleted_ms"])
-        .where("id", "=", render.id)
+        .leftJoin("render_chunks", (join) =>
+          join
+            .onRef("render_chunks.render_id", "=", "renders.id")
+            .on("render_chunks.idx", "=", job.kind === "chunk" ? job.chunk : -1),
+        )
+        .select(["renders.status", "renders.deleted_ms", "render_chunks.state as chunkState"])
+        .where("renders.id", "=", render.id)
         .executeTakeFirst()
         .then(
           (row) => {
             if (!row || row.deleted_ms !== null || row.status === "failed") abort("cancelled");
+            // The other copy of this chunk finished first; once this one has stored its
+            // segments, its own finish finds that out (and changes nothing).
+            else if (row.chunkState === "done" && attempt.phasesMs.stored === undefined) {
+              abort("superseded");
+            }
           },
           () => undefined,
         );
@@ -234,7 +276,7 @@ export class WorkerPool {
         job.kind === "whole"
           ? await runWholeJob(this.services, attempt)
           : job.kind === "chunk"
-            ? await runChunkJob(this.services, attempt, job.chunk)
+            ? await runChunkJob(this.services, attempt, job.chunk, job.copy === true)
             : job.kind === "output"
               ? await runOutputJob(this.services, attempt, job.output)
               : await runJoinJob(this.services, attempt);
@@ -251,7 +293,7 @@ export class WorkerPool {
         },
         `${job.kind === "whole" ? "render" : job.kind} finished`,
       );
-      outcome = finished ? "completed" : "abandoned";
+      outcome = finished ? "completed" : attempt.details.superseded ? "superseded" : "abandoned";
       if (finished) observeFrameTime(ctx, attempt);
     } catch (error) {
       const reason =
@@ -266,6 +308,11 @@ export class WorkerPool {
         await this.queue.release(lease);
         if (job.kind === "whole") await requeueRender(ctx.db, render.id);
         log.info("released for another worker (shutdown)");
+      } else if (reason === "superseded") {
+        // Like a cancel, but only of this copy: the job ends here, the render goes on.
+        outcome = "superseded";
+        await this.queue.finish(lease, "done", async () => {});
+        log.info("chunk abandoned: its other copy finished it first");
       } else if (reason === "cancelled") {
         outcome = "abandoned";
         log.info("render abandoned: cancelled, deleted or failed elsewhere");
@@ -287,6 +334,10 @@ export class WorkerPool {
             message: joinFailureMessage(error, lease.attempt),
           });
         }
+      } else if (job.kind === "chunk" && job.copy) {
+        // A failed speculative copy fails nothing: the chunk's first run goes on.
+        await this.queue.finish(lease, "failed", async () => {});
+        log.warn({ err: error, reason }, "speculative chunk copy failed; the first run goes on");
       } else {
         const failure =
           reason === "timeout"
@@ -302,6 +353,7 @@ export class WorkerPool {
         await this.fail(lease, render, failure);
       }
     } finally {
+      if (job.kind === "chunk" && job.copy) countCopy(ctx, outcome);
       ctx.metrics.jobDuration.observe({ kind: job.kind, outcome }, (Date.now() - claimedMs) / 1000);
       clearTimeout(timeout);
       clearInterval(heartbeat);
@@ -330,6 +382,17 @@ export class WorkerPool {
     // Outputs already finished are not charged, so not kept either.
     if (failedNow && render.output_count > 0) await purgeOutputFiles(this.ctx, render.id);
   }
+}
+
+/** What became of a speculative copy (a copy given back at shutdown runs again: not counted). */
+function countCopy(ctx: ServiceContext, outcome: JobOutcome): void {
+  const counted: Partial<Record<JobOutcome, SpeculativeOutcome>> = {
+    completed: "won",
+    superseded: "lost",
+    failed: "failed",
+  };
+  const as = counted[outcome];
+  if (as) ctx.metrics.speculativeChunks.inc({ outcome: as });
 }
 
 /** Seconds per frame of a finished whole or chunk job: its capture time over its frames. */
