@@ -5,7 +5,8 @@
 // claim latency (a worker's previous job done -> its next job claimed, while jobs wait), per-chunk
 // overhead (a job's time outside capturing its frames) on a worker's first chunk of the render
 // (cold: project download + unzip, browser start, page load) and on later ones (warm page, cached
-// project), chunks run more than once (retried, counted from "chunk started" lines) and the join
+// project), chunks run more than once (retried, or speculative copies of a straggler: counted
+// from "chunk started" lines and the join's finished line) and the join
 // of every chunk's segments. The machine is shared: the load average goes with the figures.
 //
 // Run: npm run bench:scale-cluster -- [--workers 16] [--chunks 200]
@@ -49,6 +50,9 @@ interface Finished {
   phasesMs: Record<string, number | undefined>;
   warmPage?: boolean;
   projectCached?: boolean;
+  /** The join's: chunks started a second time as stragglers, and how many of those copies won. */
+  speculative?: number;
+  speculativeWon?: number;
 }
 
 function finishedLines(log: string, renderId: string): Finished[] {
@@ -183,6 +187,8 @@ try {
     warmChunks: warm.length,
     chunksStarted: started,
     chunksRetried: attempts.filter((row) => row.attempts > 1).length,
+    chunksSpeculative: join_?.speculative ?? 0,
+    speculativeWon: join_?.speculativeWon ?? 0,
     joinS: join_ ? join_.totalMs / 1000 : NaN,
     /** Last chunk done -> render completed (database): the join's claim and work until commit. */
     lastChunkToCompletedS: (Number(render.completed_ms) - Number(lastChunk.last)) / 1000,
@@ -192,7 +198,7 @@ try {
     `${WORKERS} workers, ${summary.chunks} chunks: wall ${summary.wallS.toFixed(1)} s (load ${load.toFixed(1)} -> ${summary.loadAtEnd.toFixed(1)})\n` +
       `  claim latency median ${summary.claimLatencyMedianMs.toFixed(0)} ms, p90 ${summary.claimLatencyP90Ms.toFixed(0)} ms (${gaps.length} claims while work waited)\n` +
       `  per-chunk overhead median: cold ${summary.overheadColdMedianS.toFixed(2)} s (${cold.length}), warm ${summary.overheadWarmMedianS.toFixed(2)} s (${warm.length})\n` +
-      `  chunk jobs started ${started} for ${summary.chunks} chunks, ${summary.chunksRetried} retried\n` +
+      `  chunk jobs started ${started} for ${summary.chunks} chunks, ${summary.chunksRetried} retried, ${summary.chunksSpeculative} speculative (${summary.speculativeWon} copies won)\n` +
       `  last chunk -> render completed ${summary.lastChunkToCompletedS.toFixed(2)} s; join job of ${summary.chunks} chunks: ${summary.joinS.toFixed(2)} s (phases ms ${JSON.stringify(join_?.phasesMs)}); median chunk ${s2(median(chunks.map((job) => job.totalMs)))} s`,
   );
   await mkdir(join(REPO, "bench/results"), { recursive: true });

@@ -17,12 +17,7 @@ const JOB_BUCKETS = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 3600];
 const FRAME_BUCKETS = [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2];
 
 export type JobOutcome =
-  | "completed"
-  | "failed"
-  | "retried"
-  | "released"
-  | "abandoned"
-  | "superseded";
+  "completed" | "failed" | "retried" | "released" | "abandoned" | "superseded";
 /** What became of a straggler chunk's speculative copy (render/speculation.ts). */
 export type SpeculativeOutcome = "started" | "won" | "lost" | "failed";
 export type WebhookOutcome = "delivered" | "failed" | "gave_up";

@@ -32,7 +32,9 @@ export function isStraggler(
   settings: SpeculationSettings,
 ): boolean {
   if (settings.factor <= 0 || siblingsMs.length === 0) return false;
-  return runningMs >= settings.minSeconds * 1000 && runningMs > settings.factor * median(siblingsMs);
+  return (
+    runningMs >= settings.minSeconds * 1000 && runningMs > settings.factor * median(siblingsMs)
+  );
 }
 
 /**
