@@ -87,6 +87,8 @@ beforeEach(async () => {
       chunk_count: 3,
       chunks_done: 2,
       audio_json: null,
+      output_count: 0,
+      outputs_done: 0,
     })
     .execute();
   // Chunks 0 and 1 took 10 s and 12 s; chunk 2 has been rendering since 2 s, its lease live.
