@@ -1,5 +1,7 @@
-// `svc cloud`, `svc publish` and `svc auth` end to end against the real render service (a child
-// process with one render worker), with real renders checked by ffprobe.
+// `svc cloud`, `svc publish` and `svc auth` against the real render service (a child process with
+// one render worker), with real renders checked by ffprobe: renders, publish and login as spawned
+// end-to-end runs of the binary; list, get, delete, status and logout through their
+// run<Verb>(options, io) with a recording IO.
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -7,11 +9,20 @@ import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeMedia } from "../../engine/testing/probe";
+import { DEFAULT_RENDER_SETTINGS } from "../../shared/render-options";
 import { startService, type ServiceProcess } from "../../server/testing/service-process";
+import { runLogout } from "../auth/logout";
+import { runStatus } from "../auth/status";
+import type { CliIo } from "../io";
+import { runCloudDelete } from "./delete";
+import { runCloudGet } from "./get";
+import { runCloudList } from "./list";
+import { runCloudRender } from "./render";
 import {
   runCli,
   runInProcess,
   runInTerminal,
+  runVerb,
   serviceCounts,
   tempDir,
   tinyComposition,
@@ -20,6 +31,13 @@ import {
 
 const REPO = resolve(import.meta.dirname, "../../..");
 const FAST = ["--fps", "5", "--quality", "draft", "--poll-interval", "1"];
+/** FAST's settings, for run<Verb> called directly. */
+const FAST_SETTINGS = {
+  ...DEFAULT_RENDER_SETTINGS,
+  composition: "index.html",
+  fps: 5,
+  quality: "draft" as const,
+};
 
 let service: ServiceProcess;
 let work: string;
@@ -59,6 +77,13 @@ function inProcess(args: string[], extra: Record<string, string | undefined> = {
     SVC_ALIAS_API_KEY: undefined,
     ...env,
     ...extra,
+  });
+}
+
+/** One command's run<Verb> in this process against the test's service (src/cli/testing). */
+function verb<T>(run: (io: CliIo) => Promise<T>, json = false) {
+  return runVerb({ SVC_CONFIG_DIR: undefined, SVC_ALIAS_API_KEY: undefined, ...env }, run, {
+    json,
   });
 }
 
@@ -133,19 +158,27 @@ describe("svc cloud render against the real service", () => {
     const project = await writeProject(join(work, "vertical"), {
       "index.html": tinyComposition("vertical", { width: 1080, height: 1920 }),
     });
-    const result = await inProcess([
-      "cloud",
-      "render",
-      project,
-      "-o",
-      join(work, "out", "vertical.mp4"),
-      "--json",
-      ...FAST,
-    ]);
+    const result = await verb(
+      (io) =>
+        runCloudRender(
+          {
+            project: { type: "dir", dir: project },
+            settings: FAST_SETTINGS,
+            output: join(work, "out", "vertical.mp4"),
+            wait: true,
+            pollInterval: 1,
+            maxWait: 10,
+            json: true,
+          },
+          io,
+        ),
+      true,
+    );
     expect(result.code, result.stderr).toBe(0);
     const body = JSON.parse(result.stdout);
     expect(body.render.aspect_ratio).toBe("9:16");
     expect(body.output).toBe(join(work, "out", "vertical.mp4"));
+    expect(result.result).toMatchObject({ render_id: body.render_id, output: body.output });
     await expectVideo(body.output, { width: 1080, height: 1920 });
   });
 
@@ -179,16 +212,22 @@ describe("svc cloud render against the real service", () => {
     try {
       const url = `http://127.0.0.1:${(files.address() as AddressInfo).port}/index.html`;
       const before = await serviceCounts(service.dataDir);
-      const result = await inProcess([
-        "cloud",
-        "render",
-        "--url",
-        url,
-        "-o",
-        join(work, "url.mp4"),
-        "--json",
-        ...FAST,
-      ]);
+      const result = await verb(
+        (io) =>
+          runCloudRender(
+            {
+              project: { type: "url", url },
+              settings: FAST_SETTINGS,
+              output: join(work, "url.mp4"),
+              wait: true,
+              pollInterval: 1,
+              maxWait: 10,
+              json: true,
+            },
+            io,
+          ),
+        true,
+      );
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ status: "completed", asset_id: null });
       expect(result.stderr).not.toContain("Uploading");
@@ -228,29 +267,30 @@ describe("svc cloud render against the real service", () => {
 
 describe("svc cloud get / list / delete", () => {
   it("lists, shows and deletes renders; a deleted render is gone", async () => {
-    const list = await inProcess(["cloud", "list", "--limit", "1", "--json"]);
+    const list = await verb((io) => runCloudList({ limit: 1, json: true }, io), true);
     expect(list.code, list.stderr).toBe(0);
     const page = JSON.parse(list.stdout);
     expect(page.data).toHaveLength(1);
     expect(page.has_more).toBe(true);
-    const all = JSON.parse(
-      (await inProcess(["cloud", "list", "--limit", "2", "--all", "--json"])).stdout,
-    );
+    expect(list.result).toEqual(page);
+    const all = (await verb((io) => runCloudList({ limit: 2, all: true, json: true }, io), true))
+      .result!;
     expect(all.data.length).toBeGreaterThanOrEqual(4);
     expect(all.has_more).toBe(false);
     const renderId: string = page.data[0].render_id;
 
-    const got = await inProcess(["cloud", "get", renderId, "--json"]);
+    const got = await verb((io) => runCloudGet({ renderId, json: true }, io), true);
     expect(JSON.parse(got.stdout)).toMatchObject({ render_id: renderId, status: "completed" });
-    const human = await inProcess(["cloud", "get", renderId]);
+    const human = await verb((io) => runCloudGet({ renderId }, io));
     expect(human.stdout).toContain(`${renderId}  completed`);
 
-    const refused = await inProcess(["cloud", "delete", renderId]);
+    const refused = await verb((io) => runCloudDelete({ renderId }, io));
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("Pass --yes");
-    const deleted = await inProcess(["cloud", "delete", renderId, "--yes"]);
+    const deleted = await verb((io) => runCloudDelete({ renderId, yes: true }, io));
     expect(deleted.code, deleted.stderr).toBe(0);
-    const gone = await inProcess(["cloud", "get", renderId]);
+    expect(deleted.result).toEqual({ render_id: renderId, deleted: true });
+    const gone = await verb((io) => runCloudGet({ renderId }, io));
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain("svc_render_not_found");
     expect(gone.stderr).toContain("hint: Check the render id with `svc cloud list`.");
@@ -305,12 +345,13 @@ describe("svc auth with an API key", () => {
     const stored = JSON.parse(await readFile(file, "utf8"));
     expect(stored).toMatchObject({ api_key: service.apiKey, other_client: { theme: "dark" } });
 
-    const status = await runInProcess(["auth", "status", "--json"], {
+    const fromFile = {
       ...authEnv,
       SVC_API_KEY: undefined,
       SVC_ALIAS_API_KEY: undefined,
       SVC_CONFIG_DIR: undefined,
-    });
+    };
+    const status = await runVerb(fromFile, (io) => runStatus({ json: true }, io), { json: true });
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({
       source: "credentials-file",
@@ -320,18 +361,13 @@ describe("svc auth with an API key", () => {
     });
     expect(status.stdout).not.toContain(service.apiKey);
 
-    const logout = await runInProcess(["auth", "logout"], {
-      ...authEnv,
-      SVC_CONFIG_DIR: undefined,
-    });
+    const logout = await runVerb({ ...authEnv, SVC_CONFIG_DIR: undefined }, (io) =>
+      runLogout({}, io),
+    );
     expect(logout.code).toBe(0);
+    expect(logout.result).toMatchObject({ removed: true });
     expect(JSON.parse(await readFile(file, "utf8"))).toEqual({ other_client: { theme: "dark" } });
-    const after = await runInProcess(["auth", "status"], {
-      ...authEnv,
-      SVC_API_KEY: undefined,
-      SVC_ALIAS_API_KEY: undefined,
-      SVC_CONFIG_DIR: undefined,
-    });
+    const after = await runVerb(fromFile, (io) => runStatus({}, io));
     expect(after.code).toBe(1);
     expect(after.stderr).toContain("svc auth login --api-key");
   });
@@ -355,8 +391,8 @@ describe("svc auth with an API key", () => {
 
 describe("svc cloud delete on a terminal", () => {
   it("asks first; anything but yes keeps the render and exits 2", async () => {
-    const list = await inProcess(["cloud", "list", "--limit", "1", "--json"]);
-    const renderId: string = JSON.parse(list.stdout).data[0].render_id;
+    const list = await verb((io) => runCloudList({ limit: 1, json: true }, io), true);
+    const renderId = list.result!.data[0]!.render_id;
     const declined = await runInTerminal(["cloud", "delete", renderId], {
       cwd: work,
       env,
@@ -365,7 +401,7 @@ describe("svc cloud delete on a terminal", () => {
     });
     expect(declined.code, declined.screen).toBe(2);
     expect(declined.screen).toContain("Not deleted.");
-    expect((await inProcess(["cloud", "get", renderId])).code).toBe(0);
+    expect((await verb((io) => runCloudGet({ renderId }, io))).code).toBe(0);
     const accepted = await runInTerminal(["cloud", "delete", renderId], {
       cwd: work,
       env,
@@ -373,6 +409,6 @@ describe("svc cloud delete on a terminal", () => {
       reply: "y\r",
     });
     expect(accepted.code, accepted.screen).toBe(0);
-    expect((await inProcess(["cloud", "get", renderId])).code).toBe(1);
+    expect((await verb((io) => runCloudGet({ renderId }, io))).code).toBe(1);
   });
 });

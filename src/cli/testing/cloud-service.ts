@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openSqliteDatabase } from "../../server/db/sqlite";
 import { fromMilli } from "../../server/render/credits";
+import { runAction } from "../command";
+import { recordingIo, type CliIo } from "../io";
 
 const REPO = resolve(import.meta.dirname, "../../..");
 const BIN = join(REPO, "bin/svc.js");
@@ -279,13 +281,7 @@ export async function runInProcess(
   const { CommanderError } = await import("commander");
   const { buildProgram } = await import("../program");
   const { reportError } = await import("../errors");
-  const { recordingIo } = await import("../io");
-  const merged: NodeJS.ProcessEnv = { ...process.env };
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined) delete merged[name];
-    else merged[name] = value;
-  }
-  const io = recordingIo(merged);
+  const io = recordingIo(withEnv(env));
   try {
     await (await buildProgram(io)).parseAsync(["node", "svc", ...args]);
   } catch (error) {
@@ -293,6 +289,34 @@ export async function runInProcess(
     else reportError(error, args.includes("--json"), io);
   }
   return { code: io.exitCode, stdout: io.out(), stderr: io.err() };
+}
+
+/**
+ * Runs one command's `run<Verb>(options, io)` in this process with a recording IO over this
+ * process's environment plus `env` (undefined removes a variable), reporting a failure as its
+ * command does (runAction: one error line, or `{error}` with `json`, and the exit code). The
+ * result is what run<Verb> returned (undefined when it failed).
+ */
+export async function runVerb<T>(
+  env: Record<string, string | undefined>,
+  run: (io: CliIo) => Promise<T>,
+  options: { json?: boolean } = {},
+): Promise<{ code: number; stdout: string; stderr: string; result: T | undefined }> {
+  const io = recordingIo(withEnv(env));
+  let result: T | undefined;
+  await runAction(io, options.json, async () => {
+    result = await run(io);
+  });
+  return { code: io.exitCode, stdout: io.out(), stderr: io.err(), result };
+}
+
+function withEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = { ...process.env };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete merged[name];
+    else merged[name] = value;
+  }
+  return merged;
 }
 
 /**
