@@ -288,17 +288,33 @@ describe.skipIf(onPostgres)("a straggler chunk on SQLite (one process, two worke
       services.push(svc);
       const before = await creditsUsed(svc);
       const renderId = await submit(svc);
-      const stopped = await waitFor("a chunk's encoder", () => chunkEncoder(svc.child.pid!), {
-        timeoutMs: 120_000,
-        intervalMs: 10,
-      });
-      process.kill(stopped.pid, "SIGSTOP");
+      const stopped = await waitFor(
+        "a chunk's encoder, stopped",
+        async () => {
+          const encoder = await chunkEncoder(svc.child.pid!);
+          try {
+            if (encoder) process.kill(encoder.pid, "SIGSTOP");
+            return encoder;
+          } catch {
+            return undefined; // its segment ended meanwhile: the next one
+          }
+        },
+        { timeoutMs: 120_000, intervalMs: 10 },
+      );
       const record = await waitForTerminalRender(svc, renderId, 180_000);
       expect(record.status, String(record.failure_message)).toBe("completed");
-      // The first run stops as a cancelled one does (its stopped encoder is killed with it).
-      await waitFor("the straggler's first run to end", async () =>
-        loserEnded([svc], renderId, stopped.chunk),
+      // The first run stops as a cancelled one does (its stopped encoder is killed with it), in
+      // the cancel test's bound of 10 s after its copy recorded the chunk.
+      const ended = await waitFor(
+        "the straggler's first run to end",
+        async () => loserEnded([svc], renderId, stopped.chunk),
+        { timeoutMs: 15_000 },
       );
+      const copyDone = logLines([svc], renderId).find(
+        (line) => line.msg === "chunk finished" && line.copy,
+      )!;
+      const stoppedAfterMs = (ended.time as number) - (copyDone.time as number);
+      expect(stoppedAfterMs).toBeLessThan(10_000);
       try {
         process.kill(stopped.pid, "SIGCONT");
       } catch {
@@ -313,7 +329,7 @@ describe.skipIf(onPostgres)("a straggler chunk on SQLite (one process, two worke
         all: [svc],
       });
       process.stderr.write(
-        `speculative (SQLite): chunk ${stopped.chunk} copied; ` +
+        `speculative (SQLite): chunk ${stopped.chunk} copied; first run stopped ${stoppedAfterMs} ms after the copy won; ` +
           `${JSON.stringify(logLines([svc], renderId).find((line) => line.msg === "straggler chunk queued a second time (speculative copy)"))}\n`,
       );
     },
@@ -352,7 +368,8 @@ describe.skipIf(!onPostgres)("a straggler chunk on PostgreSQL + S3 (two processe
           const running = started.find((s) => !finished.some((f) => f.chunk === s.chunk));
           if (!running) return undefined;
           const row = (await chunkRows(w1, renderId)).find((r) => r.idx === running.chunk);
-          return row?.state === "rendering" && row.frames_done > 0
+          // Drawing, and not about to finish (so not stopped inside its finish transaction).
+          return row?.state === "rendering" && row.frames_done > 0 && row.frames_done < 15
             ? (running.chunk as number)
             : undefined;
         },
@@ -365,10 +382,12 @@ describe.skipIf(!onPostgres)("a straggler chunk on PostgreSQL + S3 (two processe
         logLines([w1], renderId).some((line) => line.msg === "chunk started" && line.copy),
       ).toBe(true);
 
+      const continuedAt = Date.now();
       w2.child.kill("SIGCONT");
       const ended = await waitFor("w2's late first run to end", async () =>
         loserEnded([w2], renderId, straggler),
       );
+      const endedAfterMs = (ended.time as number) - continuedAt;
       await expectWonOnce({
         renderId,
         record,
@@ -378,7 +397,7 @@ describe.skipIf(!onPostgres)("a straggler chunk on PostgreSQL + S3 (two processe
         all: [w1, w2],
       });
       process.stderr.write(
-        `speculative (PostgreSQL): chunk ${straggler}; w2 ended: ${ended.msg}\n`,
+        `speculative (PostgreSQL): chunk ${straggler}; w2 ended ${endedAfterMs} ms after SIGCONT: ${ended.msg}\n`,
       );
     },
   );
