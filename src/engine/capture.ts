@@ -6,7 +6,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { withTimeout } from "../node/wait";
 import type { ResolvedBrowser } from "./browser";
-import { captureBrowserArgs } from "./capture-args";
 import { CdpBrowser } from "./cdp";
 import { EngineError } from "./errors";
 import type { FrameImageFormat } from "./encode";
@@ -16,6 +15,7 @@ import {
   type NetworkPolicy,
   type PolicyTarget,
 } from "./network";
+import { captureLaunch, openPage, startedOwnBrowser, takeSpareBrowser } from "./spare-browser";
 
 export type CaptureMethod = "beginframe" | "screenshot";
 
@@ -89,22 +89,12 @@ export class CaptureSession {
     options: CaptureSessionOptions,
     method: CaptureMethod,
   ): Promise<CaptureSession> {
-    const browser = await CdpBrowser.launch({
-      executablePath: options.browser.executablePath,
-      args: captureBrowserArgs(method, options),
-      env: { ...process.env, ...options.browser.env },
-    });
+    const { key, launch } = captureLaunch(options.browser, method, options);
+    const spare = await takeSpareBrowser(key);
+    if (!spare) startedOwnBrowser(key, launch, options, method);
+    const browser = spare?.browser ?? (await CdpBrowser.launch(launch));
     try {
-      const { targetId } = await browser.send<{ targetId: string }>("Target.createTarget", {
-        url: "about:blank",
-        width: options.viewport.width,
-        height: options.viewport.height,
-        ...(method === "beginframe" ? { enableBeginFrameControl: true } : {}),
-      });
-      const { sessionId } = await browser.send<{ sessionId: string }>("Target.attachToTarget", {
-        targetId,
-        flatten: true,
-      });
+      const sessionId = spare?.sessionId ?? (await openPage(browser, options.viewport, method));
       const session = new CaptureSession(browser, sessionId, method, options);
       await session.prepare();
       if (method === "beginframe") await session.captureRaw(); // proves the method works here

@@ -183,6 +183,11 @@ export class CdpBrowser {
     });
   }
 
+  /** The browser answers commands: it has not quit, been killed or asked to close. */
+  get running(): boolean {
+    return !this.exitError && !this.closing && !this.stalled;
+  }
+
   /** Calls `handler` for each event of this name (from the page `sessionId`, if given). */
   on(method: string, handler: EventHandler, sessionId?: string): void {
     const key = sessionId ? `${sessionId}:${method}` : method;

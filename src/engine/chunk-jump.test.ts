@@ -11,12 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeWarmPages, renderChunk } from "./chunks";
+import { closeWarmPages, renderChunk, warmUp } from "./chunks";
 import { resolveFfmpeg } from "./ffmpeg";
 import { segmentLength } from "./plan";
 import { frameHashes } from "./testing/probe";
 import { renderComposition } from "./render";
 import { compareLateChunk } from "./testing/chunk-compare";
+import { spareBrowserCounts } from "./spare-browser";
 
 const FPS = 10;
 let scratch: string;
@@ -189,6 +190,10 @@ describe("chunks of one render on one worker", () => {
       const length = segmentLength(whole.frames, FPS);
       // In order (0, 1, 2: each starts where the page stopped), then 1 again (behind the page).
       const seen: { warm: boolean; mode: string; equal: boolean }[] = [];
+      // As a render worker does at start. Its spare browser draws 1080p at scale 1; a draft draws at
+      // 0.75, so the first chunk starts its own, and the next spare is made like that one.
+      await warmUp();
+      const spares = { ...spareBrowserCounts };
       try {
         for (const index of [0, 1, 2, 1]) {
           const chunk = {
@@ -208,6 +213,11 @@ describe("chunks of one render on one worker", () => {
           });
           const hashes = await frameHashes(result.segmentFiles[0]!);
           const expected = wholeHashes.slice(chunk.firstFrame, chunk.firstFrame + chunk.frameCount);
+          if (seen.length === 0) {
+            expect(spareBrowserCounts).toEqual({ ...spares, started: spares.started + 1 });
+          }
+          // The relaunch behind the page takes that spare.
+          if (seen.length === 3) expect(spareBrowserCounts.taken).toBe(spares.taken + 1);
           seen.push({
             warm: result.warmPage,
             mode: result.catchUp.mode,

@@ -20,6 +20,7 @@ import type { OutputFormat, Quality } from "../shared/render-options";
 
 export { planChunks, representativeFrame, type Chunk, type ChunkSettings } from "./plan";
 export { closeWarmPages } from "./page-pool";
+export { warmUp } from "./spare-browser";
 
 export interface ChunkResult {
   segmentFiles: string[];

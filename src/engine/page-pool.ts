@@ -6,6 +6,7 @@
 // page that saw an error or a cancel is never kept.
 import type { CaptureSession } from "./capture";
 import type { ProjectServer } from "./project-server";
+import { closeSpareBrowser } from "./spare-browser";
 
 /** Where a page sends what it reports; rebound to the render that adopts it. */
 export interface PageHooks {
@@ -65,7 +66,7 @@ export class PagePool {
 /** The pool of this process (a render worker keeps one page per worker loop, see closeWarmPages). */
 export const warmPages = new PagePool(2);
 
-/** Closes every warm page of this process (worker shutdown). */
-export function closeWarmPages(): Promise<void> {
-  return warmPages.close();
+/** Closes every warm page and the spare browser of this process (worker shutdown). */
+export async function closeWarmPages(): Promise<void> {
+  await Promise.all([warmPages.close(), closeSpareBrowser()]);
 }

@@ -18,6 +18,7 @@ import { resolveFfmpeg } from "./ffmpeg";
 import { startProjectServer, type ProjectServer } from "./project-server";
 import type { PreparedRender } from "./render-prepare";
 import { runtimeScript } from "./runtime-bundle";
+import { refillSpareBrowser } from "./spare-browser";
 
 /**
  * Where captured frames of one segment go; the encoder normally, a counter in benchmarks. A null
@@ -251,6 +252,9 @@ export class RenderSessions {
       await this.server.close();
     }
     await rm(this.workDir, { recursive: true, force: true });
+    // A process that keeps a spare browser (a render worker) starts the next one now, if this
+    // render took it: after the render, not while it needed the machine.
+    refillSpareBrowser();
   }
 }
 

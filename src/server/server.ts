@@ -51,17 +51,21 @@ const noEngine: Engine = {
   joinChunks: unavailable,
   renderStill: unavailable,
   closeWarmPages: async () => undefined,
+  warmUp: async () => undefined,
 };
 
 /** The engine, loaded (browser + FFmpeg discovery) only by a process that renders. */
 async function loadEngine(): Promise<Engine> {
-  const [{ renderComposition }, { renderChunk, joinChunks, closeWarmPages }, { renderStill }] =
-    await Promise.all([
-      import("../engine/render"),
-      import("../engine/chunks"),
-      import("../engine/outputs/still"),
-    ]);
-  return { renderComposition, renderChunk, joinChunks, renderStill, closeWarmPages };
+  const [
+    { renderComposition },
+    { renderChunk, joinChunks, closeWarmPages, warmUp },
+    { renderStill },
+  ] = await Promise.all([
+    import("../engine/render"),
+    import("../engine/chunks"),
+    import("../engine/outputs/still"),
+  ]);
+  return { renderComposition, renderChunk, joinChunks, renderStill, closeWarmPages, warmUp };
 }
 
 export async function prepareDataDir(dataDir: string): Promise<void> {

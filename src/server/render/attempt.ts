@@ -23,8 +23,10 @@ export interface Engine {
   joinChunks(options: JoinChunksOptions): Promise<void>;
   /** One frame as PNG, JPEG or WebP (still outputs, job-output.ts). */
   renderStill(options: RenderStillOptions): Promise<StillResult>;
-  /** Closes the pages chunks left open for the next chunk (worker shutdown). */
+  /** Closes the pages chunks left open for the next chunk, and the spare browser (shutdown). */
   closeWarmPages(): Promise<void>;
+  /** Finds the tools, builds the page runtime and starts a spare browser, before any job. */
+  warmUp(): Promise<void>;
 }
 
 /** What every job runs against. */

@@ -47,6 +47,7 @@ export async function runChunkJob(
   // A copy leaves the chunk's attempts and start time to its first run (what speculation measures).
   if (!copy) await markChunkRendering(ctx.db, render.id, index, lease.attempt, ctx.now());
   const projectDir = await unpackProject(services, attempt);
+  mark(attempt, "downloaded");
   const outputDir = join(attempt.workDir, "out");
   await mkdir(outputDir, { recursive: true });
   let lastProgress = 0;

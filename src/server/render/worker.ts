@@ -86,15 +86,27 @@ export class WorkerPool {
   }
 
   start(count: number): void {
-    for (let i = 0; i < count; i++) this.loops.push(this.loop());
+    // A worker-only process gets its browser going before it claims or announces anything, so
+    // its first job pays no browser start (engine spare-browser.ts); a failure there is the job's
+    // to report.
+    const ready =
+      count > 0 && this.ctx.config.role === "worker"
+        ? this.services.engine.warmUp().catch((error: unknown) => {
+            this.ctx.log.warn({ err: error }, "worker warm-up failed");
+          })
+        : Promise.resolve();
+    for (let i = 0; i < count; i++) this.loops.push(ready.then(() => this.loop()));
     // Counted by the API when it cuts a render into chunks (worker-presence.ts).
     const announce = () =>
       void announceWorker(this.ctx.db, this.owner, count, this.ctx.now()).catch((error: unknown) =>
         this.ctx.log.warn({ err: error }, "worker presence not written"),
       );
-    announce();
-    this.presence = setInterval(announce, PRESENCE_INTERVAL_MS);
-    this.presence.unref();
+    void ready.then(() => {
+      if (this.stopping) return;
+      announce();
+      this.presence = setInterval(announce, PRESENCE_INTERVAL_MS);
+      this.presence.unref();
+    });
   }
 
   /** Stops claiming; waits up to graceMs for running renders, then aborts them and releases their leases. */
