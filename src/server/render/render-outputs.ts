@@ -11,6 +11,7 @@ import type { PlannedOutput } from "../../shared/outputs";
 import type { ServiceContext } from "../context";
 import type { DB, RenderOutputsTable, RendersTable } from "../db/schema";
 import { toMilli } from "./credits";
+import { completeAndCharge } from "./render-repository";
 import { withCompositionWarnings } from "./render-record";
 
 type Db = Kysely<DB>;
@@ -166,32 +167,17 @@ async function completeRenderOfOutputs(
       .where("idx", "=", output.idx)
       .execute();
   }
-  const completed = await trx
-    .updateTable("renders")
-    .set({
-      status: "completed",
-      progress: 1,
+  return completeAndCharge(
+    trx,
+    render,
+    total,
+    {
       duration: first.duration ?? duration,
-      credits_charged_milli: total,
-      completed_ms: now,
       video_key: first.file_key,
       thumbnail_key: first.thumbnail_key,
-    })
-    .where("id", "=", render.id)
-    .where("status", "in", ["queued", "rendering"])
-    .where("deleted_ms", "is", null)
-    .returningAll()
-    .executeTakeFirst();
-  if (!completed) return undefined;
-  await trx
-    .updateTable("users")
-    .set((eb) => ({
-      credits_remaining_milli: eb("credits_remaining_milli", "-", total),
-      credits_used_milli: eb("credits_used_milli", "+", total),
-    }))
-    .where("id", "=", completed.user_id)
-    .execute();
-  return completed;
+    },
+    now,
+  );
 }
 
 /**

@@ -84,20 +84,43 @@ export async function completeRender(
   },
   now: number,
 ): Promise<RendersTable | undefined> {
-  const cost = renderCostMilli(output.durationSeconds, render.resolution);
-  const completed = await trx
-    .updateTable("renders")
-    .set({
-      status: "completed",
-      progress: 1,
+  return completeAndCharge(
+    trx,
+    render,
+    renderCostMilli(output.durationSeconds, render.resolution),
+    {
       duration: output.durationSeconds,
-      credits_charged_milli: cost,
-      completed_ms: now,
       video_key: output.videoKey,
       thumbnail_key: output.thumbnailKey,
       ...(output.warnings?.length
         ? { warnings_json: withCompositionWarnings(render.warnings_json, output.warnings) }
         : {}),
+    },
+    now,
+  );
+}
+
+/**
+ * The one completion and charge, of a whole render and of one with several outputs
+ * (render-outputs.ts): the render turns completed with `fields` and `costMilli` charged, and the
+ * account pays it. Only from queued or rendering, so a second call is a no-op (undefined).
+ */
+export async function completeAndCharge(
+  trx: Transaction<DB>,
+  render: RendersTable,
+  costMilli: number,
+  fields: Pick<RendersTable, "duration" | "video_key" | "thumbnail_key"> &
+    Partial<Pick<RendersTable, "warnings_json">>,
+  now: number,
+): Promise<RendersTable | undefined> {
+  const completed = await trx
+    .updateTable("renders")
+    .set({
+      status: "completed",
+      progress: 1,
+      credits_charged_milli: costMilli,
+      completed_ms: now,
+      ...fields,
     })
     .where("id", "=", render.id)
     // Not "!= completed": a render cancelled (failed) meanwhile must stay uncharged.
@@ -109,10 +132,10 @@ export async function completeRender(
   await trx
     .updateTable("users")
     .set((eb) => ({
-      credits_remaining_milli: eb("credits_remaining_milli", "-", cost),
-      credits_used_milli: eb("credits_used_milli", "+", cost),
+      credits_remaining_milli: eb("credits_remaining_milli", "-", costMilli),
+      credits_used_milli: eb("credits_used_milli", "+", costMilli),
     }))
-    .where("id", "=", render.user_id)
+    .where("id", "=", completed.user_id)
     .execute();
   return completed;
 }

@@ -44,23 +44,8 @@ export async function enqueueWebhook(
   render: RendersTable,
   now: number,
 ): Promise<void> {
-  if (!render.callback_url) return;
-  await trx
-    .insertInto("webhook_deliveries")
-    .values({
-      render_id: render.id,
-      user_id: render.user_id,
-      url: render.callback_url,
-      event: render.status === "completed" ? "render.completed" : "render.failed",
-      state: "pending",
-      attempts: 0,
-      next_attempt_ms: now,
-      last_error: null,
-      created_ms: now,
-      delivered_ms: null,
-      output_idx: null,
-    })
-    .execute();
+  const event = render.status === "completed" ? "render.completed" : "render.failed";
+  await enqueueDelivery(trx, render, event, null, now);
 }
 
 /** `render.output.completed` for one output of a render submitted with `outputs`. */
@@ -70,6 +55,17 @@ export async function enqueueOutputWebhook(
   index: number,
   now: number,
 ): Promise<void> {
+  await enqueueDelivery(trx, render, "render.output.completed", index, now);
+}
+
+/** A pending delivery of `event` to the render's callback URL (none without one). */
+async function enqueueDelivery(
+  trx: Transaction<DB>,
+  render: RendersTable,
+  event: string,
+  outputIdx: number | null,
+  now: number,
+): Promise<void> {
   if (!render.callback_url) return;
   await trx
     .insertInto("webhook_deliveries")
@@ -77,14 +73,14 @@ export async function enqueueOutputWebhook(
       render_id: render.id,
       user_id: render.user_id,
       url: render.callback_url,
-      event: "render.output.completed",
+      event,
       state: "pending",
       attempts: 0,
       next_attempt_ms: now,
       last_error: null,
       created_ms: now,
       delivered_ms: null,
-      output_idx: index,
+      output_idx: outputIdx,
     })
     .execute();
 }
