@@ -16,8 +16,11 @@ import {
   FORMATS,
   QUALITIES,
   RESOLUTIONS,
+  type OutputFormat,
+  type Resolution,
 } from "../shared/render-options";
 import { UsageError } from "./errors";
+import { checkOutputs, MAX_OUTPUTS, parseAlso, type OutputSpec } from "../shared/outputs";
 
 /** --fps, --quality, --format and --resolution, with the same defaults and rules everywhere. */
 export function addOutputOptionFlags(command: Command, resolutionNote = ""): Command {
@@ -146,4 +149,46 @@ export function readVariablesOption(options: {
     return parseVariablesJson(text, `--variables-file ${options.variablesFile}`);
   }
   return undefined;
+}
+
+/** --also: more files from the same render (shared/outputs.ts parseAlso). */
+export function addAlsoFlag(command: Command): Command {
+  return command.option(
+    "--also <list>",
+    "more files from the same render, comma-separated: an aspect ratio (9:16, 1:1: the page laid out at that size), a format (gif, webm...), still@SECONDS[:png|jpeg|webp]; saved next to the main file (out-9x16.mp4, out-2.5s.png)",
+  );
+}
+
+/**
+ * The outputs `--also` adds after the main one, checked with the render's settings; a problem names
+ * the token (`--also gif: a gif plays at most 50 fps...`). Undefined without the flag.
+ */
+export function readAlsoOption(
+  value: string | undefined,
+  settings: { fps: number; format: OutputFormat; resolution: Resolution },
+): OutputSpec[] | undefined {
+  if (value === undefined) return undefined;
+  let also: OutputSpec[];
+  try {
+    also = parseAlso(value);
+  } catch (error) {
+    throw new UsageError(
+      `--also: ${(error as Error).message}.`,
+      "Example: --also 9:16,1:1,gif,still@2.5",
+    );
+  }
+  if (also.length + 1 > MAX_OUTPUTS) {
+    throw new UsageError(
+      `--also adds at most ${MAX_OUTPUTS - 1} files to the main one (got ${also.length}).`,
+    );
+  }
+  const problem = checkOutputs({ ...settings, outputs: [{}, ...also] });
+  if (problem) {
+    const token = value
+      .split(",")
+      .map((t) => t.trim())
+      .filter(Boolean)[problem.index - 1];
+    throw new UsageError(`--also ${token ?? ""}: ${problem.message}.`);
+  }
+  return also;
 }

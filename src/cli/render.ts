@@ -1,8 +1,14 @@
 // `svc render [dir]`: render a composition on this computer (no service, no account).
-// runRender does the work and prints; the command only turns flags into RenderOptions.
+// runRender does the work and prints; the command only turns flags into RenderOptions. With
+// `--also` the same composition is rendered again per extra file (another aspect ratio's viewport,
+// another format, a still), each named next to the main file.
+import { stat } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import type { Command } from "commander";
 import { renderComposition } from "../engine/render";
+import { renderStill } from "../engine/outputs/still";
+import { detectAspectRatio } from "../shared/composition-scan";
+import { outputFileName, planOutputs, type OutputSpec, type StillFormat } from "../shared/outputs";
 import type { RenderProgress, RenderResult } from "../engine/types";
 import {
   FILE_EXTENSIONS,
@@ -13,11 +19,13 @@ import {
 } from "../shared/render-options";
 import { printJson, runAction } from "./command";
 import {
+  addAlsoFlag,
   addAspectRatioFlag,
   addCompositionFlag,
   addOutputOptionFlags,
   addVariablesFlags,
   parseStrictInteger,
+  readAlsoOption,
   readVariablesOption,
 } from "./options";
 import { createProgressLine } from "./progress";
@@ -35,11 +43,29 @@ export interface RenderOptions {
   variables?: Record<string, unknown>;
   strictVariables?: boolean;
   workers: number | "auto";
+  /** More files from the same composition (`--also`), named next to the main one. */
+  also?: OutputSpec[] | undefined;
   json?: boolean;
   signal?: AbortSignal;
 }
 
-export type RenderCommandResult = RenderResult & { elapsedSeconds: number };
+/** One file of a render with --also, as --json prints it (snake_case, like the API's outputs). */
+export interface LocalOutputFile {
+  index: number;
+  kind: "video" | "still";
+  format: string;
+  aspect_ratio: AspectRatio;
+  width: number;
+  height: number;
+  time: number | null;
+  output_path: string;
+  bytes: number;
+}
+
+export type RenderCommandResult = RenderResult & {
+  elapsedSeconds: number;
+  files?: LocalOutputFile[];
+};
 
 function parseWorkers(value: string): number | "auto" {
   if (value === "auto") return "auto";
@@ -65,6 +91,8 @@ export async function runRender(options: RenderOptions, io: CliIo): Promise<Rend
         `${basename(resolve(options.dir)) || "render"}.${FILE_EXTENSIONS[options.format]}`,
       );
     result = await renderComposition({
+      // With --also every file is drawn at its own aspect ratio's viewport (data-aspect-ratio).
+      ...(options.also ? { adaptAspectRatio: true } : {}),
       projectDir: options.dir,
       composition: options.composition,
       output,
@@ -83,6 +111,7 @@ export async function runRender(options: RenderOptions, io: CliIo): Promise<Rend
   } finally {
     progress.done();
   }
+  const files = options.also ? await renderAlso(options, result, io) : undefined;
   const elapsedSeconds = (Date.now() - started) / 1000;
   if (options.json) {
     printJson(io, {
@@ -95,6 +124,7 @@ export async function runRender(options: RenderOptions, io: CliIo): Promise<Rend
       repeated_frames: result.repeatedFrames,
       warnings: result.warnings,
       elapsed_seconds: elapsedSeconds,
+      ...(files ? { outputs: files } : {}),
     });
   } else {
     for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
@@ -102,13 +132,118 @@ export async function runRender(options: RenderOptions, io: CliIo): Promise<Rend
       `Rendered ${result.outputPath} (${result.width}x${result.height}, ${result.durationSeconds.toFixed(2)} s, ${result.frames} frames) in ${elapsedSeconds.toFixed(1)} s\n`,
     );
     if (result.thumbnailPath) io.stdout.write(`Thumbnail ${result.thumbnailPath}\n`);
+    for (const file of files?.slice(1) ?? []) {
+      io.stdout.write(`Also ${file.output_path} (${file.width}x${file.height})\n`);
+    }
   }
-  return { ...result, elapsedSeconds };
+  return { ...result, elapsedSeconds, ...(files ? { files } : {}) };
 }
 
-type RenderFlags = Omit<RenderOptions, "dir" | "variables" | "signal"> & {
+/**
+ * The --also files after the main one, one after another, each named next to it
+ * (shared/outputs.ts outputFileName: out-9x16.mp4, out.gif, out-2.5s.png).
+ */
+async function renderAlso(
+  options: RenderOptions,
+  main: RenderResult,
+  io: CliIo,
+): Promise<LocalOutputFile[]> {
+  const mainRatio =
+    options.aspectRatio ?? detectAspectRatio(main.width, main.height) ?? ("16:9" as const);
+  const planned = planOutputs({
+    format: options.format,
+    resolution: options.resolution,
+    aspect_ratio: mainRatio,
+    outputs: [{}, ...(options.also ?? [])],
+  });
+  const files: LocalOutputFile[] = [
+    {
+      index: 0,
+      kind: "video",
+      format: options.format,
+      aspect_ratio: mainRatio,
+      width: main.width,
+      height: main.height,
+      time: null,
+      output_path: main.outputPath,
+      bytes: (await stat(main.outputPath)).size,
+    },
+  ];
+  const common = {
+    projectDir: options.dir,
+    composition: options.composition,
+    fps: options.fps,
+    quality: options.quality,
+    ...(options.variables ? { variables: options.variables } : {}),
+    strictVariables: Boolean(options.strictVariables),
+    ...(options.signal ? { signal: options.signal } : {}),
+    adaptAspectRatio: true,
+  };
+  for (const output of planned.slice(1)) {
+    const aspectRatio = output.aspect_ratio ?? mainRatio;
+    const path = outputFileName(
+      main.outputPath,
+      { aspect_ratio: mainRatio, resolution: options.resolution },
+      { ...output, aspect_ratio: aspectRatio },
+      files.map((file) => file.output_path),
+    );
+    const progress = createProgressLine(io.stderr);
+    try {
+      if (output.kind === "still") {
+        const still = await renderStill({
+          ...common,
+          output: path,
+          time: output.time ?? 0,
+          stillFormat: output.format as StillFormat,
+          resolution: output.resolution,
+          aspectRatio,
+        });
+        files.push({
+          index: output.index,
+          kind: "still",
+          format: still.format,
+          aspect_ratio: aspectRatio,
+          width: still.width,
+          height: still.height,
+          time: still.timeSeconds,
+          output_path: still.outputPath,
+          bytes: (await stat(still.outputPath)).size,
+        });
+      } else {
+        const video = await renderComposition({
+          ...common,
+          output: path,
+          format: output.format as OutputFormat,
+          resolution: output.resolution,
+          aspectRatio,
+          workers: options.workers,
+          thumbnail: false,
+          onProgress: (p) =>
+            progress.update(p.framesTotal ? p.framesDone / p.framesTotal : 0, describeProgress(p)),
+        });
+        files.push({
+          index: output.index,
+          kind: "video",
+          format: output.format,
+          aspect_ratio: aspectRatio,
+          width: video.width,
+          height: video.height,
+          time: null,
+          output_path: video.outputPath,
+          bytes: (await stat(video.outputPath)).size,
+        });
+      }
+    } finally {
+      progress.done();
+    }
+  }
+  return files;
+}
+
+type RenderFlags = Omit<RenderOptions, "dir" | "variables" | "signal" | "also"> & {
   variables?: string;
   variablesFile?: string;
+  also?: string;
 };
 
 export function registerRenderCommand(program: Command, io: CliIo): void {
@@ -120,6 +255,7 @@ export function registerRenderCommand(program: Command, io: CliIo): void {
   addCompositionFlag(command);
   addOutputOptionFlags(command);
   addAspectRatioFlag(command, "from data-width/data-height");
+  addAlsoFlag(command);
   addVariablesFlags(command)
     .option(
       "--workers <n>",
@@ -131,7 +267,13 @@ export function registerRenderCommand(program: Command, io: CliIo): void {
     .option("--json", "print the result as JSON on stdout")
     .action((dir: string, flags: RenderFlags & { quote?: boolean }) =>
       runAction(io, flags.json, async (signal) => {
-        const options = { ...flags, dir, variables: readVariablesOption(flags), signal };
+        const options = {
+          ...flags,
+          dir,
+          variables: readVariablesOption(flags),
+          also: readAlsoOption(flags.also, flags),
+          signal,
+        };
         if (!flags.quote) return runRender(options, io);
         const { runRenderQuote } = await import("./render-quote");
         return runRenderQuote(options, io);

@@ -22,6 +22,8 @@ export interface DownloadOptions {
   attempts?: number;
   backoffMs?: number;
   sleep?: Sleep;
+  /** One of a render's several outputs (record.outputs[i].url); default: the render's video. */
+  outputIndex?: number;
 }
 
 /** `renders/<render_id>.<ext>` under the current folder, unless an output path is given. */
@@ -41,7 +43,10 @@ export async function downloadRender(
   const { signal } = options;
   const wait = options.sleep ?? sleep;
   const attempts = options.attempts ?? 6;
-  if (record.status !== "completed" || !record.video_url) {
+  const index = options.outputIndex ?? 0;
+  const urlOf = (r: RenderRecord): string | null =>
+    index === 0 ? r.video_url : (r.outputs[index]?.url ?? null);
+  if (record.status !== "completed" || !urlOf(record)) {
     throw new ClientError(
       "render_not_completed",
       `Render ${record.render_id} is ${record.status}; there is no video to download.`,
@@ -55,7 +60,7 @@ export async function downloadRender(
   await mkdir(dirname(target), { recursive: true });
   await removeStaleParts(target);
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString("hex")}.part`);
-  let url = record.video_url;
+  let url = urlOf(record)!;
   let total: number | undefined;
   try {
     for (let attempt = 1; ; attempt++) {
@@ -101,8 +106,9 @@ export async function downloadRender(
         if (expired) {
           // Signed URLs are short-lived: ask the service for a fresh one.
           const fresh = await client.getRender(record.render_id, signal);
-          if (!fresh.video_url) throw toClientError(error, client.baseUrl, signal);
-          url = fresh.video_url;
+          const freshUrl = urlOf(fresh);
+          if (!freshUrl) throw toClientError(error, client.baseUrl, signal);
+          url = freshUrl;
         } else {
           await wait(backoffDelay(attempt, options.backoffMs ?? 1000), signal);
         }

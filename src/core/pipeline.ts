@@ -8,6 +8,7 @@ import type { AspectRatio } from "../shared/render-options";
 import type { ApiClient } from "./api-client";
 import type { ArchiveReport } from "../shared/archive-report";
 import { downloadRender, defaultOutputPath } from "./download";
+import { outputFileName } from "../shared/outputs";
 import { interruptedError } from "./errors";
 import { pollUntilTerminal, renderFailedError } from "./poll";
 import { publishProject } from "./publish";
@@ -61,6 +62,15 @@ export interface RenderRunResult {
   record: RenderRecord | undefined;
   outputPath: string | undefined;
   sizeBytes: number | undefined;
+  /** Every file of the render (the main one first), once downloaded. */
+  files?: DownloadedOutput[];
+}
+
+/** One output of a render, downloaded. */
+export interface DownloadedOutput {
+  index: number;
+  path: string;
+  sizeBytes: number;
 }
 
 export async function runRender(
@@ -157,7 +167,12 @@ export async function finishRender(
   client: ApiClient,
   renderId: string,
   options: FinishRenderOptions,
-): Promise<{ record: RenderRecord; outputPath: string; sizeBytes: number }> {
+): Promise<{
+  record: RenderRecord;
+  outputPath: string;
+  sizeBytes: number;
+  files: DownloadedOutput[];
+}> {
   const { signal } = options;
   const emit = (event: RenderEvent) => options.onEvent?.(event);
   emit({ type: "stage", stage: "render" });
@@ -170,11 +185,27 @@ export async function finishRender(
   if (record.status === "failed") throw renderFailedError(record);
   const outputPath = options.outputPath(record);
   emit({ type: "stage", stage: "download" });
-  const downloaded = await downloadRender(client, record, outputPath, {
-    signal,
-    onProgress: (bytes, totalBytes) => emit({ type: "download-progress", bytes, totalBytes }),
-  });
-  return { record, outputPath: downloaded.path, sizeBytes: downloaded.sizeBytes };
+  const onProgress = (bytes: number, totalBytes: number | undefined) =>
+    emit({ type: "download-progress", bytes, totalBytes });
+  const downloaded = await downloadRender(client, record, outputPath, { signal, onProgress });
+  const files: DownloadedOutput[] = [{ index: 0, ...downloaded }];
+  // A render with several outputs: the others next to the main file (shared/outputs.ts names).
+  const main = record.outputs[0] ?? record;
+  for (const output of record.outputs.slice(1)) {
+    const path = outputFileName(
+      downloaded.path,
+      main,
+      output,
+      files.map((file) => file.path),
+    );
+    const file = await downloadRender(client, record, path, {
+      signal,
+      onProgress,
+      outputIndex: output.index,
+    });
+    files.push({ index: output.index, ...file });
+  }
+  return { record, outputPath: downloaded.path, sizeBytes: downloaded.sizeBytes, files };
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {

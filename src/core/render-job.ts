@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { RenderRequest } from "../shared/api";
 import { IDEMPOTENCY_KEY_PATTERN } from "../shared/limits";
+import { checkOutputs, type OutputSpec } from "../shared/outputs";
 import {
   checkRenderOptions,
   toRenderOptions,
@@ -35,6 +36,11 @@ export interface RenderSettings extends RenderSettingFields {
   title?: string | undefined;
   callbackUrl?: string | undefined;
   callbackId?: string | undefined;
+  /**
+   * Extra files from the same render after the main one (shared/outputs.ts; `--also`). When given,
+   * the request's `outputs` is the main output followed by these.
+   */
+  also?: OutputSpec[] | undefined;
 }
 
 export function checkSettings(settings: RenderSettings): void {
@@ -56,6 +62,12 @@ export function checkSettings(settings: RenderSettings): void {
         `The callback URL must be an HTTPS URL, not "${settings.callbackUrl}".`,
         settings.callbackUrl,
       );
+    }
+  }
+  if (settings.also?.length) {
+    const problem = checkOutputs({ ...settings, outputs: [{}, ...settings.also] });
+    if (problem) {
+      throw invalidParameter("outputs", `outputs[${problem.index}]: ${problem.message}`);
     }
   }
   if (settings.callbackId !== undefined && settings.callbackUrl === undefined) {
@@ -129,5 +141,6 @@ export function buildRenderRequest(
     ...(settings.title !== undefined ? { title: settings.title } : {}),
     ...(settings.callbackUrl !== undefined ? { callback_url: settings.callbackUrl } : {}),
     ...(settings.callbackId !== undefined ? { callback_id: settings.callbackId } : {}),
+    ...(settings.also?.length ? { outputs: [{}, ...settings.also] } : {}),
   };
 }

@@ -5,7 +5,7 @@
 // render.output.completed webhook per output and the final render.completed. Then what must hold
 // on the way: validation errors naming the field, cancel and failure covering every output and
 // charging nothing.
-import { writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeFrame, pixelAt, probeMedia } from "../engine/testing/probe";
@@ -15,6 +15,7 @@ import { startHttpsReceiver, type Receiver } from "./testing/https-receiver";
 import {
   api,
   queryServiceDatabase,
+  runCli,
   startService,
   tempDir,
   uploadProject,
@@ -263,5 +264,57 @@ describe("several outputs from one render", () => {
     });
     expect(jobs).toHaveLength(3);
     expect(await creditsUsed()).toBe(usedBefore);
+  });
+
+  it("svc cloud render --also uploads once, sends one request and saves every file next to -o; --quote --also itemises the same charge", async () => {
+    const project = join(dir, "cli-project");
+    await mkdir(project, { recursive: true });
+    await writeFile(join(project, "index.html"), compositionHtml({ seconds: 1 }));
+    const env = { SVC_API_URL: svc.url, SVC_API_KEY: svc.apiKey };
+    const flags = ["--fps", "5", "--quality", "draft", "--also", "9:16,still@0.4:jpeg"];
+
+    const quoted = await runCli(["cloud", "render", project, ...flags, "--quote", "--json"], env);
+    expect(quoted.code, quoted.stderr).toBe(0);
+    const { quote } = JSON.parse(quoted.stdout);
+    expect(quote.outputs).toEqual([
+      { index: 0, frames: 5, credits: 1 },
+      { index: 1, frames: 5, credits: 1 },
+      { index: 2, frames: 1, credits: 1 },
+    ]);
+
+    const count = async (table: string) =>
+      Number(
+        (
+          await queryServiceDatabase<{ n: number }>(
+            join(dir, "data"),
+            `select count(*) as n from ${table}`,
+          )
+        )[0]!.n,
+      );
+    const [assets, renders] = [await count("assets"), await count("renders")];
+    const output = join(dir, "cli-out", "promo.mp4");
+    const run = await runCli(["cloud", "render", project, ...flags, "-o", output, "--json"], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect([await count("assets"), await count("renders")]).toEqual([assets + 1, renders + 1]);
+    const printed = JSON.parse(run.stdout);
+    expect(printed.render.credits_charged).toBe(quote.credits);
+    expect(printed.files.map((file: { output: string }) => file.output)).toEqual([
+      output,
+      join(dir, "cli-out", "promo-9x16.mp4"),
+      join(dir, "cli-out", "promo-0.4s.jpg"),
+    ]);
+    expect((await readdir(join(dir, "cli-out"))).sort()).toEqual([
+      "promo-0.4s.jpg",
+      "promo-9x16.mp4",
+      "promo.mp4",
+    ]);
+    const tall = (await probeMedia(join(dir, "cli-out", "promo-9x16.mp4"))).streams[0];
+    expect(tall).toMatchObject({ width: 1080, height: 1920 });
+    const poster = await decodeFrame(join(dir, "cli-out", "promo-0.4s.jpg"), 0);
+    expect([poster.width, poster.height]).toEqual([1920, 1080]);
+
+    const refused = await runCli(["cloud", "render", project, "--also", "4:3"], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--also: "4:3" is not an aspect ratio/);
   });
 });

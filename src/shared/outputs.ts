@@ -9,6 +9,7 @@
 import { z } from "zod";
 import {
   ASPECT_RATIOS,
+  FILE_EXTENSIONS,
   FORMATS,
   RESOLUTIONS,
   renderSettingsRule,
@@ -82,7 +83,7 @@ interface TopLevel {
   format: OutputFormat;
   resolution: Resolution;
   aspect_ratio?: AspectRatio | undefined;
-  outputs?: z.output<typeof outputSpecSchema>[] | undefined;
+  outputs?: OutputSpec[] | undefined;
 }
 
 /** The render's outputs: the `outputs` list with the top-level values filled in, else the top level. */
@@ -91,7 +92,7 @@ export function planOutputs(body: TopLevel): PlannedOutput[] {
   return specs.map((spec, index) => ({
     index,
     kind: spec.still ? "still" : "video",
-    format: spec.still ? spec.still.format : (spec.format ?? body.format),
+    format: spec.still ? (spec.still.format ?? "png") : (spec.format ?? body.format),
     resolution: spec.resolution ?? body.resolution,
     aspect_ratio: spec.aspect_ratio ?? body.aspect_ratio,
     time: spec.still ? spec.still.time : null,
@@ -163,3 +164,103 @@ export const renderOutputSchema = z.object({
   credits_charged: z.number(),
 });
 export type RenderOutput = z.infer<typeof renderOutputSchema>;
+
+// ---------------------------------------------------------------- `--also` (CLI) and file names
+
+/**
+ * The outputs a `--also` list adds after the main one: `9:16` (the main format at that aspect
+ * ratio), `gif` (that format at the main aspect ratio), `still@2.5` or `still@2.5:jpeg` (a still
+ * at 2.5 s). Throws an Error naming the token it cannot read.
+ */
+export function parseAlso(list: string): OutputSpec[] {
+  const tokens = list
+    .split(",")
+    .map((token) => token.trim())
+    .filter(Boolean);
+  if (tokens.length === 0) {
+    throw new Error("the list is empty; e.g. 9:16,1:1,gif,still@2.5");
+  }
+  return tokens.map((token) => {
+    if ((ASPECT_RATIOS as readonly string[]).includes(token)) {
+      return { aspect_ratio: token as AspectRatio };
+    }
+    if ((FORMATS as readonly string[]).includes(token)) return { format: token as OutputFormat };
+    const still = /^still@([^:]+)(?::(.+))?$/.exec(token);
+    if (still) {
+      const time = Number(still[1]);
+      if (!/^\d+(\.\d+)?$/.test(still[1]!) || !Number.isFinite(time)) {
+        throw new Error(`"${token}": the still's time must be seconds, e.g. still@2.5`);
+      }
+      const format = still[2] ?? "png";
+      if (!(STILL_FORMATS as readonly string[]).includes(format)) {
+        throw new Error(`"${token}": a still is png, jpeg or webp, e.g. still@2.5:jpeg`);
+      }
+      return { still: { time, format: format as StillFormat } };
+    }
+    throw new Error(
+      `"${token}" is not an aspect ratio (${ASPECT_RATIOS.join(", ")}), a format (${FORMATS.join(", ")}) or still@SECONDS[:png|jpeg|webp]`,
+    );
+  });
+}
+
+const outputsCheckSchema = z
+  .object({
+    fps: z.number(),
+    format: z.enum(FORMATS),
+    resolution: z.enum(RESOLUTIONS),
+    outputs: outputsShape.outputs,
+  })
+  .superRefine(outputsRule);
+
+/**
+ * The first problem of an outputs list with these top-level settings, as the service would say it
+ * (`outputs[1].format`, message), or undefined. Lets a client refuse before uploading.
+ */
+export function checkOutputs(settings: {
+  fps: number;
+  format: OutputFormat;
+  resolution: Resolution;
+  outputs: OutputSpec[];
+}): { index: number; message: string } | undefined {
+  const result = outputsCheckSchema.safeParse(settings);
+  if (result.success) return undefined;
+  const issue = result.error.issues[0]!;
+  const index = typeof issue.path[1] === "number" ? issue.path[1] : 0;
+  return { index, message: issue.message };
+}
+
+/**
+ * Where an extra output goes, next to the main file: `out.mp4` -> `out-9x16.mp4`, `out.gif`,
+ * `out-2.5s.png`, `out-1x1-2.5s.jpg` (its aspect ratio when it differs from the main one's, its
+ * resolution when it differs, a still's time, then its own extension). A name already taken by an
+ * earlier file gets the output's index (`out-2.mp4`).
+ */
+export function outputFileName(
+  mainPath: string,
+  main: { aspect_ratio: AspectRatio; resolution: Resolution },
+  output: {
+    index: number;
+    kind: OutputKind;
+    format: OutputFileFormat;
+    aspect_ratio: AspectRatio;
+    resolution: Resolution;
+    time: number | null;
+  },
+  taken: readonly string[] = [],
+): string {
+  const stem = mainPath.replace(/\.[^./\\]*$/, "");
+  const parts = [
+    ...(output.aspect_ratio !== main.aspect_ratio ? [output.aspect_ratio.replace(":", "x")] : []),
+    ...(output.resolution !== main.resolution ? [output.resolution] : []),
+    ...(output.time !== null ? [`${output.time}s`] : []),
+  ];
+  const extension =
+    output.kind === "still"
+      ? STILL_FILE_EXTENSIONS[output.format as StillFormat]
+      : FILE_EXTENSIONS[output.format as OutputFormat];
+  const name = `${stem}${parts.map((part) => `-${part}`).join("")}.${extension}`;
+  const all = [mainPath, ...taken];
+  return all.includes(name)
+    ? `${stem}${parts.map((p) => `-${p}`).join("")}-${output.index}.${extension}`
+    : name;
+}

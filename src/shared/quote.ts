@@ -19,6 +19,8 @@ export interface LocalRenderQuote {
   estimated_seconds: number;
   workers: number;
   ms_per_frame: number;
+  /** With `--also`: each output's frames and credits (`credits` is their sum). */
+  outputs?: OutputQuote[];
 }
 
 export interface FrameCost {
@@ -88,6 +90,23 @@ export function estimateOutputsSeconds(
   const each = outputFrameCounts.map((frames) => estimateRenderSeconds(cost, frames, 1));
   const total = each.reduce((a, b) => a + b, 0);
   return Math.max(Math.max(...each), total / Math.max(1, workers));
+}
+
+/**
+ * Seconds `svc render --also` takes on this computer: the outputs one after another (a still is
+ * start-up and one frame). One output: the engine's own estimate, `mainSeconds`.
+ */
+export function localOutputsSeconds(
+  measured: { cost: FrameCost; localWorkers: number },
+  outputs: { frames: number }[],
+  mainSeconds: number,
+): number {
+  if (outputs.length <= 1) return mainSeconds;
+  return outputs.reduce(
+    (sum, output) =>
+      sum + estimateRenderSeconds(measured.cost, output.frames, measured.localWorkers),
+    0,
+  );
 }
 
 /** Seconds a render of `frames` takes with `workers` browser pages (startup, frames, finish). */

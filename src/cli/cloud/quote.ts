@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { prepareProject } from "../../core/publish";
 import type { ProjectSource, RenderSettings } from "../../core/render-job";
 import { scanCompositionHtml } from "../../shared/composition-scan";
-import type { RenderQuote } from "../../shared/quote";
+import { localOutputsSeconds, type RenderQuote } from "../../shared/quote";
 import { printJson } from "../command";
 import { UsageError } from "../errors";
 import type { CliIo } from "../io";
@@ -66,6 +66,7 @@ export async function runCloudQuote(
         format: settings.format,
         resolution: settings.resolution,
         ...(settings.aspectRatio ? { aspect_ratio: settings.aspectRatio } : {}),
+        ...(settings.also?.length ? { outputs: [{}, ...settings.also] } : {}),
         ...(measured
           ? {
               measured_ms_per_frame: measured.cost.msPerFrame,
@@ -80,7 +81,11 @@ export async function runCloudQuote(
     quote,
     local: measured
       ? {
-          estimated_seconds: Math.round(measured.estimatedLocalSeconds * 10) / 10,
+          // `svc render --also` renders the outputs one after another.
+          estimated_seconds:
+            Math.round(
+              localOutputsSeconds(measured, quote.outputs, measured.estimatedLocalSeconds) * 10,
+            ) / 10,
           workers: measured.localWorkers,
           ms_per_frame: Math.round(measured.cost.msPerFrame),
         }
@@ -89,8 +94,17 @@ export async function runCloudQuote(
   if (options.json) {
     printJson(io, result);
   } else {
+    const lines =
+      quote.outputs.length > 1
+        ? quote.outputs
+            .map(
+              (line) => `  output ${line.index}: ${line.frames} frames · ${line.credits} credits\n`,
+            )
+            .join("")
+        : "";
     io.stdout.write(
-      `${quote.frames} frames (${quote.duration.toFixed(2)} s at ${settings.fps} fps) · ${quote.credits} credits\n` +
+      `${quote.frames} frames (${quote.duration.toFixed(2)} s at ${settings.fps} fps) · ${quote.credits} credits${quote.outputs.length > 1 ? ` for ${quote.outputs.length} outputs` : ""}\n` +
+        lines +
         `On the service: about ${formatSeconds(quote.estimated_total_seconds)} (${formatSeconds(quote.estimated_queue_seconds)} in the queue: ${quote.queue.queued} queued, ${quote.queue.rendering} rendering on ${quote.queue.workers} workers; cost per frame from ${quote.cost_source.replace("_", " ")})\n` +
         (result.local
           ? `On this computer (svc render, ${result.local.workers} workers): about ${formatSeconds(result.local.estimated_seconds)}\n`

@@ -11,12 +11,14 @@ import type { AspectRatio, OutputFormat, Quality, Resolution } from "../../share
 import { printJson, runAction } from "../command";
 import { UsageError } from "../errors";
 import {
+  addAlsoFlag,
   addAspectRatioFlag,
   addCompositionFlag,
   addOutputOptionFlags,
   addVariablesFlags,
   addWaitFlags,
   parseStrictInteger,
+  readAlsoOption,
   readVariablesOption,
 } from "../options";
 import type { CliIo } from "../io";
@@ -51,6 +53,8 @@ export interface CloudRenderResult {
   status: string | undefined;
   output?: string | undefined;
   size_bytes?: number | undefined;
+  /** With --also: every file of the render, the main one first. */
+  files?: { index: number; output: string; size_bytes: number }[] | undefined;
 }
 
 /**
@@ -170,12 +174,21 @@ export async function runCloudRender(
       }
       return queued;
     }
+    const files =
+      result.files && result.files.length > 1
+        ? result.files.map((file) => ({
+            index: file.index,
+            output: file.path,
+            size_bytes: file.sizeBytes,
+          }))
+        : undefined;
     const done = {
       render_id: result.renderId,
       asset_id: result.assetId ?? null,
       status: result.record?.status,
       output: result.outputPath,
       size_bytes: result.sizeBytes,
+      ...(files ? { files } : {}),
     };
     if (json) {
       printJson(io, { ...done, render: result.record });
@@ -183,6 +196,9 @@ export async function runCloudRender(
       io.stdout.write(
         `Rendered ${result.renderId} -> ${result.outputPath} (${formatBytes(result.sizeBytes ?? 0)}, ${result.record?.credits_charged ?? 0} credits)\n`,
       );
+      for (const file of files?.slice(1) ?? []) {
+        io.stdout.write(`  also -> ${file.output} (${formatBytes(file.size_bytes)})\n`);
+      }
       if (result.assetId)
         io.stderr.write(`Asset ${result.assetId} can be rendered again with --asset-id.\n`);
     }
@@ -218,6 +234,7 @@ interface CloudRenderFlags {
   batch?: string;
   outputPattern?: string;
   concurrency?: number;
+  also?: string;
 }
 
 /** The project and render settings the flags ask for, checked (refusals name the flag). */
@@ -237,6 +254,7 @@ function projectAndSettings(
     strictVariables: flags.strictVariables,
     callbackUrl: flags.callbackUrl,
     callbackId: flags.callbackId,
+    also: readAlsoOption(flags.also, flags),
   };
   checkCloudFlags(settings, flags.idempotencyKey);
   return { project, settings };
@@ -253,6 +271,12 @@ function runFromFlags(io: CliIo, dir: string | undefined, flags: CloudRenderFlag
       io,
       flags.json,
       (signal) => {
+        if (flags.also !== undefined) {
+          throw new UsageError(
+            "--also cannot be used with --batch: each row renders one video.",
+            "Render the extra sizes of one row with --also and without --batch.",
+          );
+        }
         const { project, settings } = projectAndSettings(dir, flags);
         started = true;
         return runCloudBatch(
@@ -295,6 +319,7 @@ export function registerCloudRenderCommand(cloud: Command, io: CliIo): void {
     command,
     "detected from data-width/data-height; for --asset-id/--url the service detects it, else 16:9",
   );
+  addAlsoFlag(command);
   addCompositionFlag(command)
     .option("-o, --output <file>", "where to save the video (default: renders/<render_id>.<ext>)")
     .option("--dry-run", "build and inspect the zip only: no sign-in, upload or render")
