@@ -27,6 +27,16 @@ beforeAll(async () => {
   dir = join(scratch, "project");
   await mkdir(join(dir, "scenes"), { recursive: true });
   await writeFile(join(dir, "index.html"), COMPOSITION);
+  await writeFile(
+    join(dir, "style.css"),
+    `@import url("https://fonts.googleapis.com/css2?family=Anton&display=block");\n` +
+      `.a { background: url(https://cdn.example.com/bg.png); }`,
+  );
+  await writeFile(
+    join(dir, "load.js"),
+    `const s = "https://cdn.jsdelivr.net/npm/gsap@3.12.5/dist/gsap.min.js";`,
+  );
+  await writeFile(join(dir, "plain.css"), `.b { color: red; }`);
   await writeFile(join(scratch, "outside.html"), "<!doctype html><p>secret</p>");
   await symlink(join(scratch, "outside.html"), join(dir, "scenes", "linked.html"));
   servers = new PreviewServers();
@@ -84,6 +94,24 @@ describe("preview server", () => {
     expect(fontFile.status).toBe(200);
     expect(fontFile.headers.get("content-type")).toMatch(/^font\/woff2/);
     expect(fontFile.headers.get("access-control-allow-origin")).toBe("null");
+  });
+
+  it("points CDN URLs in the project's stylesheets and script files at its own copies", async () => {
+    const css = await fetch(`${origin}/style.css`, { headers: { origin: "null" } });
+    expect(css.headers.get("content-type")).toMatch(/^text\/css/);
+    expect(css.headers.get("access-control-allow-origin")).toBe("null");
+    const cssText = await css.text();
+    expect(cssText).toContain(
+      `@import url("${PREVIEW_LIBRARY_PATH}/cdn/fonts.googleapis.com/css2?family=Anton&display=block")`,
+    );
+    expect(cssText).toContain("url(https://cdn.example.com/bg.png)");
+    const script = await (await fetch(`${origin}/load.js`)).text();
+    expect(script).toBe(
+      `const s = "${PREVIEW_LIBRARY_PATH}/cdn/cdn.jsdelivr.net/npm/gsap@3.12.5/dist/gsap.min.js";`,
+    );
+    const plain = await fetch(`${origin}/plain.css`, { headers: { range: "bytes=0-3" } });
+    expect(plain.status).toBe(206);
+    expect(await plain.text()).toBe(".b {");
   });
 
   it("sends a CDN file it has no copy of to the CDN, and serves nothing else there", async () => {

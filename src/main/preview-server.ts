@@ -8,8 +8,8 @@
 // "null" (Electron's file:// renderer and sandboxed frames) may read; no other web site may.
 // Well-known CDN URLs (GSAP, npm files on jsdelivr/unpkg/cdnjs, Google Fonts) are answered under
 // /__svc/libs/cdn/<host>/<path> from the same local copies renders use (src/node/cdn-files.ts);
-// the frame document and the sub-compositions the runtime loads point them there, so previews
-// work offline and draw with the same fonts and libraries as renders. A CDN URL svc has no copy
+// the frame document, the sub-compositions the runtime loads, and the project's own stylesheets
+// and script files (served rewritten) point them there, so previews work offline and draw with the same fonts and libraries as renders. A CDN URL svc has no copy
 // of is redirected to the CDN itself, as the page would have asked without the rewrite.
 // An HTML file asked for with `?svc-frame=1` is answered with the player's frame document (the
 // page runtime and frame bridge injected before any page script; src/shared/frame-document.ts):
@@ -20,7 +20,7 @@
 import { readFile, realpath } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { resolve } from "node:path";
-import { CDN_LIBRARY_FOLDER } from "../shared/cdn";
+import { CDN_LIBRARY_FOLDER, CDN_URL_IN_TEXT, rewriteCdnUrls } from "../shared/cdn";
 import { contentTypeFor } from "../shared/content-types";
 import { buildFrameDocument, FRAME_QUERY, servedFrameConfigScript } from "../shared/frame-document";
 import { libraryResponse } from "../node/cdn-files";
@@ -107,12 +107,30 @@ async function serveFile(root: string, req: IncomingMessage, res: ServerResponse
     await serveFrame(file, req, res);
     return;
   }
-  sendFile(req, res, file, size, {
-    "cache-control": "no-cache",
-    "x-content-type-options": "nosniff",
-    ...cors,
-  });
+  const headers = { "cache-control": "no-cache", "x-content-type-options": "nosniff", ...cors };
+  if (REWRITTEN_TYPES.test(contentTypeFor(file)) && size <= MAX_REWRITTEN_BYTES) {
+    const text = await readFile(file, "utf8");
+    if (new RegExp(CDN_URL_IN_TEXT.source, "i").test(text)) {
+      const body = Buffer.from(rewriteCdnUrls(text, PREVIEW_LIBRARY_PATH), "utf8");
+      res.writeHead(200, {
+        "content-type": contentTypeFor(file),
+        "content-length": body.length,
+        ...headers,
+      });
+      res.end(req.method === "HEAD" ? undefined : body);
+      return;
+    }
+  }
+  sendFile(req, res, file, size, headers);
 }
+
+/**
+ * Project files whose CDN URLs are pointed at the local copies, as the frame document's are: a
+ * stylesheet's `@import`/`url()` and a script file's string literals (a render answers those URLs
+ * from the same copies through its network policy). Answered whole, without Range.
+ */
+const REWRITTEN_TYPES = /^(text\/css|text\/javascript|application\/javascript)\b/;
+const MAX_REWRITTEN_BYTES = 8 * 1024 * 1024;
 
 export class PreviewServers {
   private readonly servers = new Map<string, Promise<LoopbackServer>>();
