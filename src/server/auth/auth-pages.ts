@@ -157,6 +157,16 @@ export function registerAuthPages(
     return reply.code(status).headers(PAGE_HEADERS).send(html);
   }
 
+  /** 429 with Retry-After, the page saying in how many minutes to try again. */
+  function sendThrottled(
+    reply: FastifyReply,
+    waitSeconds: number,
+    page: (tryAgain: string) => string,
+  ): FastifyReply {
+    reply.header("retry-after", String(waitSeconds));
+    return send(reply, 429, page(`Try again in ${Math.ceil(waitSeconds / 60)} minute(s).`));
+  }
+
   function redirect(reply: FastifyReply, location: string): FastifyReply {
     return reply
       .code(303)
@@ -286,19 +296,10 @@ export function registerAuthPages(
       const password = field(form, "password");
       const csrf = csrfToken(request, reply);
       const wait = throttle.retryAfterSeconds(email, request.ip);
-      if (wait > 0) {
-        reply.header("retry-after", String(wait));
-        return send(
-          reply,
-          429,
-          signInPage({
-            csrf,
-            next,
-            email,
-            error: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`,
-          }),
+      if (wait > 0)
+        return sendThrottled(reply, wait, (tryAgain) =>
+          signInPage({ csrf, next, email, error: `Too many failed sign-ins. ${tryAgain}` }),
         );
-      }
       const user = email && password ? await checkUserPassword(ctx.db, email, password) : undefined;
       if (!user) {
         throttle.recordFailure(email, request.ip);
@@ -335,19 +336,15 @@ export function registerAuthPages(
       const typed = field(form, "user_code").slice(0, 32);
       // Guessing codes counts against the same throttle as guessing passwords.
       const wait = throttle.retryAfterSeconds(`device:${user.id}`, request.ip);
-      if (wait > 0) {
-        reply.header("retry-after", String(wait));
-        return send(
-          reply,
-          429,
+      if (wait > 0)
+        return sendThrottled(reply, wait, (tryAgain) =>
           deviceEntryPage({
             csrf,
             email: user.email,
             userCode: typed,
-            error: `Too many wrong codes. Try again in ${Math.ceil(wait / 60)} minute(s).`,
+            error: `Too many wrong codes. ${tryAgain}`,
           }),
         );
-      }
       const pending = await oauth.findPendingDeviceCode(typed);
       if (!pending) {
         throttle.recordFailure(`device:${user.id}`, request.ip);
