@@ -3,7 +3,7 @@
 // changed variable shows in the preview, and Render shows progress, then the video, which
 // ffprobe reads at the requested size and fps. Also the page's empty and error states.
 // Screenshots into e2e/screenshots/template-*.png.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
@@ -160,5 +160,22 @@ test("with no compositions the page says how to add one", async ({ page }) => {
   } finally {
     await bare.stop();
     await rm(empty, { recursive: true, force: true });
+  }
+});
+
+test("the preview loads a composition's sub-composition files (the frame's opaque origin may read them)", async ({
+  page,
+}) => {
+  const dir = await mkdtemp(join(tmpdir(), "svc-template-sub-"));
+  await cp(join(REPO, "examples", "multi-scene"), join(dir, "multi-scene"), { recursive: true });
+  const withSub = await startTemplate({ COMPOSITIONS_DIR: dir });
+  try {
+    await openPage(page, withSub.url);
+    const frame = page.frameLocator("svc-player iframe");
+    await expect(frame.locator(".badge-root")).toHaveCount(1);
+    expect(pageErrors).toEqual([]);
+  } finally {
+    await withSub.stop();
+    await rm(dir, { recursive: true, force: true });
   }
 });

@@ -163,7 +163,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
       );
       if (!path) throw new TemplateError("not_found", `No file ${request.url.split("?")[0]}.`);
       const { size } = await stat(path);
-      reply.type(contentTypeFor(path)).header("cache-control", "no-cache");
+      reply.type(contentTypeFor(path)).header("cache-control", "no-cache").header("vary", "origin");
+      // The preview's frame is a sandboxed srcdoc document (an opaque origin, "null"): the runtime
+      // fetches sub-composition files and fonts with CORS, so that origin may read these files,
+      // which are public anyway (the page links them). No other origin is granted.
+      if (request.headers.origin === "null") reply.header("access-control-allow-origin", "null");
       return sendBytes(reply, request.headers.range, size, (range) =>
         createReadStream(path, range),
       );
