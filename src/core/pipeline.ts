@@ -154,7 +154,7 @@ export interface FinishRenderOptions {
   signal?: AbortSignal | undefined;
   /** Where the video goes, decided once the finished record (format, id) is known. */
   outputPath: (record: RenderRecord) => string;
-  /** `render` and `download` stages, every changed record, download progress. */
+  /** `render` and `download` stages, every changed record, the page's warnings, download progress. */
   onEvent?: ((event: RenderEvent) => void) | undefined;
 }
 
@@ -182,6 +182,11 @@ export async function finishRender(
     signal,
     onUpdate: (update) => emit({ type: "render-status", record: update }),
   });
+  // What the service's engine found about the page (a missing file, a page that could not jump to
+  // a chunk's start): known only now, and worth seeing even when the render failed.
+  for (const warning of record.warnings) {
+    if (warning.code === "composition") emit({ type: "warning", message: warning.message });
+  }
   if (record.status === "failed") throw renderFailedError(record);
   const outputPath = options.outputPath(record);
   emit({ type: "stage", stage: "download" });

@@ -107,6 +107,31 @@ describe("svc cloud render against the real service", () => {
     expect(await readdir(join(cwd, "renders"))).toEqual([`${renderId}.mp4`]);
   });
 
+  it("prints what the service found about the page (a missing image) as a warning", async () => {
+    const project = await writeProject(join(work, "missing-image"), {
+      "index.html": tinyComposition("lost").replace(
+        "</div></body>",
+        '<img src="missing.png" alt=""></div></body>',
+      ),
+    });
+    const result = await verb((io) =>
+      runCloudRender(
+        {
+          project: { type: "dir", dir: project },
+          settings: FAST_SETTINGS,
+          output: join(work, "out", "missing-image.mp4"),
+          wait: true,
+          pollInterval: 1,
+          maxWait: 10,
+        },
+        io,
+      ),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const warnings = result.stderr.split("\n").filter((line) => line.startsWith("warning: "));
+    expect(warnings.filter((line) => line.includes("missing.png"))).toHaveLength(1);
+  });
+
   it("template workflow: one publish, two renders by --asset-id with different variables, one asset", async () => {
     const cwd = join(work, "template");
     await mkdir(cwd, { recursive: true });

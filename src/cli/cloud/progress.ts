@@ -39,6 +39,7 @@ export function createCloudProgress(options: {
   const stream = options.stream;
   let line: ProgressLine | undefined;
   let stageStarted = Date.now();
+  const warned = new Set<string>();
   const finishLine = () => {
     line?.done();
     line = undefined;
@@ -53,6 +54,9 @@ export function createCloudProgress(options: {
           stream.write(`${STAGE_TEXT[event.stage] ?? event.stage}…\n`);
           return;
         case "warning":
+          // The local scan and the service may find the same thing: say it once.
+          if (warned.has(event.message)) return;
+          warned.add(event.message);
           finishLine();
           stream.write(`warning: ${event.message}\n`);
           return;
