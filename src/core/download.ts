@@ -34,6 +34,21 @@ export function defaultOutputPath(
   return resolve(cwd, "renders", `${record.render_id}.${FILE_EXTENSIONS[record.format]}`);
 }
 
+/**
+ * One file of a render's record: `outputs[index]`, or (index 0 of a record from a service without
+ * several outputs) the render's own video.
+ */
+export function recordOutput(
+  record: RenderRecord,
+  index: number,
+): { url: string | null; thumbnail_url: string | null } | undefined {
+  const listed = record.outputs?.find((output) => output.index === index);
+  if (listed) return listed;
+  return index === 0
+    ? { url: record.video_url ?? null, thumbnail_url: record.thumbnail_url ?? null }
+    : undefined;
+}
+
 export async function downloadRender(
   client: ApiClient,
   record: RenderRecord,

@@ -41,6 +41,11 @@ export interface RenderSettings extends RenderSettingFields {
    * the request's `outputs` is the main output followed by these.
    */
   also?: OutputSpec[] | undefined;
+  /**
+   * The main output's own fields when they differ from the top level (the app's sizes: a render
+   * whose first size is not the composition's own), so `outputs` starts with it instead of `{}`.
+   */
+  main?: OutputSpec | undefined;
 }
 
 export function checkSettings(settings: RenderSettings): void {
@@ -64,8 +69,11 @@ export function checkSettings(settings: RenderSettings): void {
       );
     }
   }
-  if (settings.also?.length) {
-    const problem = checkOutputs({ ...settings, outputs: [{}, ...settings.also] });
+  if (settings.also?.length || settings.main) {
+    const problem = checkOutputs({
+      ...settings,
+      outputs: [settings.main ?? {}, ...(settings.also ?? [])],
+    });
     if (problem) {
       throw invalidParameter("outputs", `outputs[${problem.index}]: ${problem.message}`);
     }
@@ -141,6 +149,8 @@ export function buildRenderRequest(
     ...(settings.title !== undefined ? { title: settings.title } : {}),
     ...(settings.callbackUrl !== undefined ? { callback_url: settings.callbackUrl } : {}),
     ...(settings.callbackId !== undefined ? { callback_id: settings.callbackId } : {}),
-    ...(settings.also?.length ? { outputs: [{}, ...settings.also] } : {}),
+    ...(settings.also?.length || settings.main
+      ? { outputs: [settings.main ?? {}, ...(settings.also ?? [])] }
+      : {}),
   };
 }

@@ -11,6 +11,7 @@ import { LOCAL_SERVICE_PORT } from "../shared/limits";
 import { parseVariablesSchema, resolveVariables, validateVariables } from "../shared/variables";
 import { loadClientConfig } from "../core/config";
 import { scanProject } from "../core/project-scan";
+import { recordOutput } from "../core/download";
 import { dryRunProject } from "../core/publish";
 import { createSystemFileHost, type FileHost } from "./file-host";
 import { authHandlers } from "./auth-handlers";
@@ -143,26 +144,27 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     return { ...result, compositions };
   };
 
-  /** A finished render's video from the service: a fresh signed URL, with its thumbnail. */
-  const fromService = async (renderId: string): Promise<MediaSource> => {
+  /** A finished render's file (`output`: which one) from the service: a fresh signed URL. */
+  const fromService = async (renderId: string, output = 0): Promise<MediaSource> => {
     const record = await (await connection.client()).getRender(renderId);
-    if (record.status !== "completed" || !record.video_url)
+    const file = recordOutput(record, output);
+    if (record.status !== "completed" || !file?.url)
       throw appError(
         "render_not_completed",
         `Render ${renderId} is ${record.status}; there is no video to play.`,
       );
-    return { url: record.video_url, poster: record.thumbnail_url ?? undefined, source: "service" };
+    return { url: file.url, poster: file.thumbnail_url ?? undefined, source: "service" };
   };
-  /** A downloaded video from the media server, with the render's thumbnail when it can be had. */
-  const fromFile = async (jobId: string): Promise<MediaSource | undefined> => {
-    const file = await jobs.outputFile(jobId).catch(() => undefined);
+  /** A downloaded file from the media server, with its thumbnail when it can be had. */
+  const fromFile = async (jobId: string, output = 0): Promise<MediaSource | undefined> => {
+    const file = await jobs.outputFile(jobId, output).catch(() => undefined);
     if (!file) return undefined;
     const renderId = jobs.get(jobId).renderId;
     const poster = renderId
       ? await connection
           .client()
           .then((client) => client.getRender(renderId))
-          .then((record) => record.thumbnail_url ?? undefined)
+          .then((record) => recordOutput(record, output)?.thumbnail_url ?? undefined)
           .catch(() => undefined)
       : undefined;
     return { url: await media.urlFor(file), poster, source: "file" };
@@ -267,18 +269,22 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
       shown: await host.revealFile(await jobs.batchFolder(batchId)),
     }),
     "media.url": async (input) => {
+      const output = input.output ?? 0;
       if ("jobId" in input) {
         const job = jobs.get(input.jobId);
-        const local = await fromFile(job.id);
+        const local = await fromFile(job.id, output);
         if (local) return local;
         if (!job.renderId || job.status !== "completed")
           throw appError("job_not_completed", "This job has no finished video yet.");
-        return fromService(job.renderId);
+        return fromService(job.renderId, output);
       }
       const downloaded = jobs
         .list()
         .find((job) => job.renderId === input.renderId && job.status === "completed");
-      return (downloaded && (await fromFile(downloaded.id))) ?? fromService(input.renderId);
+      return (
+        (downloaded && (await fromFile(downloaded.id, output))) ??
+        fromService(input.renderId, output)
+      );
     },
     "app.examples": () => listExamples(options.examplesDir ?? join(options.appRoot, "examples")),
     "jobs.cancel": ({ jobId }) => jobs.cancel(jobId),
@@ -289,8 +295,8 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
       await jobs.remove(jobId);
       return { jobId };
     },
-    "jobs.openFile": async ({ jobId }) => {
-      const file = await jobs.outputFile(jobId);
+    "jobs.openFile": async ({ jobId, output }) => {
+      const file = await jobs.outputFile(jobId, output);
       await files.openFile(file);
       return { opened: file };
     },
@@ -300,7 +306,15 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
         ...(token !== undefined ? { token } : {}),
       }),
     "renders.get": async ({ renderId }) => (await connection.client()).getRender(renderId),
-    "renders.quote": async ({ durationSeconds, fps, quality, format, resolution, aspectRatio }) =>
+    "renders.quote": async ({
+      durationSeconds,
+      fps,
+      quality,
+      format,
+      resolution,
+      aspectRatio,
+      outputs,
+    }) =>
       (await connection.client()).quoteRender({
         duration: durationSeconds,
         fps,
@@ -308,6 +322,7 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
         format,
         resolution,
         ...(aspectRatio ? { aspect_ratio: aspectRatio } : {}),
+        ...(outputs ? { outputs } : {}),
       }),
     "renders.variables": async ({ render }) => {
       const found = await (
@@ -339,8 +354,8 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     "host.listFolders": async (input) =>
       listProjectFolders(await folderPlaces(home, settings.get().folderBrowserRoot), input),
     // By job, not by path: the renderer can only show files the app itself wrote.
-    "host.revealFile": async ({ jobId }) => ({
-      shown: await host.revealFile(await jobs.outputFile(jobId)),
+    "host.revealFile": async ({ jobId, output }) => ({
+      shown: await host.revealFile(await jobs.outputFile(jobId, output)),
     }),
     "host.openExternal": async ({ url }) => ({ opened: await host.openExternal(url) }),
   };

@@ -11,7 +11,7 @@
 // others wait for it), then every row renders that asset under its own key (`<batch key>:row-N`),
 // so neither a retry nor a restart uploads twice or renders a row twice. Rows keep the queue's
 // concurrency; the batch is told once, when its last row ends (job-records.ts, job-batches.ts).
-import { basename, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import type { RenderRecord } from "../shared/api";
 import {
   CANCEL_NOT_SENT,
@@ -208,8 +208,8 @@ export class JobManager {
    * The video of a completed job, for opening it: it must still exist and (symlinks followed)
    * lie inside the folder the job downloads to, so a tampered queue file cannot open anything else.
    */
-  async outputFile(jobId: string): Promise<string> {
-    return openableOutput(this.store.require(jobId));
+  async outputFile(jobId: string, output = 0): Promise<string> {
+    return openableOutput(this.store.require(jobId), output);
   }
 
   /** Downloads a render from the service's history as a job of its own (fresh signed URL). */
@@ -389,7 +389,9 @@ export class JobManager {
           this.options.notify?.({
             jobId: job.id,
             title: "Render finished",
-            body: `${job.title} was saved to ${job.outputPath}.`,
+            body: job.outputs
+              ? `${job.title}: ${job.outputs.length} files were saved to ${dirname(job.outputPath ?? job.outputDir)}.`
+              : `${job.title} was saved to ${job.outputPath}.`,
             outcome: "completed",
           });
         return;

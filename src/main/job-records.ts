@@ -83,6 +83,7 @@ export function newJobRecord(
     renderId: undefined,
     outputPath: undefined,
     sizeBytes: undefined,
+    outputs: undefined,
     error: undefined,
     outputDir,
     idempotencyKey: desktopIdempotencyKey(),
@@ -176,24 +177,30 @@ export function retryChanges(job: JobRecord): Partial<JobRecord> {
           assetId: job.source.type === "dir" ? undefined : job.assetId,
           renderId: job.source.type === "render" ? job.renderId : undefined,
           outputPath: undefined,
+          outputs: undefined,
           renderFailed: false,
         }),
   };
 }
 
 /**
- * The video of a completed job, for opening it: it must still exist and (symlinks followed) lie
- * inside the folder the job downloads to, so a tampered queue file cannot open anything else.
+ * A file of a completed job (`output`: which of its outputs, 0 the main video), for opening it: it
+ * must still exist and (symlinks followed) lie inside the folder the job downloads to, so a
+ * tampered queue file cannot open anything else.
  */
-export async function openableOutput(job: JobRecord): Promise<string> {
-  if (job.status !== "completed" || !job.outputPath) {
+export async function openableOutput(job: JobRecord, output = 0): Promise<string> {
+  const path =
+    output === 0
+      ? job.outputPath
+      : job.outputs?.find((candidate) => candidate.index === output)?.path;
+  if (job.status !== "completed" || !path) {
     throw appError("job_not_completed", "Only a finished render can be opened.");
   }
-  const file = await realpath(job.outputPath).catch(() => undefined);
+  const file = await realpath(path).catch(() => undefined);
   if (!file) {
     throw appError(
       "file_missing",
-      `${job.outputPath} no longer exists.`,
+      `${path} no longer exists.`,
       "Download it again from the queue.",
     );
   }

@@ -8,7 +8,9 @@ import { dirname, join, resolve } from "node:path";
 import type { RenderRecord } from "../shared/api";
 import type { JobStage } from "../shared/ipc";
 import { FILE_EXTENSIONS } from "../shared/render-options";
+import { outputFileName as extraOutputPath } from "../shared/outputs";
 import type { ApiClient } from "../core/api-client";
+import { downloadRender } from "../core/download";
 import type { BatchRunner } from "../core/batch";
 import { finishRender, runRender, type RenderEvent } from "../core/pipeline";
 import { appError } from "./ipc-errors";
@@ -53,9 +55,12 @@ export async function runJobSteps(job: JobRecord, options: JobStepOptions): Prom
     (job.outputPath ??= job.batch
       ? batchRowPath(job.outputDir, job.batch.fileName)
       : join(job.outputDir, outputFileName(job, record, job.outputDir)));
+  // The app's sizes and extras are the request's whole `outputs`: its first is the main file.
+  const { outputs, ...jobSettings } = job.settings;
   const settings = {
     composition: job.source.type === "render" ? "" : job.source.composition,
-    ...job.settings,
+    ...jobSettings,
+    ...(outputs ? { main: outputs[0], also: outputs.slice(1) } : {}),
     title: job.settings.title ?? job.title,
   };
 
@@ -101,6 +106,57 @@ export async function runJobSteps(job: JobRecord, options: JobStepOptions): Prom
     onEvent,
   });
   job.sizeBytes = finished.sizeBytes;
+  if (finished.record.outputs.length > 1) await downloadOtherOutputs(job, finished, options, eta);
+}
+
+/**
+ * The files after the first of a render with several outputs (sizes, a GIF, a poster), saved
+ * beside it under its name with what tells them apart (`…-9x16.mp4`, `…-2.5s.png`: shared/outputs.ts names them as the CLI does). Their
+ * paths are recorded before any download, so a restarted job saves them to the same names; one
+ * already saved (a resumed or repeated download) is not fetched again.
+ */
+async function downloadOtherOutputs(
+  job: JobRecord,
+  finished: { record: RenderRecord; outputPath: string; sizeBytes: number },
+  options: JobStepOptions,
+  eta: EtaMeter,
+): Promise<void> {
+  const { record } = finished;
+  const main = record.outputs[0]!;
+  const known = new Map(job.outputs?.map((output) => [output.index, output]));
+  const taken: string[] = [];
+  const outputs = record.outputs.map((output) => {
+    const path =
+      output.index === 0
+        ? finished.outputPath
+        : (known.get(output.index)?.path ??
+          extraOutputPath(finished.outputPath, main, output, taken));
+    taken.push(path);
+    return {
+      index: output.index,
+      kind: output.kind,
+      format: output.format,
+      aspectRatio: output.aspect_ratio,
+      width: output.width,
+      height: output.height,
+      time: output.time,
+      path,
+      sizeBytes: output.index === 0 ? finished.sizeBytes : known.get(output.index)?.sizeBytes,
+    };
+  });
+  await options.store.change(job, { outputs });
+  for (const output of outputs) {
+    if (output.index === 0) continue;
+    if (existsSync(output.path) && output.sizeBytes !== undefined) continue;
+    const saved = await downloadRender(options.client, record, output.path, {
+      outputIndex: output.index,
+      signal: options.signal,
+      onProgress: (bytes, total) =>
+        transferProgress(options.store, job, eta, "download", bytes, total),
+    });
+    output.sizeBytes = saved.sizeBytes;
+    await options.store.change(job, { outputs: [...outputs] });
+  }
 }
 
 function onSubmitEvent(store: JobStore, job: JobRecord, event: RenderEvent, eta: EtaMeter): void {

@@ -4,12 +4,14 @@
 // most every 200 ms and are not written; stage changes go out and to disk at once. A batch is
 // kept beside its row jobs (each row is a job of its own), so a restart finds both.
 import { existsSync } from "node:fs";
-import type { BatchView, JobView } from "../shared/ipc";
+import type { BatchView, JobOutput, JobView } from "../shared/ipc";
 import { ClientError } from "../core/errors";
 import { JsonFileWriter, readJsonFile } from "../node/atomic-file";
 
 /** What is kept on disk for one job (the view minus what is computed when shown). */
-export interface JobRecord extends Omit<JobView, "fileMissing"> {
+export interface JobRecord extends Omit<JobView, "fileMissing" | "outputs"> {
+  /** Every file of a render with several outputs (the view adds whether each is missing). */
+  outputs: Array<Omit<JobOutput, "missing">> | undefined;
   outputDir: string;
   /** Made with the job, so a restarted upload replays the same asset and render. */
   idempotencyKey: string;
@@ -207,11 +209,15 @@ export class JobStore {
 /** What the renderer sees of a job: no key or folder, plus whether its video is still there. */
 export function viewOf(job: JobRecord): JobView {
   const { outputDir: _dir, idempotencyKey: _key, renderFailed: _failed, ...view } = job;
+  const completed = job.status === "completed";
   return {
     ...view,
     batch: job.batch ?? undefined,
-    fileMissing:
-      job.status === "completed" && job.outputPath !== undefined && !existsSync(job.outputPath),
+    outputs: job.outputs?.map((output) => ({
+      ...output,
+      missing: completed && output.path !== undefined && !existsSync(output.path),
+    })),
+    fileMissing: completed && job.outputPath !== undefined && !existsSync(job.outputPath),
   };
 }
 

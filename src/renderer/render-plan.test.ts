@@ -4,6 +4,12 @@ import {
   blockedResolutions,
   cliCommand,
   estimatedCredits,
+  filesSummary,
+  jobSettingsFrom,
+  outputsOf,
+  plannedCredits,
+  posterTimeOf,
+  tickedSizes,
   jobTitle,
   parseFps,
   renderOptionsProblem,
@@ -12,6 +18,8 @@ import {
 import { renderCostMilli } from "../server/render/credits";
 import { RESOLUTIONS } from "../shared/render-options";
 import { DEFAULT_RENDER_CHOICES } from "./store";
+
+const WIDE = { aspectRatio: "16:9", duration: 5 } as const;
 
 describe("render plan", () => {
   it("refuses webm and mov at 4k, with the shared schema's reason", () => {
@@ -51,6 +59,7 @@ describe("render plan", () => {
         dir: "/home/ada/my project",
         composition: "intro.html",
         render: { ...DEFAULT_RENDER_CHOICES, fps: 24, aspectRatio: "1:1" },
+        facts: WIDE,
         values: { title: "Ada's talk" },
         strictVariables: true,
       }),
@@ -64,10 +73,71 @@ describe("render plan", () => {
         dir: "/p",
         composition: "index.html",
         render: DEFAULT_RENDER_CHOICES,
+        facts: WIDE,
         values: {},
         strictVariables: false,
       }),
     ).toBe("svc cloud render /p --fps 30 --quality standard --format mp4 --resolution 1080p");
+  });
+
+  it("turns ticked sizes and extras into one render's outputs, the composition's size first", () => {
+    const render = {
+      ...DEFAULT_RENDER_CHOICES,
+      sizes: ["1:1", "9:16", "16:9"] as const,
+      gif: true,
+      poster: true,
+      posterTime: 2.5,
+    };
+    const ticked = { ...render, sizes: [...render.sizes] };
+    expect(tickedSizes(ticked, "16:9")).toEqual(["16:9", "9:16", "1:1"]);
+    expect(outputsOf(ticked, WIDE)).toEqual([
+      { aspect_ratio: "16:9" },
+      { aspect_ratio: "9:16" },
+      { aspect_ratio: "1:1" },
+      { format: "gif", aspect_ratio: "16:9" },
+      { still: { time: 2.5, format: "png" }, aspect_ratio: "16:9" },
+    ]);
+    expect(jobSettingsFrom(ticked, WIDE).outputs).toHaveLength(5);
+    // 4 videos of 5 s and a still (one started second): the service's charge lines added up.
+    expect(plannedCredits(ticked, WIDE)).toBe(4 * 5 + 1);
+    expect(filesSummary(ticked, WIDE)).toBe("3 videos, a GIF and a poster picture");
+    expect(
+      cliCommand({
+        dir: "/p",
+        composition: "index.html",
+        render: ticked,
+        facts: WIDE,
+        values: {},
+        strictVariables: false,
+      }),
+    ).toBe(
+      "svc cloud render /p --fps 30 --quality standard --format mp4 --resolution 1080p --also 9:16,1:1,gif,still@2.5",
+    );
+    // Nothing ticked beyond the composition's own size: one file, no outputs.
+    expect(outputsOf(DEFAULT_RENDER_CHOICES, WIDE)).toBeUndefined();
+    expect(jobSettingsFrom(DEFAULT_RENDER_CHOICES, WIDE)).not.toHaveProperty("outputs");
+    expect(plannedCredits(DEFAULT_RENDER_CHOICES, WIDE)).toBe(5);
+    // One other size alone is still an output: the page adapts to it.
+    expect(outputsOf({ ...DEFAULT_RENDER_CHOICES, sizes: ["9:16"] }, WIDE)).toEqual([
+      { aspect_ratio: "9:16" },
+    ]);
+    // The poster defaults to the middle of the video.
+    expect(posterTimeOf({ ...DEFAULT_RENDER_CHOICES, poster: true }, 5)).toBe(2.5);
+  });
+
+  it("refuses a poster at or after the end and a GIF faster than 50 fps, in the panel's words", () => {
+    expect(
+      renderOptionsProblem({ ...DEFAULT_RENDER_CHOICES, poster: true, posterTime: 5 }, WIDE),
+    ).toMatch(/poster's time must be before the end of the video \(5 s\)/);
+    expect(renderOptionsProblem({ ...DEFAULT_RENDER_CHOICES, gif: true, fps: 60 }, WIDE)).toMatch(
+      /^The GIF plays at most 50 fps/,
+    );
+    expect(
+      renderOptionsProblem(
+        { ...DEFAULT_RENDER_CHOICES, sizes: ["9:16", "1:1"], poster: true },
+        WIDE,
+      ),
+    ).toBeUndefined();
   });
 
   it("suggests ignoring a large file's top folder", () => {

@@ -18,14 +18,28 @@ export const SCREENS = ["project", "queue", "history", "account", "settings"] as
 export type Screen = (typeof SCREENS)[number];
 export type ThemeChoice = "system" | "light" | "dark";
 
-/** The shared render settings; an undefined aspect ratio is the one detected from the composition. */
+/**
+ * The shared render settings (an undefined aspect ratio is the one detected from the composition),
+ * and the files made besides the main video (render-plan.ts turns them into the API's `outputs`).
+ */
 export type RenderChoices = Required<Omit<RenderSettingFields, "aspectRatio">> & {
   aspectRatio: AspectRatio | undefined;
+  /** The sizes ticked; empty: the one the composition is made at (or `aspectRatio`). */
+  sizes: AspectRatio[];
+  /** A GIF of the video too (at the main size). */
+  gif: boolean;
+  /** A poster picture (PNG) too, at `posterTime` seconds (undefined: the middle of the video). */
+  poster: boolean;
+  posterTime: number | undefined;
 };
 
 export const DEFAULT_RENDER_CHOICES: RenderChoices = {
   ...DEFAULT_RENDER_SETTINGS,
   aspectRatio: undefined,
+  sizes: [],
+  gif: false,
+  poster: false,
+  posterTime: undefined,
 };
 
 const RECENT_LIMIT = 6;

@@ -4,6 +4,8 @@
 import type { ArchiveReport } from "./archive-report";
 import type { ProjectScan } from "./composition-scan";
 import type { IpcError, JobRenderSettings } from "./ipc";
+import type { OutputFileFormat, OutputKind } from "./outputs";
+import type { AspectRatio } from "./render-options";
 
 export interface AppInfo {
   app: string;
@@ -17,6 +19,24 @@ export interface ProjectScanView extends ProjectScan {
 
 /** The dry run answers the CLI's archive report. */
 export type DryRunReport = ArchiveReport;
+
+/** One file of a job that renders several (sizes, a GIF, a poster): where it was saved. */
+export interface JobOutput {
+  /** Position in the render's outputs (0: the main video, also the job's `outputPath`). */
+  index: number;
+  kind: OutputKind;
+  format: OutputFileFormat;
+  aspectRatio: AspectRatio;
+  width: number;
+  height: number;
+  /** A still's time in seconds; null for a video. */
+  time: number | null;
+  /** Where it is saved; undefined until its download starts. */
+  path: string | undefined;
+  sizeBytes: number | undefined;
+  /** Completed, but the file is no longer where it was saved. */
+  missing: boolean;
+}
 
 /** The stages the queue shows (SPEC.md section 7), then where the job ended. */
 export type JobStage = "waiting" | "zip" | "upload" | "queued" | "rendering" | "download";
@@ -50,6 +70,11 @@ export interface JobView {
   renderId: string | undefined;
   outputPath: string | undefined;
   sizeBytes: number | undefined;
+  /**
+   * Every file of a render with several outputs, in the render's order (the first is
+   * `outputPath`); undefined for a render of one file.
+   */
+  outputs: JobOutput[] | undefined;
   /** Completed, but the downloaded file is no longer where it was saved. */
   fileMissing: boolean;
   error: IpcError | undefined;

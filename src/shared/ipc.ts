@@ -14,6 +14,7 @@ import type { LocalRenderQuote } from "./quote";
 export type { LocalRenderQuote };
 import { BATCH_MAX_ROWS } from "./batch";
 import { renderSettingsRule, renderSettingsShape } from "./render-options";
+import { MAX_OUTPUTS, outputsRule, outputsShape } from "./outputs";
 import type { OutputFormat, Quality, Resolution } from "./render-options";
 import type { VariableDefinition, VariableIssue, VariableValues } from "./variables";
 import type { IpcEventName, IpcMethodName } from "./ipc-channels";
@@ -49,6 +50,13 @@ const composition = z.string().min(1).max(1024).optional();
 const variables = z.record(z.string(), z.unknown());
 const jobId = z.string().min(1);
 const renderId = z.string().min(1).max(255);
+/** Which file of a render with several outputs (default 0: the main video). */
+const output = z
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_OUTPUTS - 1)
+  .optional();
 const empty = z.object({}).strict().optional();
 
 export const jobSettingsSchema = z
@@ -57,8 +65,11 @@ export const jobSettingsSchema = z
     variables: variables.optional(),
     strictVariables: z.boolean().optional(),
     title: z.string().max(500).optional(),
+    /** Several files from one render (sizes, a GIF, a poster), as the API's `outputs`. */
+    ...outputsShape,
   })
-  .superRefine(renderSettingsRule);
+  .superRefine(renderSettingsRule)
+  .superRefine(outputsRule);
 export type JobRenderSettings = z.output<typeof jobSettingsSchema>;
 
 /** "local": the embedded service this app supervises; otherwise the base URL of a service. */
@@ -162,7 +173,10 @@ export const ipcInputSchemas = {
   "batches.remove": z.object({ batchId: jobId }),
   "batches.openFolder": z.object({ batchId: jobId }),
   /** A finished job's video (`jobId`) or a render of the history (`renderId`), to play inline. */
-  "media.url": z.union([z.object({ jobId }).strict(), z.object({ renderId }).strict()]),
+  "media.url": z.union([
+    z.object({ jobId, output }).strict(),
+    z.object({ renderId, output }).strict(),
+  ]),
   "app.examples": empty,
   "jobs.cancel": z.object({ jobId }),
   "jobs.retry": z.object({ jobId }),
@@ -170,7 +184,7 @@ export const ipcInputSchemas = {
   "jobs.redownload": z.object({ jobId }),
   "jobs.remove": z.object({ jobId }),
   /** Opens a completed job's video with the system's default app. */
-  "jobs.openFile": z.object({ jobId }),
+  "jobs.openFile": z.object({ jobId, output }),
   "renders.list": z.object({
     limit: z.number().int().min(1).max(100).optional(),
     token: z.string().min(1).optional(),
@@ -180,8 +194,9 @@ export const ipcInputSchemas = {
   "project.quote": z.object({ dir: projectDir, composition, settings: jobSettingsSchema }),
   /** Frames, credits and the time on the service (its queue) for these settings; nothing spent. */
   "renders.quote": z
-    .object({ durationSeconds: z.number().positive(), ...renderSettingsShape })
-    .superRefine(renderSettingsRule),
+    .object({ durationSeconds: z.number().positive(), ...renderSettingsShape, ...outputsShape })
+    .superRefine(renderSettingsRule)
+    .superRefine(outputsRule),
   /** The variables a render's composition declares (from its asset), for "Render again". */
   "renders.variables": z.object({
     render: z.object({ asset_id: z.string().min(1), composition: z.string().min(1) }),
@@ -210,7 +225,7 @@ export const ipcInputSchemas = {
   "host.listFolders": z
     .object({ path: z.string().min(1).optional(), places: z.boolean().optional() })
     .strict(),
-  "host.revealFile": z.object({ jobId }),
+  "host.revealFile": z.object({ jobId, output }),
   "host.openExternal": z.object({ url: z.url({ protocol: /^https?$/ }) }),
 } as const satisfies Record<IpcMethodName, z.ZodType>;
 

@@ -11,10 +11,27 @@ export function usePlayer() {
   return { open, toggle: () => setOpen((value) => !value), close: () => setOpen(false) };
 }
 
-export function PlayButton({ open, onToggle }: { open: boolean; onToggle: () => void }) {
+export function PlayButton({
+  open,
+  onToggle,
+  picture = false,
+  label,
+}: {
+  open: boolean;
+  onToggle: () => void;
+  /** A still: it is viewed, not played. */
+  picture?: boolean;
+  /** What the button names for a screen reader when several files sit side by side. */
+  label?: string | undefined;
+}) {
   return (
-    <button type="button" aria-expanded={open} onClick={onToggle}>
-      {open ? "Hide video" : "Play"}
+    <button
+      type="button"
+      aria-expanded={open}
+      aria-label={label ? `${open ? "Hide" : picture ? "View" : "Play"} ${label}` : undefined}
+      onClick={onToggle}
+    >
+      {open ? (picture ? "Hide picture" : "Hide video") : picture ? "View" : "Play"}
     </button>
   );
 }
@@ -31,10 +48,10 @@ export function InlineVideo({ target, title }: { target: MediaTarget; title: str
   if (media.error) return <ErrorNote error={media.error} title="The video cannot be played." />;
   // A GIF is shown as a picture; a PNG sequence is a zip of frames for an editing program.
   const kind = outputKind(media.data.url);
-  if (kind === "gif")
+  if (kind === "gif" || kind === "picture")
     return (
       <figure className="inline-video">
-        <img src={media.data.url} alt={`GIF ${title}`} />
+        <img src={media.data.url} alt={`${kind === "gif" ? "GIF" : "Picture"} ${title}`} />
       </figure>
     );
   if (kind === "zip")
@@ -72,9 +89,10 @@ export function InlineVideo({ target, title }: { target: MediaTarget; title: str
 }
 
 /** What a finished output's URL (a signed service URL or a served file) holds, by its name. */
-function outputKind(url: string): "gif" | "zip" | "video" {
+function outputKind(url: string): "gif" | "zip" | "picture" | "video" {
   const path = url.split(/[?#]/)[0]!.toLowerCase();
   if (path.endsWith(".gif")) return "gif";
   if (path.endsWith(".zip")) return "zip";
+  if (/\.(png|jpe?g|webp)$/.test(path)) return "picture";
   return "video";
 }

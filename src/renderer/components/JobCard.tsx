@@ -16,6 +16,7 @@ import { useServiceState } from "../hooks/app";
 import { formatSeconds, settingsSummary } from "../render-plan";
 import { ErrorNote } from "./ErrorNote";
 import { InlineVideo, PlayButton, usePlayer } from "./InlinePlayer";
+import { JobFiles } from "./OutputFiles";
 import { ProgressLine } from "./ProgressLine";
 
 export function JobCard({ job, now }: { job: JobView; now: number }) {
@@ -35,6 +36,10 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
       ? job.bytes.done / elapsed
       : undefined;
   const player = usePlayer();
+  // A render of several files lists each of them with its own actions (OutputFiles.tsx).
+  const files =
+    job.outputs && job.outputs.length > 1 ? { ...job, outputs: job.outputs } : undefined;
+  const missing = job.fileMissing || (job.outputs?.some((output) => output.missing) ?? false);
   const facts = [
     elapsed !== undefined ? `elapsed ${formatSeconds(elapsed)}` : undefined,
     speed ? `${formatBytes(speed)}/s` : undefined,
@@ -88,7 +93,7 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
         />
       ) : null}
       <p className="job-facts muted">{facts.join(" · ")}</p>
-      {job.outputPath && job.status === "completed" ? (
+      {job.outputPath && job.status === "completed" && !files ? (
         <p className="path" data-testid="job-output">
           {job.outputPath}
           {job.fileMissing ? " (the file is no longer there)" : ""}
@@ -111,10 +116,10 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
             Retry
           </button>
         ) : null}
-        {job.status === "completed" ? (
+        {job.status === "completed" && !files ? (
           <PlayButton open={player.open} onToggle={player.toggle} />
         ) : null}
-        {job.status === "completed" && job.outputPath && !job.fileMissing ? (
+        {job.status === "completed" && job.outputPath && !job.fileMissing && !files ? (
           <>
             <button type="button" onClick={() => openFile.mutate(job.id)}>
               Open file
@@ -124,7 +129,7 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
             </button>
           </>
         ) : null}
-        {job.status === "completed" && job.fileMissing ? (
+        {job.status === "completed" && missing ? (
           <button type="button" onClick={() => redownload.mutate({ jobId: job.id })}>
             Download again
           </button>
@@ -135,8 +140,9 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
           </button>
         ) : null}
       </div>
+      {files && job.status === "completed" ? <JobFiles job={files} /> : null}
       {actionError ? <ErrorNote error={actionError} /> : null}
-      {player.open && job.status === "completed" ? (
+      {player.open && job.status === "completed" && !files ? (
         <InlineVideo target={{ jobId: job.id }} title={job.title} />
       ) : null}
     </li>

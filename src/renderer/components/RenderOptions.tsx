@@ -5,16 +5,23 @@
 // typed stays in the field, and anything else is refused there, in words, until it is fixed.
 import { useEffect, useId, useState } from "react";
 import { ASPECT_RATIOS, FORMATS, QUALITIES, RESOLUTIONS } from "../../shared/render-options";
+import { GIF_MAX_FPS } from "../../shared/limits";
 import type { AspectRatio, OutputFormat, Quality, Resolution } from "../../shared/render-options";
 import {
   COMMON_FPS,
   parseFps,
   blockedFormats,
   countOf,
+  filesSummary,
   formatSeconds,
   blockedResolutions,
-  estimatedCredits,
+  outputsOf,
+  plannedCredits,
+  posterTimeOf,
   renderOptionsProblem,
+  SIZE_LABELS,
+  tickedSizes,
+  type CompositionFacts,
 } from "../render-plan";
 import { useUiStore } from "../store";
 import { useRenderQuote } from "../hooks/renders";
@@ -64,12 +71,106 @@ function FpsField({ fps, onChange }: { fps: number; onChange: (fps: number) => v
   );
 }
 
+/** Which sizes to render (the first ticked is the main file) and what else to make from them. */
+function FilesFields({ facts }: { facts: CompositionFacts }) {
+  const render = useUiStore((state) => state.render);
+  const setRender = useUiStore((state) => state.setRender);
+  const sizes = tickedSizes(render, facts.aspectRatio);
+  const posterTime = posterTimeOf(render, facts.duration);
+  const [posterText, setPosterText] = useState(String(posterTime));
+  // Another project's options (or "Default options") replace what is shown.
+  useEffect(() => {
+    setPosterText((shown) =>
+      Number.isNaN(posterTime) || Number(shown.replace(",", ".")) === posterTime
+        ? shown
+        : String(posterTime),
+    );
+  }, [posterTime]);
+  return (
+    <div className="files-fields">
+      <fieldset className="choices">
+        <legend>Sizes</legend>
+        {ASPECT_RATIOS.map((ratio) => {
+          const ticked = sizes.includes(ratio);
+          const only = ticked && sizes.length === 1;
+          return (
+            <label
+              key={ratio}
+              className="choice"
+              title={only ? "At least one size is rendered." : undefined}
+            >
+              <input
+                type="checkbox"
+                checked={ticked}
+                disabled={only}
+                onChange={(event) =>
+                  setRender({
+                    aspectRatio: undefined,
+                    sizes: event.target.checked
+                      ? [...sizes, ratio]
+                      : sizes.filter((size) => size !== ratio),
+                  })
+                }
+              />
+              {SIZE_LABELS[ratio]}
+              {ratio === facts.aspectRatio ? <span className="muted"> (as made)</span> : null}
+            </label>
+          );
+        })}
+      </fieldset>
+      <fieldset className="choices">
+        <legend>Also make</legend>
+        <label
+          className="choice"
+          title={render.format === "gif" ? "The video is already a GIF." : undefined}
+        >
+          <input
+            type="checkbox"
+            checked={render.gif && render.format !== "gif"}
+            disabled={render.format === "gif"}
+            onChange={(event) => setRender({ gif: event.target.checked })}
+          />
+          A GIF{render.fps > GIF_MAX_FPS ? ` (at most ${GIF_MAX_FPS} fps)` : ""}
+        </label>
+        <label className="choice">
+          <input
+            type="checkbox"
+            checked={render.poster}
+            onChange={(event) => setRender({ poster: event.target.checked })}
+          />
+          A poster picture
+        </label>
+        {render.poster ? (
+          <label className="choice poster-time">
+            at
+            <input
+              type="text"
+              inputMode="decimal"
+              aria-label="Poster time in seconds"
+              value={posterText}
+              onChange={(event) => {
+                const typed = event.target.value.trim().replace(",", ".");
+                setPosterText(event.target.value);
+                setRender({
+                  posterTime:
+                    typed === "" || !/^\d*\.?\d*$/.test(typed) ? Number.NaN : Number(typed),
+                });
+              }}
+            />
+            seconds
+          </label>
+        ) : null}
+      </fieldset>
+    </div>
+  );
+}
+
 export function RenderOptions({
   detectedAspect,
   duration,
   composition,
 }: {
-  detectedAspect: AspectRatio;
+  detectedAspect: AspectRatio | undefined;
   duration: number | undefined;
   composition?: string;
 }) {
@@ -79,8 +180,10 @@ export function RenderOptions({
   const formatReasons = blockedFormats(render.resolution);
   const resolutionReasons = blockedResolutions(render.format);
   // The fps field says itself what is wrong with it.
-  const problem = Number.isFinite(render.fps) ? renderOptionsProblem(render) : undefined;
-  const credits = estimatedCredits(duration, render.resolution);
+  const facts: CompositionFacts = { aspectRatio: detectedAspect, duration };
+  const problem = Number.isFinite(render.fps) ? renderOptionsProblem(render, facts) : undefined;
+  const credits = plannedCredits(render, facts);
+  const outputs = outputsOf(render, facts);
   // The app's own service starts with the first render, not to answer a quote: until then the
   // credits line above is the quote (the queue of a service nobody uses is empty).
   const service = useServiceState().data;
@@ -92,7 +195,8 @@ export function RenderOptions({
       quality: render.quality,
       format: render.format,
       resolution: render.resolution,
-      ...(render.aspectRatio ? { aspectRatio: render.aspectRatio } : {}),
+      ...(!outputs && render.aspectRatio ? { aspectRatio: render.aspectRatio } : {}),
+      ...(outputs ? { outputs } : {}),
     },
     problem === undefined && Number.isFinite(render.fps) && service !== undefined && !serviceIdle,
   );
@@ -156,29 +260,15 @@ export function RenderOptions({
             ))}
           </select>
         </label>
-        <label>
-          Aspect ratio
-          <select
-            value={render.aspectRatio ?? ""}
-            onChange={(event) =>
-              setRender({
-                aspectRatio: (event.target.value || undefined) as AspectRatio | undefined,
-              })
-            }
-          >
-            <option value="">Detected ({detectedAspect})</option>
-            {ASPECT_RATIOS.map((ratio) => (
-              <option key={ratio}>{ratio}</option>
-            ))}
-          </select>
-        </label>
       </div>
+      <FilesFields facts={facts} />
       {problem ? (
         <p className="issue" role="alert">
           {problem}
         </p>
       ) : null}
-      <p className="muted">
+      <p className="muted" aria-label="What one render makes">
+        {outputs ? `One render makes ${filesSummary(render, facts)}. ` : ""}
         Estimated cost:{" "}
         {credits === undefined ? "unknown (no duration)" : countOf(credits, "credit")}
       </p>

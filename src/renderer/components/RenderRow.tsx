@@ -12,6 +12,7 @@ import { useUiStore } from "../store";
 import { ErrorNote } from "./ErrorNote";
 import { InlineVideo, PlayButton, usePlayer } from "./InlinePlayer";
 import { RenderAgainForm } from "./RenderAgainForm";
+import { RenderFiles } from "./OutputFiles";
 
 /** What this app knows about a render from its own queue. */
 export interface LocalRender {
@@ -45,6 +46,8 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
   const title = render.title ?? render.composition;
   const status = renderStatusOf(render);
   const cancelled = status.label === "Cancelled";
+  // A render of several files lists each of them with its own actions (OutputFiles.tsx).
+  const several = render.outputs.length > 1;
   return (
     <li className="render" aria-label={`Render ${title}`} data-render-id={render.render_id}>
       <div className="thumb" aria-hidden="true">
@@ -68,7 +71,7 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
           <p className="issue">{render.failure_message}</p>
         ) : null}
         <div className="actions">
-          {render.status === "completed" ? (
+          {render.status === "completed" && !several ? (
             <>
               <PlayButton open={player.open} onToggle={player.toggle} />
               <button type="button" onClick={() => download.mutate(render.render_id)}>
@@ -76,7 +79,12 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
               </button>
             </>
           ) : null}
-          {local.file ? (
+          {render.status === "completed" && several ? (
+            <button type="button" onClick={() => download.mutate(render.render_id)}>
+              Download
+            </button>
+          ) : null}
+          {local.file && !several ? (
             <>
               <button type="button" onClick={() => openFile.mutate(local.file!.id)}>
                 Open file
@@ -117,7 +125,10 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
             </button>
           </p>
         ) : null}
-        {player.open ? <InlineVideo target={{ renderId: render.render_id }} title={title} /> : null}
+        {several ? <RenderFiles render={render} localJob={local.file} /> : null}
+        {player.open && !several ? (
+          <InlineVideo target={{ renderId: render.render_id }} title={title} />
+        ) : null}
         {again ? <RenderAgainForm render={render} onClose={() => setAgain(false)} /> : null}
         {download.error ? <ErrorNote error={download.error} /> : null}
         {openFile.error ? (

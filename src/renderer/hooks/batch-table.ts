@@ -11,7 +11,7 @@ import {
   type BatchTable,
 } from "../../shared/batch";
 import type { BatchView } from "../../shared/ipc";
-import { countOf, folderName, jobSettingsFrom } from "../render-plan";
+import { countOf, folderName, jobSettingsFrom, tickedSizes } from "../render-plan";
 import { desktopApi } from "../transport";
 import { useUiStore } from "../store";
 import { useProjectScan } from "./project";
@@ -91,7 +91,19 @@ export function useSubmitBatch() {
       return desktopApi()["batches.submit"]({
         dir: project.root,
         composition: project.composition,
-        settings: { ...jobSettingsFrom(render), strictVariables: strict },
+        // One video per row at the main size: the extra sizes and files are for a single render.
+        settings: {
+          ...jobSettingsFrom(
+            {
+              ...render,
+              sizes: tickedSizes(render, project.aspectRatio).slice(0, 1),
+              gif: false,
+              poster: false,
+            },
+            { aspectRatio: project.aspectRatio, duration: project.duration },
+          ),
+          strictVariables: strict,
+        },
         columns: checked.table.columns,
         rows: checked.table.rows,
         outputPattern: checked.pattern,

@@ -70,15 +70,23 @@ export function useRemoveJob() {
 }
 
 /** Opens a completed job's video with the system's default app. */
+/** One file of a job with several outputs (`output` 0: the main video). */
+export interface FileOfJob {
+  jobId: string;
+  output: number;
+}
+
 export function useOpenJobFile() {
   return useMutation({
-    mutationFn: (jobId: string) => desktopApi()["jobs.openFile"]({ jobId }),
+    mutationFn: (target: string | FileOfJob) =>
+      desktopApi()["jobs.openFile"](typeof target === "string" ? { jobId: target } : target),
   });
 }
 
 export function useRevealFile() {
   return useMutation({
-    mutationFn: (jobId: string) => desktopApi()["host.revealFile"]({ jobId }),
+    mutationFn: (target: string | FileOfJob) =>
+      desktopApi()["host.revealFile"](typeof target === "string" ? { jobId: target } : target),
   });
 }
 

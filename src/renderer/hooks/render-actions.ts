@@ -19,8 +19,9 @@ export function useRenderActions() {
   const render = useUiStore((state) => state.render);
   const submit = useSubmitJob();
   const project = scan.data;
+  const facts = { aspectRatio: project?.aspectRatio, duration: project?.duration };
   const optionsProblem = Number.isFinite(render.fps)
-    ? renderOptionsProblem(render)
+    ? renderOptionsProblem(render, facts)
     : "Fix Frames per second in Render options first.";
   const blockedBy = !project
     ? "Choose a project first."
@@ -33,6 +34,7 @@ export function useRenderActions() {
           dir: project.root,
           composition: project.composition,
           render,
+          facts,
           values: variables.values,
           strictVariables: variables.strict,
         })
@@ -48,7 +50,7 @@ export function useRenderActions() {
       dir: project.root,
       composition: project.composition,
       settings: {
-        ...jobSettingsFrom(render),
+        ...jobSettingsFrom(render, facts),
         variables: variables.values,
         strictVariables: variables.strict,
         title: jobTitle(folderName(project.root), variables.resolved),
