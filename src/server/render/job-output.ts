@@ -18,6 +18,7 @@ import { enqueueOutputWebhook, enqueueWebhook } from "../webhooks/webhooks";
 import {
   mark,
   markProgress,
+  PROGRESS_INTERVAL_MS,
   renderOptions,
   renderPrefix,
   storeFile,
@@ -25,7 +26,13 @@ import {
   type Attempt,
   type JobServices,
 } from "./attempt";
-import { completeOutput, loadOutput, markOutputRendering, type OutputDone } from "./render-outputs";
+import {
+  completeOutput,
+  loadOutput,
+  markOutputRendering,
+  writeOutputProgress,
+  type OutputDone,
+} from "./render-outputs";
 
 export async function runOutputJob(
   services: JobServices,
@@ -47,6 +54,7 @@ export async function runOutputJob(
   const outDir = join(attempt.workDir, "out");
   const prefix = `${renderPrefix(attempt)}/outputs/${index}-${lease.attempt}`;
   let done: OutputDone;
+  let lastProgress = 0;
   if (output.kind === "still") {
     const format = output.format as StillFormat;
     const name = `still.${STILL_FILE_EXTENSIONS[format]}`;
@@ -75,7 +83,13 @@ export async function runOutputJob(
       format,
       output: join(outDir, name),
       thumbnail: true,
-      onProgress: (progress) => markProgress(attempt, progress),
+      onProgress: (progress) => {
+        markProgress(attempt, progress);
+        const now = Date.now();
+        if (now - lastProgress < PROGRESS_INTERVAL_MS || progress.framesTotal <= 0) return;
+        lastProgress = now;
+        writeOutputProgress(ctx.db, render.id, progress.framesDone / progress.framesTotal);
+      },
     });
     if (attempt.signal.aborted) throw attempt.signal.reason;
     mark(attempt, "rendered");

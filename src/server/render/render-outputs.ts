@@ -4,7 +4,7 @@
 // Charging: each output's completion records its file; the output that completes the set completes
 // the render, writes every output's charge line and charges their sum, in one transaction (the
 // job's finish), so a render is charged once, all of it, or (failed, cancelled) not at all.
-import type { Kysely, Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import { outputCredits } from "../../shared/credits";
 import { outputSize, type AspectRatio } from "../../shared/render-options";
 import type { PlannedOutput } from "../../shared/outputs";
@@ -78,6 +78,27 @@ export async function markOutputRendering(
     .where("idx", "=", index)
     .where("status", "in", ["queued", "rendering"])
     .execute();
+}
+
+/**
+ * A render's progress while one of its outputs renders: the outputs done plus this one's share,
+ * over all of them. Only ever raised (outputs render side by side and report independently);
+ * advisory, so a failed write is dropped.
+ */
+export function writeOutputProgress(db: Db, renderId: string, fraction: number): void {
+  const share = Math.min(1, Math.max(0, fraction));
+  // (outputs_done + share) / output_count, at most 0.99; CASE: SQLite's min() is PostgreSQL's least().
+  const raw = sql<number>`((outputs_done + cast(${share} as real)) / output_count)`;
+  const progress = sql<number>`(case when ${raw} > 0.99 then 0.99 else ${raw} end)`;
+  void db
+    .updateTable("renders")
+    .set({ progress })
+    .where("id", "=", renderId)
+    .where("status", "=", "rendering")
+    .where("output_count", ">", 0)
+    .where("progress", "<", progress)
+    .execute()
+    .catch(() => undefined);
 }
 
 export interface OutputDone {
