@@ -1,8 +1,11 @@
 // The measured cost of a composition before it is rendered: one browser page is started as a
-// render starts it, and six short runs of consecutive frames (8% to 92% of the timeline) are
-// drawn and read back as a render draws them, unchanged frames skipped alike. Their mean time per
-// frame and the start-up time feed the estimate of shared/quote.ts. The 30 frames cost a few
-// seconds of a 1080p render.
+// render starts it, and eight short runs of consecutive frames, spread evenly over the whole
+// timeline (the middle of each eighth, so still stretches count as much as they last), are drawn
+// and read back as a render draws them, unchanged frames skipped alike. A run's first frame follows
+// a jump and always draws, as the first frame of each of a render's segments does: the per-frame
+// cost weighs the two by how many of the render's frames start a segment. That cost and the
+// start-up time feed the estimate of shared/quote.ts. The 32 frames cost a few seconds of a 1080p
+// render.
 import { availableParallelism } from "node:os";
 import { estimateRenderSeconds, framesOf, type FrameCost } from "../shared/quote";
 import { prepareRender, resolveWorkers } from "./render-prepare";
@@ -10,9 +13,9 @@ import { RenderSessions, type PageInfo } from "./render-sessions";
 import type { RenderCompositionOptions } from "./types";
 import { segmentLength } from "./plan";
 
-/** Where the sampled runs start (share of the timeline) and how many frames each draws. */
-const SAMPLE_AT = [0.08, 0.25, 0.42, 0.58, 0.75, 0.92] as const;
-const SAMPLE_RUN = 5;
+/** Where the sampled runs start (share of the timeline: the middle of each eighth) and their length. */
+const SAMPLE_AT = Array.from({ length: 8 }, (_, run) => (run + 0.5) / 8);
+const SAMPLE_RUN = 4;
 
 export interface SampledCost {
   durationSeconds: number;
@@ -78,8 +81,14 @@ export async function sampleRenderCost(
         }
       }),
     );
-    // A composition too short for a run of two frames: its jumps are all there is to time.
-    const msPerFrame = timed > 0 ? pageMs / timed : jumpMs / drawn;
+    // A render draws `segments` frames after a jump (each segment's first) and steps to the rest;
+    // a composition too short for a run of two frames: its jumps are all there is to time.
+    const jumps = drawn - timed;
+    const segmentStarts = Math.min(1, segments / Math.max(1, frames));
+    const msPerFrame =
+      timed > 0
+        ? (pageMs / timed) * (1 - segmentStarts) + (jumpMs / Math.max(1, jumps)) * segmentStarts
+        : jumpMs / drawn;
     // The pages drew side by side, so each one's time already includes sharing the cores.
     const wallMsPerFrame = msPerFrame / pages.length;
     const cost: FrameCost = { msPerFrame, startupMs };
