@@ -88,7 +88,9 @@ test("tick 16:9, 9:16, 1:1 and a poster, Render once: one upload, one request, f
   await expect(made).toHaveText(
     "One render makes 3 videos and a poster picture. Estimated cost: 10 credits",
   );
-  await expect(page.getByLabel("Estimated time on the service")).toContainText("on the service");
+  await expect(page.getByLabel("Estimated time on the service")).toContainText(
+    "on the service for 37 frames",
+  );
   await photograph(page, "outputs-render-options", { fullPage: false });
 
   const before = await serviceCounts(app.service.dataDir);

@@ -275,7 +275,12 @@ export function RenderOptions({
       {quote.data ? (
         <p className="muted" aria-label="Estimated time on the service">
           About {formatSeconds(quote.data.estimated_total_seconds)} on the service for{" "}
-          {countOf(quote.data.frames, "frame")}
+          {countOf(
+            quote.data.outputs.length > 1
+              ? quote.data.outputs.reduce((sum, output) => sum + output.frames, 0)
+              : quote.data.frames,
+            "frame",
+          )}
           {quote.data.estimated_queue_seconds > 0
             ? ` (${formatSeconds(quote.data.estimated_queue_seconds)} waiting: ${countOf(quote.data.queue.queued, "render")} queued)`
             : ""}
