@@ -271,12 +271,19 @@ export class CaptureSession {
   /**
    * The first image of a page whose first frame came back empty. A visible <video> is drawn from a
    * surface of its own that joins the compositor frame a frame late, and until it has, Chromium
-   * draws nothing and returns no screenshot; the next frames have it.
+   * draws nothing and returns no screenshot; the next frames have it. On a loaded machine a page
+   * without video came back empty five times in a row too (chunk-jump.test, load 21: the page
+   * had not committed its first frame yet), so after those the frame is asked for again a little
+   * later, as the screenshot path does; the page's own timers follow the frame clock, so the wait
+   * is ours.
    */
   private async firstImage(): Promise<string> {
-    for (let attempt = 0; attempt < FIRST_FRAME_ATTEMPTS; attempt++) {
+    const attempts = FIRST_FRAME_ATTEMPTS + SCREENSHOT_RETRY_MS.length;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
       const image = await this.beginFrameWithScreenshot();
       if (image) return image;
+      const wait = SCREENSHOT_RETRY_MS[attempt - FIRST_FRAME_ATTEMPTS];
+      if (wait !== undefined) await sleep(wait);
     }
     throw new EngineError("capture_failed", "The browser produced no image for the first frame.");
   }
