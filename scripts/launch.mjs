@@ -24,11 +24,14 @@ function ensureBuilt() {
   const outputs = ["out/main/electron.js", "out/preload/index.cjs", "out/renderer/index.html"].map(
     (p) => join(root, p),
   );
+  // Every folder the bundles take code from: the main process bundles src/core and src/node too.
   const sources = [
     "src/main",
     "src/preload",
     "src/renderer",
     "src/shared",
+    "src/core",
+    "src/node",
     "src/player",
     "electron.vite.config.ts",
   ];
