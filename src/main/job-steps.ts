@@ -97,7 +97,7 @@ export async function runJobSteps(job: JobRecord, options: JobStepOptions): Prom
       },
       { signal, onEvent },
     );
-    await onSubmitted(result);
+    await onSubmitted({ renderId: result.renderId, assetId: result.assetId });
   } else await onSubmitted({ renderId: job.renderId, assetId: job.assetId });
   const finished = await finishRender(client, job.renderId!, {
     pollIntervalMs: options.pollIntervalMs,
