@@ -357,3 +357,62 @@ it("Cancel remaining stops a batch's rendering row on the service too, and leave
   expect(rows[1]!.renderId).toBeUndefined();
   expect((await client.me()).billing.credits_used).toBe(before);
 });
+
+it("saves every file of a render with several outputs beside the main one, plays each by its index, and Download again brings back a deleted one", async () => {
+  const project = await writeProject(join(base, "outputs-project"), {
+    "index.html": tinyComposition("outputs"),
+  });
+  const { app, seen } = await openApp("outputs");
+  // Through the IPC router, as the renderer asks: the input is checked by the IPC schema.
+  const invoke = async <T>(
+    method: Parameters<DesktopApp["router"]["invoke"]>[0],
+    input: unknown,
+  ) => {
+    const result = await app.router.invoke(method, input);
+    if (!result.ok) throw new Error(result.error.message);
+    return result.data as T;
+  };
+  const job = await invoke<JobView>("jobs.submit", {
+    dir: project,
+    settings: {
+      ...TINY_RENDER,
+      outputs: [
+        { aspect_ratio: "16:9" },
+        { aspect_ratio: "1:1" },
+        { still: { time: 0.5, format: "png" }, aspect_ratio: "16:9" },
+      ],
+    },
+  });
+  const done = await waitFor("the render of three files", () => finished(seen, job.id));
+  expect(done.error).toBeUndefined();
+  expect(done.status).toBe("completed");
+  const outputs = done.outputs!;
+  expect(outputs.map((o) => [o.kind, o.format, o.width, o.height, o.time])).toEqual([
+    ["video", "mp4", 1920, 1080, null],
+    ["video", "mp4", 1080, 1080, null],
+    ["still", "png", 1920, 1080, 0.5],
+  ]);
+  expect(outputs[0]!.path).toBe(done.outputPath);
+  const stem = done.outputPath!.replace(/\.mp4$/, "");
+  expect(outputs.slice(1).map((o) => o.path)).toEqual([`${stem}-1x1.mp4`, `${stem}-0.5s.png`]);
+  for (const output of outputs) {
+    expect(existsSync(output.path!)).toBe(true);
+    expect(output.sizeBytes).toBeGreaterThan(0);
+  }
+  // Each file plays (or shows) from the disk, by its index, from the job and from History alike.
+  const poster = await invoke<MediaSource>("media.url", { jobId: job.id, output: 2 });
+  expect(poster).toMatchObject({ source: "file", url: expect.stringMatching(/-0\.5s\.png$/) });
+  const fetched = await fetch(poster.url);
+  expect(fetched.headers.get("content-type")).toBe("image/png");
+  const square = await invoke<MediaSource>("media.url", { renderId: done.renderId!, output: 1 });
+  expect(square.url).toMatch(/-1x1\.mp4$/);
+  // A file deleted since: the job says so, and "Download again" brings it back (other files already there are not fetched again).
+  await rm(outputs[1]!.path!);
+  expect(app.jobs.get(job.id).outputs![1]!.missing).toBe(true);
+  seen.length = 0;
+  await app.jobs.redownload(job.id);
+  const again = await waitFor("the download again", () => finished(seen, job.id));
+  expect(again.status).toBe("completed");
+  expect(again.outputs!.map((o) => o.missing)).toEqual([false, false, false]);
+  expect(existsSync(outputs[1]!.path!)).toBe(true);
+});
