@@ -144,6 +144,7 @@ export async function runRender(
       return outputPath;
     },
     onEvent: emit,
+    allOutputs: true,
   });
   return { assetId: state.assetId, renderId, ...finished };
 }
@@ -156,6 +157,12 @@ export interface FinishRenderOptions {
   outputPath: (record: RenderRecord) => string;
   /** `render` and `download` stages, every changed record, the page's warnings, download progress. */
   onEvent?: ((event: RenderEvent) => void) | undefined;
+  /**
+   * A render with several outputs: download the others too, next to the main file
+   * (shared/outputs.ts names). The CLI asks for it; the app downloads them itself (job-steps.ts,
+   * recording each path first so a resumed job finds them).
+   */
+  allOutputs?: boolean | undefined;
 }
 
 /**
@@ -196,7 +203,7 @@ export async function finishRender(
   const files: DownloadedOutput[] = [{ index: 0, ...downloaded }];
   // A render with several outputs: the others next to the main file (shared/outputs.ts names).
   const main = record.outputs[0] ?? record;
-  for (const output of record.outputs.slice(1)) {
+  for (const output of options.allOutputs ? record.outputs.slice(1) : []) {
     const path = outputFileName(
       downloaded.path,
       main,

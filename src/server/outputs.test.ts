@@ -375,6 +375,22 @@ describe("several outputs from one render", () => {
       const poster = await decodeFrame(join(dir, "cli-out", "promo-0.4s.jpg"), 0);
       expect([poster.width, poster.height]).toEqual([1920, 1080]);
 
+      // `svc cloud download` fetches every file of it again, under the same names.
+      const again = join(dir, "cli-again", "promo.mp4");
+      const download = await runCli(
+        ["cloud", "download", printed.render_id, "-o", again, "--json"],
+        env,
+      );
+      expect(download.code, download.stderr).toBe(0);
+      expect(
+        JSON.parse(download.stdout).files.map((file: { size_bytes: number }) => file.size_bytes),
+      ).toEqual(printed.files.map((file: { size_bytes: number }) => file.size_bytes));
+      expect((await readdir(join(dir, "cli-again"))).sort()).toEqual([
+        "promo-0.4s.jpg",
+        "promo-9x16.mp4",
+        "promo.mp4",
+      ]);
+
       const refused = await runCli(["cloud", "render", project, "--also", "4:3"], env);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/--also: "4:3" is not an aspect ratio/);

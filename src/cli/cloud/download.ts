@@ -40,21 +40,41 @@ export async function runCloudDownload(
         ...(options.signal ? { signal: options.signal } : {}),
         outputPath: (record) => options.output ?? defaultOutputPath(record),
         onEvent: (event) => progress.onEvent(event),
+        allOutputs: true,
       }),
     );
   } finally {
     progress.done();
   }
-  const result = { render_id: id, output: finished.outputPath, size_bytes: finished.sizeBytes };
+  const result = {
+    render_id: id,
+    output: finished.outputPath,
+    size_bytes: finished.sizeBytes,
+    ...(finished.files.length > 1
+      ? {
+          files: finished.files.map((file) => ({
+            index: file.index,
+            output: file.path,
+            size_bytes: file.sizeBytes,
+          })),
+        }
+      : {}),
+  };
   if (options.json) printJson(io, result);
-  else
+  else {
     io.stdout.write(`Downloaded ${id} -> ${result.output} (${formatBytes(result.size_bytes)})\n`);
+    for (const file of result.files?.slice(1) ?? []) {
+      io.stdout.write(`  also -> ${file.output} (${formatBytes(file.size_bytes)})\n`);
+    }
+  }
   return result;
 }
 
 export function registerCloudDownloadCommand(cloud: Command, io: CliIo): void {
   addWaitFlags(cloud.command("download"))
-    .description("download a render's video, waiting for it first if it is still running")
+    .description(
+      "download a render's video (and its other outputs, next to it), waiting for it first if it is still running",
+    )
     .argument("<id>", "render id (rndr_...)")
     .option("-o, --output <file>", "where to save the video (default: renders/<render_id>.<ext>)")
     .option("--json", "print {render_id, output, size_bytes} as JSON")
