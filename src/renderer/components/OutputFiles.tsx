@@ -99,6 +99,13 @@ function OutputTile({
   );
 }
 
+/** A tile's second line: pixels, then the size and whatever else is known, " · " between. */
+function fileDetail(width: number, height: number, bytes?: number, extra?: string): string {
+  return [`${width}x${height}`, bytes !== undefined ? formatBytes(bytes) : undefined, extra]
+    .filter(Boolean)
+    .join(" · ");
+}
+
 /** A queue job's files, once its render completed. */
 export function JobFiles({ job }: { job: JobView & { outputs: JobOutput[] } }) {
   const completed = job.status === "completed";
@@ -111,12 +118,7 @@ export function JobFiles({ job }: { job: JobView & { outputs: JobOutput[] } }) {
           <OutputTile
             key={output.index}
             label={label}
-            detail={[
-              `${output.width}x${output.height}`,
-              output.sizeBytes !== undefined ? formatBytes(output.sizeBytes) : undefined,
-            ]
-              .filter(Boolean)
-              .join(" · ")}
+            detail={fileDetail(output.width, output.height, output.sizeBytes)}
             thumbnail={null}
             picture={output.kind === "still"}
             playable={completed && output.format !== "png-sequence"}
@@ -167,13 +169,12 @@ export function RenderFiles({
           <OutputTile
             key={output.index}
             label={label}
-            detail={[
-              `${output.width}x${output.height}`,
-              output.bytes !== null ? formatBytes(output.bytes) : undefined,
+            detail={fileDetail(
+              output.width,
+              output.height,
+              output.bytes ?? undefined,
               `${output.credits_charged} credit${output.credits_charged === 1 ? "" : "s"}`,
-            ]
-              .filter(Boolean)
-              .join(" · ")}
+            )}
             thumbnail={output.thumbnail_url}
             picture={output.kind === "still"}
             playable={output.status === "completed" && output.format !== "png-sequence"}

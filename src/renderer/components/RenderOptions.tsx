@@ -15,6 +15,7 @@ import {
   filesSummary,
   formatSeconds,
   blockedResolutions,
+  jobSettingsFrom,
   outputsOf,
   plannedCredits,
   posterTimeOf,
@@ -190,14 +191,7 @@ export function RenderOptions({
   const serviceIdle = service?.mode === "local" && service.status === "stopped";
   const quote = useRenderQuote(
     duration,
-    {
-      fps: render.fps,
-      quality: render.quality,
-      format: render.format,
-      resolution: render.resolution,
-      ...(!outputs && render.aspectRatio ? { aspectRatio: render.aspectRatio } : {}),
-      ...(outputs ? { outputs } : {}),
-    },
+    jobSettingsFrom(render, facts),
     problem === undefined && Number.isFinite(render.fps) && service !== undefined && !serviceIdle,
   );
   const localQuote = useLocalQuote();

@@ -63,18 +63,36 @@ export interface Attempt {
 }
 
 /** Progress is written at most twice a second. */
-export const PROGRESS_INTERVAL_MS = 500;
+const PROGRESS_INTERVAL_MS = 500;
 
 export function mark(attempt: Attempt, phase: Phase): void {
   attempt.phasesMs[phase] ??= Date.now() - attempt.claimedMs;
 }
 
 /** The engine's progress is reported at most every 100 ms: "firstFrame" is that close. */
-export function markProgress(attempt: Attempt, progress: RenderProgress): void {
+function markProgress(attempt: Attempt, progress: RenderProgress): void {
   if (progress.stage === "preparing") return;
   attempt.framesDone = progress.framesDone;
   mark(attempt, progress.stage);
   if (progress.framesDone > 0) mark(attempt, "firstFrame");
+}
+
+/**
+ * A job's `onProgress` for the engine: every report marks the attempt's phases, and at most one
+ * every PROGRESS_INTERVAL_MS (with frames to count) reaches `write`, the job's database update.
+ */
+export function progressReporter(
+  attempt: Attempt,
+  write: (progress: RenderProgress) => void,
+): (progress: RenderProgress) => void {
+  let last = 0;
+  return (progress) => {
+    markProgress(attempt, progress);
+    const now = Date.now();
+    if (now - last < PROGRESS_INTERVAL_MS || progress.framesTotal <= 0) return;
+    last = now;
+    write(progress);
+  };
 }
 
 /**

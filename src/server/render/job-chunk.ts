@@ -7,12 +7,10 @@
 // stored when it returns false).
 import { mkdir } from "node:fs/promises";
 import { basename, join } from "node:path";
-import type { RenderProgress } from "../../engine/types";
 import { jobIdOf } from "../queue/job-queue";
 import {
   mark,
-  markProgress,
-  PROGRESS_INTERVAL_MS,
+  progressReporter,
   renderOptions,
   renderPrefix,
   storeFile,
@@ -50,7 +48,6 @@ export async function runChunkJob(
   mark(attempt, "downloaded");
   const outputDir = join(attempt.workDir, "out");
   await mkdir(outputDir, { recursive: true });
-  let lastProgress = 0;
   const result = await engine.renderChunk({
     ...renderOptions(services, attempt, projectDir),
     chunk: {
@@ -64,13 +61,9 @@ export async function runChunkJob(
     outputDir,
     // The page stays open for this render's next chunk on this worker (chunks go out in order).
     warm: true,
-    onProgress: (progress: RenderProgress) => {
-      markProgress(attempt, progress);
-      const now = Date.now();
-      if (now - lastProgress < PROGRESS_INTERVAL_MS) return;
-      lastProgress = now;
+    onProgress: progressReporter(attempt, (progress) => {
       void writeChunkProgress(ctx.db, render, index, progress.framesDone);
-    },
+    }),
   });
   if (attempt.signal.aborted) throw attempt.signal.reason;
   mark(attempt, "rendered");

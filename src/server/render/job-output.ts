@@ -17,8 +17,7 @@ import {
 import { enqueueOutputWebhook, enqueueWebhook } from "../webhooks/webhooks";
 import {
   mark,
-  markProgress,
-  PROGRESS_INTERVAL_MS,
+  progressReporter,
   renderOptions,
   renderPrefix,
   storeFile,
@@ -54,7 +53,6 @@ export async function runOutputJob(
   const outDir = join(attempt.workDir, "out");
   const prefix = `${renderPrefix(attempt)}/outputs/${index}-${lease.attempt}`;
   let done: OutputDone;
-  let lastProgress = 0;
   if (output.kind === "still") {
     const format = output.format as StillFormat;
     const name = `still.${STILL_FILE_EXTENSIONS[format]}`;
@@ -83,13 +81,9 @@ export async function runOutputJob(
       format,
       output: join(outDir, name),
       thumbnail: true,
-      onProgress: (progress) => {
-        markProgress(attempt, progress);
-        const now = Date.now();
-        if (now - lastProgress < PROGRESS_INTERVAL_MS || progress.framesTotal <= 0) return;
-        lastProgress = now;
-        writeOutputProgress(ctx.db, render.id, progress.framesDone / progress.framesTotal);
-      },
+      onProgress: progressReporter(attempt, (progress) =>
+        writeOutputProgress(ctx.db, render.id, progress.framesDone / progress.framesTotal),
+      ),
     });
     if (attempt.signal.aborted) throw attempt.signal.reason;
     mark(attempt, "rendered");

@@ -6,8 +6,7 @@ import { FILE_EXTENSIONS, type OutputFormat } from "../../shared/render-options"
 import { enqueueWebhook } from "../webhooks/webhooks";
 import {
   mark,
-  markProgress,
-  PROGRESS_INTERVAL_MS,
+  progressReporter,
   renderOptions,
   renderPrefix,
   storeFile,
@@ -21,18 +20,13 @@ export async function runWholeJob(services: JobServices, attempt: Attempt): Prom
   const { ctx, queue, engine } = services;
   const { render } = attempt;
   const projectDir = await unpackProject(services, attempt);
-  let lastProgress = 0;
   const result = await engine.renderComposition({
     ...renderOptions(services, attempt, projectDir),
     output: join(attempt.workDir, "out", `video.${FILE_EXTENSIONS[render.format as OutputFormat]}`),
     thumbnail: true,
-    onProgress: (progress) => {
-      markProgress(attempt, progress);
-      const now = Date.now();
-      if (now - lastProgress < PROGRESS_INTERVAL_MS || progress.framesTotal <= 0) return;
-      lastProgress = now;
-      writeProgress(ctx.db, render.id, Math.min(0.99, progress.framesDone / progress.framesTotal));
-    },
+    onProgress: progressReporter(attempt, (progress) =>
+      writeProgress(ctx.db, render.id, Math.min(0.99, progress.framesDone / progress.framesTotal)),
+    ),
   });
   if (attempt.signal.aborted) throw attempt.signal.reason;
   mark(attempt, "rendered");
