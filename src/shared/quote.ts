@@ -33,10 +33,11 @@ export interface FrameCost {
 /**
  * Encoding cost per frame, relative to drawing it (the encoders share the cores with the
  * browsers), and the fixed cost of the end (join, audio, thumbnail). Fitted to the examples on
- * this machine (bench/quote.ts).
+ * this machine when nothing else runs (bench/quote.ts; 1500 ms, fitted under load 15-25, put every
+ * example 1.0-1.7 s over on a quiet machine).
  */
 export const ENCODE_SHARE = 0.25;
-export const FINISH_MS = 1500;
+export const FINISH_MS = 500;
 /** Pages that draw side by side on separate cores: what a second one adds. */
 export const PARALLEL_EFFICIENCY = 0.8;
 
