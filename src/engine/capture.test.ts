@@ -223,6 +223,46 @@ describe("CdpBrowser", () => {
     expect(await profileFolders()).toEqual([]);
   });
 
+  it("starts the browser again when it crashes before its first answer, once", async () => {
+    const resolved = await resolveChromium();
+    // A real start-up crash: a launcher that dies by SIGSEGV on its first run(s), then runs Chromium.
+    const launcher = async (crashes: number) => {
+      const dir = await mkdtemp(join(scratch, "crashing-"));
+      const script = join(dir, "chromium");
+      await writeFile(
+        script,
+        `#!/bin/sh\nn=$(ls "${dir}" | grep -c '^crash-')\n` +
+          `if [ "$n" -lt ${crashes} ]; then touch "${dir}/crash-$n"; kill -SEGV $$; fi\n` +
+          `exec "${resolved.executablePath}" "$@"\n`,
+        { mode: 0o755 },
+      );
+      return { script, dir };
+    };
+    const launch = (executablePath: string) =>
+      CdpBrowser.launch({
+        executablePath,
+        args: ["--no-sandbox", "--disable-gpu", "--headless", "--no-startup-window"],
+        env: { ...process.env, ...resolved.env },
+      });
+
+    const once = await launcher(1);
+    const browser = await launch(once.script);
+    const { product } = await browser.send<{ product: string }>("Browser.getVersion");
+    expect(product).toMatch(/Chrom/);
+    await browser.close();
+    expect((await readdir(once.dir)).filter((name) => name.startsWith("crash-"))).toHaveLength(1);
+
+    const always = await launcher(99);
+    const error = await launch(always.script).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as EngineError).message).toMatch(/quit unexpectedly \(SIGSEGV\)/);
+    expect((await readdir(always.dir)).filter((name) => name.startsWith("crash-"))).toHaveLength(2);
+    expect(await profileFolders()).toEqual([]);
+  });
+
   it("names a browser path that does not exist", async () => {
     await expect(
       CdpBrowser.launch({ executablePath: join(scratch, "no-chrome"), args: [], env: process.env }),

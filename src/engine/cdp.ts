@@ -57,6 +57,13 @@ export function browserCommandTimeoutMs(env: NodeJS.ProcessEnv = process.env): n
 
 /** How much of the browser's stderr is kept for an error message. */
 const STDERR_TAIL_BYTES = 4096;
+/** A browser that died by a signal before its first answer (CdpBrowser.launch starts another). */
+class CrashedAtStart extends Error {
+  constructor(readonly error: EngineError) {
+    super(error.message);
+  }
+}
+
 /** How long Browser.close may take before the process is killed. */
 const CLOSE_GRACE_MS = 5000;
 
@@ -112,8 +119,24 @@ export class CdpBrowser {
     fromBrowser.on("error", () => undefined);
   }
 
-  /** Starts the browser with a fresh profile folder and waits until it answers. */
+  /**
+   * Starts the browser with a fresh profile folder and waits until it answers. A browser that
+   * crashes (dies by a signal such as SIGSEGV) before its first answer is started once more: a
+   * rare start-up crash of Chromium otherwise fails the whole render (seen in CI, 46 ms after the
+   * start). A browser that exits with a code fails at once, as that repeats.
+   */
   static async launch(options: BrowserLaunch): Promise<CdpBrowser> {
+    try {
+      return await CdpBrowser.launchOnce(options);
+    } catch (error) {
+      if (!(error instanceof CrashedAtStart)) throw error;
+      return CdpBrowser.launchOnce(options).catch((second: unknown) => {
+        throw second instanceof CrashedAtStart ? second.error : second;
+      });
+    }
+  }
+
+  private static async launchOnce(options: BrowserLaunch): Promise<CdpBrowser> {
     const userDataDir = await mkdtemp(join(tmpdir(), "svc-chromium-"));
     const child = spawn(
       options.executablePath,
@@ -146,6 +169,10 @@ export class CdpBrowser {
       await browser.send("Browser.getVersion", {}, undefined, timeoutMs);
     } catch (error) {
       await browser.close();
+      const crashed = browser.exitError;
+      if (crashed && error === crashed && browser.child.signalCode !== null) {
+        throw new CrashedAtStart(crashed);
+      }
       if (error instanceof EngineError && error.code === "timeout") {
         throw new EngineError(
           "timeout",
