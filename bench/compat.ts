@@ -15,7 +15,9 @@
 // svc gets the project as it is (it answers CDN URLs from npm packages itself, src/engine/network.ts);
 // the reference, which cannot reach a CDN here, gets a copy with those URLs pointed at local copies
 // of the same files (GSAP, npm files, Google Fonts stylesheets and their font files).
-// Usage: npm run bench -- --compat [--only a,b] [--fps 10] [--keep DIR]
+// Usage: npm run bench -- --compat [--only a,b] [--fps 10] [--keep DIR] [--corpus DIR]
+// (--corpus: another corpus.json's folder, e.g. the rest of the catalog for a sweep:
+// `npx tsx bench/compat/build-corpus.ts --all --out bench/results/sweep`)
 import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -49,6 +51,11 @@ export interface CompatArgs {
   fps: number;
   workers: number;
   keepDir: string | undefined;
+  /**
+   * A folder holding another corpus.json (and the projects it names, relative to it), e.g. the
+   * rest of the catalog that `build-corpus.ts --all --out DIR` writes; default the committed one.
+   */
+  corpusDir?: string;
 }
 
 interface CorpusItem {
@@ -459,11 +466,12 @@ export async function runCompat(args: CompatArgs): Promise<CompatRow[]> {
       "The reference renderer is not installed: run `bash bench/reference/setup.sh`.",
     );
   }
-  const corpus = JSON.parse(await readFile(CORPUS, "utf8")) as { items: CorpusItem[] };
+  const corpusFile = args.corpusDir ? join(resolve(args.corpusDir), "corpus.json") : CORPUS;
+  const corpus = JSON.parse(await readFile(corpusFile, "utf8")) as { items: CorpusItem[] };
   const byName = new Map(corpus.items.map((item) => [item.name, item]));
   const names = args.only ? args.only.split(",") : corpus.items.map((item) => item.name);
   for (const name of names) {
-    if (!byName.has(name)) throw new Error(`No composition ${name} in ${CORPUS}`);
+    if (!byName.has(name)) throw new Error(`No composition ${name} in ${corpusFile}`);
   }
   // svc builds its CLI bundle on its first start after a source change: not a render's time.
   await execFileAsync(process.execPath, [join(ROOT, "bin", "svc.js"), "--version"]);
@@ -476,7 +484,7 @@ export async function runCompat(args: CompatArgs): Promise<CompatRow[]> {
   try {
     for (const name of names) {
       const item = byName.get(name)!;
-      const source = resolve(HERE, "compat", item.project);
+      const source = resolve(dirname(corpusFile), item.project);
       const dir = join(workDir, name);
       await mkdir(dir, { recursive: true });
       const svcProject = join(dir, "svc");

@@ -16,7 +16,7 @@
 // Held-frame skipping on and off, alternating (default pan-floor, where every pixel changes on
 // every frame, so skipping can only cost): npm run bench -- --dedup-ab [--only name] [--reps 3]
 // Does svc draw what the reference draws, on the compatibility corpus (bench/compat.ts):
-//   npm run bench -- --compat [--only a,b] [--fps 10] [--keep DIR]
+//   npm run bench -- --compat [--only a,b] [--fps 10] [--keep DIR] [--corpus DIR]
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -45,6 +45,7 @@ interface Args {
   tiers: Tier[];
   results: string | undefined;
   keep: string | undefined;
+  corpus: string | undefined;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -60,6 +61,7 @@ function parseArgs(argv: string[]): Args {
     tiers: ["standard", "draft"],
     results: undefined,
     keep: undefined,
+    corpus: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
@@ -76,6 +78,7 @@ function parseArgs(argv: string[]): Args {
     if (argv[i] === "--tiers" && value) args.tiers = value.split(",") as Tier[];
     if (argv[i] === "--results" && value) args.results = value;
     if (argv[i] === "--keep" && value) args.keep = resolve(value);
+    if (argv[i] === "--corpus" && value) args.corpus = resolve(value);
   }
   return args;
 }
@@ -277,6 +280,7 @@ if (args.compat) {
     fps: args.fpsGiven ? args.fps : 10,
     workers: args.workers === "auto" ? 2 : args.workers,
     keepDir: args.keep,
+    corpusDir: args.corpus,
   });
   process.exit(0);
 }
