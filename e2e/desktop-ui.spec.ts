@@ -18,7 +18,8 @@ import {
   signIn as signInWith,
   upToRepository,
 } from "./app-page";
-import { startWebApp, type WebApp } from "./desktop-web-app";
+import type { JobView } from "../src/shared/ipc";
+import { appIpc, startWebApp, type WebApp } from "./desktop-web-app";
 
 let app: WebApp;
 const pageErrors: string[] = [];
@@ -300,8 +301,24 @@ test("a creator previews lower-third, changes its title, renders it and finds it
   await expect(row).toBeVisible();
   await expect(row.getByTestId("render-status")).toHaveText("Done");
   await photograph(page, "history-filled");
+  // The answer to "Download" is held until the job it queued has finished in the app: its
+  // events then all reach the page before the answer, which must not put the job back to
+  // Waiting. (This ordering, by chance, was the "job stays Waiting" flake of a clean-clone CI
+  // run: the scheduler had run the job; the page showed the answer's stale copy.)
+  await page.route("**/api/ipc/renders.download", async (route) => {
+    const response = await route.fetch();
+    const answer = (await response.json()) as { data: { id: string } };
+    await expect
+      .poll(
+        async () =>
+          (await appIpc<JobView[]>(app, "jobs.list")).find((j) => j.id === answer.data.id)?.status,
+        { timeout: 60_000 },
+      )
+      .toBe("completed");
+    await route.fulfill({ response });
+  });
   await row.getByRole("button", { name: "Download" }).click();
-  await row.getByRole("button", { name: "Show the queue" }).click();
+  await row.getByRole("button", { name: "Show the queue" }).click({ timeout: 75_000 });
   await expect(page.getByRole("listitem", { name: "Job lower-third" })).toHaveCount(2);
   const downloads = page.getByRole("listitem", { name: "Job lower-third" });
   await expect(downloads.getByTestId("job-stage")).toHaveText(["Done", "Done"], {

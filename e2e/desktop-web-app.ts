@@ -103,3 +103,17 @@ export async function startWebApp(
   };
   return webApp;
 }
+
+/** Calls one of the app's IPC methods as its page does in web mode (the token from its URL). */
+export async function appIpc<T>(app: WebApp, method: string, input: unknown = {}): Promise<T> {
+  const url = new URL(app.url);
+  const token = new URLSearchParams(url.hash.slice(1)).get("token");
+  const response = await fetch(`${url.origin}/api/ipc/${method}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(input),
+  });
+  const result = (await response.json()) as { ok: true; data: T } | { ok: false; error: unknown };
+  if (!result.ok) throw new Error(`${method}: ${JSON.stringify(result.error)}`);
+  return result.data;
+}

@@ -5,7 +5,7 @@ import { useEffect } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { BatchView } from "../../shared/ipc";
 import { desktopApi } from "../transport";
-import { mergeByRevision } from "./jobs";
+import { mergeByRevision, newestOf } from "./jobs";
 
 export const BATCHES_KEY = ["batches.list"];
 
@@ -21,7 +21,11 @@ export function useBatches() {
       ),
     [client],
   );
-  return useQuery({ queryKey: BATCHES_KEY, queryFn: () => desktopApi()["batches.list"]() });
+  return useQuery({
+    queryKey: BATCHES_KEY,
+    queryFn: async () =>
+      newestOf(await desktopApi()["batches.list"](), client.getQueryData<BatchView[]>(BATCHES_KEY)),
+  });
 }
 
 function useBatchAction<M extends "batches.retryFailed" | "batches.cancel">(method: M) {

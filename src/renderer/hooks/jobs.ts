@@ -22,7 +22,27 @@ export function mergeByRevision<T extends { id: string; revision: number }>(
   return next;
 }
 
-const mergeJob = (jobs: JobView[] | undefined, job: JobView) => mergeByRevision(jobs, job);
+/**
+ * A fetched list in place of the cached one, except that a cached copy newer than its fetched
+ * one (an event that overtook the list's answer) is kept.
+ */
+export function newestOf<T extends { id: string; revision: number }>(
+  fetched: T[],
+  cached: T[] | undefined,
+): T[] {
+  const known = new Map(cached?.map((item) => [item.id, item]));
+  return fetched.map((item) => {
+    const copy = known.get(item.id);
+    return copy && copy.revision > item.revision ? copy : item;
+  });
+}
+
+/**
+ * A job from an IPC answer or event into the cached queue. Every writer goes through here: an
+ * answer can reach the page after the job's later events (web mode sends them on another
+ * connection), and putting it in as it is would show a finished job as Waiting for good.
+ */
+export const mergeJob = (jobs: JobView[] | undefined, job: JobView) => mergeByRevision(jobs, job);
 
 export function useJobs() {
   const client = useQueryClient();
@@ -40,7 +60,9 @@ export function useJobs() {
   return useQuery({
     queryKey: JOBS_KEY,
     queryFn: async () =>
-      (await desktopApi()["jobs.list"]()).sort((a, b) => b.createdAt - a.createdAt),
+      newestOf(await desktopApi()["jobs.list"](), client.getQueryData<JobView[]>(JOBS_KEY)).sort(
+        (a, b) => b.createdAt - a.createdAt,
+      ),
   });
 }
 

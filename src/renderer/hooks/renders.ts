@@ -5,6 +5,7 @@ import type { RenderRecord } from "../../shared/api";
 import type { IpcInput, JobView } from "../../shared/ipc";
 import type { VariableValues } from "../../shared/variables";
 import { desktopApi } from "../transport";
+import { mergeJob } from "./jobs";
 
 const PAGE_SIZE = 25;
 const RENDERS_KEY = ["renders.list"];
@@ -36,10 +37,7 @@ export function useDownloadRender() {
   return useMutation({
     mutationFn: (renderId: string) => desktopApi()["renders.download"]({ renderId }),
     onSuccess: (job) =>
-      client.setQueryData<JobView[]>(["jobs.list"], (jobs) => [
-        job,
-        ...(jobs ?? []).filter((j) => j.id !== job.id),
-      ]),
+      client.setQueryData<JobView[]>(["jobs.list"], (jobs) => mergeJob(jobs, job)),
   });
 }
 
@@ -84,10 +82,7 @@ export function useRenderAgain() {
         },
       }),
     onSuccess: (job) =>
-      client.setQueryData<JobView[]>(["jobs.list"], (jobs) => [
-        job,
-        ...(jobs ?? []).filter((j) => j.id !== job.id),
-      ]),
+      client.setQueryData<JobView[]>(["jobs.list"], (jobs) => mergeJob(jobs, job)),
   });
 }
 
