@@ -5,9 +5,13 @@
 // same bytes; segments are joined without re-encoding and the audio is mixed in the same final
 // pass.
 import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { setPriority } from "node:os";
-import { join } from "node:path";
+import { extname, join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { OutputFormat } from "../shared/render-options";
 import { EngineError } from "./errors";
 import {
@@ -199,12 +203,52 @@ export async function muxOutput(options: MuxOptions): Promise<void> {
     listFile,
     options.segments.map((s) => `file '${s.replace(/'/g, "'\\''")}'`).join("\n") + "\n",
   );
-  const args = muxArgs({ ...options, listFile });
+  const downloaded: string[] = [];
   try {
+    const audio = await localAudio(options.audio, options.workDir, downloaded, options.signal);
+    const args = muxArgs({ ...options, audio, listFile });
     await runFfmpeg(options.ffmpegPath, args, options.signal);
   } finally {
-    await rm(listFile, { force: true });
+    await Promise.all([listFile, ...downloaded].map((file) => rm(file, { force: true })));
   }
+}
+
+/**
+ * The audio with every http(s) source downloaded into `workDir` first (each URL once; the files
+ * are pushed to `downloaded` for the caller to remove). The static FFmpeg svc ships cannot look
+ * up a host name (a static glibc has no NSS: it dies of SIGSEGV on any https://host/ input), so
+ * a page's <audio> or sounding <video> from a URL would fail the whole render at the mix.
+ */
+async function localAudio(
+  audio: AudioInput[],
+  workDir: string,
+  downloaded: string[],
+  signal?: AbortSignal,
+): Promise<AudioInput[]> {
+  const files = new Map<string, string>();
+  for (const input of audio) {
+    if (!/^https?:\/\//i.test(input.source) || files.has(input.source)) continue;
+    const file = join(workDir, `audio-${files.size}${extname(new URL(input.source).pathname)}`);
+    downloaded.push(file);
+    try {
+      const response = await fetch(input.source, { signal: signal ?? null });
+      if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
+      await pipeline(Readable.fromWeb(response.body as WebReadableStream), createWriteStream(file));
+    } catch (error) {
+      if (signal?.aborted) throw new EngineError("cancelled", "The render was cancelled.");
+      const cause =
+        error instanceof Error ? ((error.cause as Error)?.message ?? error.message) : "";
+      throw new EngineError(
+        "page_error",
+        `The composition's audio ${input.source} could not be downloaded: ${cause}`,
+        "Put the file in the project and point the page at it, or check that the address can be reached.",
+        undefined,
+        { url: input.source },
+      );
+    }
+    files.set(input.source, file);
+  }
+  return audio.map((input) => ({ ...input, source: files.get(input.source) ?? input.source }));
 }
 
 export async function extractThumbnail(
