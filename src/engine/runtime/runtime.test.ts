@@ -422,6 +422,23 @@ describe("page runtime", () => {
     expect(await page.evaluate(() => window.__svc!.media())).toEqual([]);
   });
 
+  it("does not wait on a video that failed to load", async () => {
+    // The reference's play-mode example ships with src="__VIDEO_SRC__" (a template to fill in):
+    // each frame waited for a seek of it that could never finish.
+    const page = await open({
+      "/index.html": html(
+        `<div data-composition-id="main" data-width="640" data-height="360" data-duration="5">
+           <video id="v" muted src="/missing.webm" data-start="0" data-duration="4"></video>
+         </div>`,
+      ),
+    });
+    for (const t of [1, 2]) {
+      expect(await page.evaluate((time) => window.__svc!.seek(time), t)).toBe(false);
+    }
+    const { warnings } = await page.evaluate(() => window.__svc!.info());
+    expect(warnings.join("\n")).not.toContain("never finished seeking");
+  });
+
   it("runs a HyperFrames-style sub-composition unchanged", async () => {
     const page = await open({
       "/index.html": html(

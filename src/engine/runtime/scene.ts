@@ -205,6 +205,9 @@ export class Scene {
       if (entry.controlsVisibility) setHidden(entry, !inside);
       if (!(entry.element instanceof HTMLVideoElement)) continue;
       const video = entry.element;
+      // A video that failed to load (readiness warned) never seeks: waiting for it would cost
+      // SEEKED_TIMEOUT_MS on every frame (an unfilled template's src: 3 s a frame).
+      if (video.error) continue;
       let target = entry.mediaStart + Math.max(0, t - entry.start);
       const length = video.duration;
       if (Number.isFinite(length) && length > 0) {
