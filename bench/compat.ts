@@ -15,9 +15,11 @@
 // svc gets the project as it is (it answers CDN URLs from npm packages itself, src/engine/network.ts);
 // the reference, which cannot reach a CDN here, gets a copy with those URLs pointed at local copies
 // of the same files (GSAP, npm files, Google Fonts stylesheets and their font files).
-// Usage: npm run bench -- --compat [--only a,b] [--fps 10] [--keep DIR] [--corpus DIR]
+// Usage: npm run bench -- --compat [--only a,b] [--fps 10] [--keep DIR] [--corpus DIR] [--vendor DIR]
 // (--corpus: another corpus.json's folder, e.g. the rest of the catalog for a sweep:
-// `npx tsx bench/compat/build-corpus.ts --all --out bench/results/sweep`)
+// `npx tsx bench/compat/build-corpus.ts --all --out bench/results/sweep`; --vendor: a folder of
+// npm packages unpacked as <package>@<version>/ for the CDN libraries svc does not answer, three,
+// d3, map atlases, given to both renderers as local copies: offline neither could fetch them)
 import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -25,7 +27,7 @@ import { loadavg, tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { googleFontsCss, gsapFileForUrl, npmFileForUrl } from "../src/node/cdn-files";
-import { CDN_URL_IN_TEXT } from "../src/shared/cdn";
+import { CDN_URL_IN_TEXT, npmFileForCdnUrl } from "../src/shared/cdn";
 import { probeMedia } from "../src/engine/testing/probe";
 import { resolveFfmpeg } from "../src/engine/ffmpeg";
 import { HYPERFRAMES, NODE22, REFERENCE_ENV } from "./vs-reference";
@@ -56,6 +58,8 @@ export interface CompatArgs {
    * rest of the catalog that `build-corpus.ts --all --out DIR` writes; default the committed one.
    */
   corpusDir?: string;
+  /** npm packages unpacked as `<package>@<version>/` for CDN URLs svc does not answer (a sweep). */
+  vendorDir?: string;
 }
 
 interface CorpusItem {
@@ -186,10 +190,28 @@ async function htmlAndCssFiles(dir: string): Promise<string[]> {
 }
 
 /**
- * A copy of a project for the reference: every CDN URL svc answers locally is pointed at a copy of
- * the same bytes under vendor/ (Google Fonts stylesheets rebuilt with relative font URLs).
+ * A sweep's file for a CDN URL svc does not answer (three, d3, map atlases...): the package as
+ * `npm pack` unpacks it, in `vendorDir/<package>@<version as the URL writes it>/`. Offline, neither
+ * renderer could fetch it; online both would.
  */
-export async function stageForReference(source: string, target: string): Promise<string[]> {
+export function vendoredFileForUrl(url: string, vendorDir: string): string | undefined {
+  const request = npmFileForCdnUrl(url);
+  if (!request) return undefined;
+  const root = join(vendorDir, `${request.packageName}@${request.version}`);
+  const file = join(root, request.path);
+  return file.startsWith(root + "/") && existsSync(file) ? file : undefined;
+}
+
+/**
+ * A copy of a project for a renderer. For the reference (`forReference`), every CDN URL svc
+ * answers locally is pointed at a copy of the same bytes under vendor/ (Google Fonts stylesheets
+ * rebuilt with relative font URLs); for both, so are URLs `vendorDir` holds (a sweep's --vendor).
+ */
+export async function stageProject(
+  source: string,
+  target: string,
+  options: { forReference: boolean; vendorDir?: string | undefined },
+): Promise<string[]> {
   await cp(source, target, { recursive: true });
   const vendor = join(target, "vendor");
   const staged: string[] = [];
@@ -203,9 +225,11 @@ export async function stageForReference(source: string, target: string): Promise
       const url = match[0];
       if (replacements.has(url)) continue;
       const decoded = url.replace(/&amp;/g, "&");
-      const fonts = googleFontsCss(decoded, (font) =>
-        join("fonts", font.packageName.replace("/", "+"), basename(font.path)),
-      );
+      const fonts = options.forReference
+        ? googleFontsCss(decoded, (font) =>
+            join("fonts", font.packageName.replace("/", "+"), basename(font.path)),
+          )
+        : undefined;
       let local: string | undefined;
       if (fonts) {
         const name = `fonts-${counter++}.css`;
@@ -218,7 +242,12 @@ export async function stageForReference(source: string, target: string): Promise
         }
         local = name;
       } else {
-        const file = gsapFileForUrl(decoded) ?? npmFileForUrl(decoded);
+        const answeredBySvc = gsapFileForUrl(decoded) ?? npmFileForUrl(decoded);
+        const file =
+          (options.forReference ? answeredBySvc : undefined) ??
+          (options.vendorDir && !answeredBySvc
+            ? vendoredFileForUrl(decoded, options.vendorDir)
+            : undefined);
         if (file) {
           const name = `${counter++}-${basename(file)}`;
           await mkdir(vendor, { recursive: true });
@@ -489,8 +518,8 @@ export async function runCompat(args: CompatArgs): Promise<CompatRow[]> {
       await mkdir(dir, { recursive: true });
       const svcProject = join(dir, "svc");
       const refProject = join(dir, "reference");
-      await cp(source, svcProject, { recursive: true });
-      await stageForReference(source, refProject);
+      await stageProject(source, svcProject, { forReference: false, vendorDir: args.vendorDir });
+      await stageProject(source, refProject, { forReference: true, vendorDir: args.vendorDir });
       const svcOut = join(dir, `${name}-svc.mp4`);
       const refOut = join(dir, `${name}-reference.mp4`);
       const svc = await runRender(svcCommand(svcProject, svcOut, args), svcOut);

@@ -16,7 +16,7 @@
 // Held-frame skipping on and off, alternating (default pan-floor, where every pixel changes on
 // every frame, so skipping can only cost): npm run bench -- --dedup-ab [--only name] [--reps 3]
 // Does svc draw what the reference draws, on the compatibility corpus (bench/compat.ts):
-//   npm run bench -- --compat [--only a,b] [--fps 10] [--keep DIR] [--corpus DIR]
+//   npm run bench -- --compat [--only a,b] [--fps 10] [--keep DIR] [--corpus DIR] [--vendor DIR]
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -46,6 +46,7 @@ interface Args {
   results: string | undefined;
   keep: string | undefined;
   corpus: string | undefined;
+  vendor: string | undefined;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -62,6 +63,7 @@ function parseArgs(argv: string[]): Args {
     results: undefined,
     keep: undefined,
     corpus: undefined,
+    vendor: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
@@ -79,6 +81,7 @@ function parseArgs(argv: string[]): Args {
     if (argv[i] === "--results" && value) args.results = value;
     if (argv[i] === "--keep" && value) args.keep = resolve(value);
     if (argv[i] === "--corpus" && value) args.corpus = resolve(value);
+    if (argv[i] === "--vendor" && value) args.vendor = resolve(value);
   }
   return args;
 }
@@ -281,6 +284,7 @@ if (args.compat) {
     workers: args.workers === "auto" ? 2 : args.workers,
     keepDir: args.keep,
     corpusDir: args.corpus,
+    vendorDir: args.vendor,
   });
   process.exit(0);
 }
