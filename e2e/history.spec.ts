@@ -2,16 +2,16 @@
 // variables reuses the uploaded project (a second render, still one asset), "Open file" starts the
 // system opener (here SVC_FILE_OPENER, a script that writes down what it was asked to open), and
 // 500 renders in the service's database scroll in pages without breaking the layout.
-import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { openSqliteDatabase } from "../src/server/db/sqlite";
 import { newId } from "../src/server/ids";
 import { RENDER_ID_PREFIX } from "../src/shared/api";
 import { nav, openAppPage, openExample, photograph, SHOTS, signIn } from "./app-page";
-import { startWebApp, type WebApp } from "./desktop-web-app";
+import { appIpc, startWebApp, type WebApp } from "./desktop-web-app";
 import { expect, test } from "./fixtures";
 
 let app: WebApp;
@@ -207,6 +207,63 @@ async function thumbnailsLoaded(page: Page): Promise<void> {
 async function rowCount(page: Page): Promise<number> {
   return page.getByRole("list", { name: "Renders" }).getByRole("listitem").count();
 }
+
+test("what the service found in the page (missing images) shows under the job in Queue and the render in History, once each", async ({
+  browser,
+}) => {
+  // Five missing images, one used twice and one with a very long name: five findings, the last
+  // two folded away, the long name wrapped inside the row.
+  const longName = `${"a-very-long-file-name-that-keeps-going-".repeat(4)}end.png`;
+  const images = ["missing.png", "missing.png", "logo.svg", "photo.jpg", "backdrop.webp", longName];
+  const project = join(scratch, "missing-images");
+  await mkdir(project, { recursive: true });
+  await writeFile(
+    join(project, "index.html"),
+    `<!doctype html><html><head><meta charset="utf-8"></head><body>
+<div data-composition-id="main" data-width="1920" data-height="1080" data-duration="1"
+ style="width:1920px;height:1080px;background:#246">
+${images.map((src) => `<img src="${src}" alt="" style="width:10px">`).join("\n")}
+</div></body></html>`,
+  );
+  const page = await openAppPage(browser, app, pageErrors);
+  await signIn(page, app);
+  await appIpc(app, "jobs.submit", {
+    dir: project,
+    // Two frames: a one-frame render fails cutting its thumbnail (an engine bug, reported).
+    settings: { fps: 2, title: "Missing images" },
+  });
+
+  const shownOnce = async (where: Locator) => {
+    const found = where.getByRole("region", { name: "Problems found in the page" });
+    await expect(found.getByRole("heading")).toHaveText(
+      "While rendering, the service found 5 problems in the page:",
+    );
+    // Three are shown; the rest open with "Show 2 more".
+    await expect(found.getByRole("listitem")).toHaveCount(3);
+    await found.getByText("Show 2 more").click();
+    await expect(found.getByRole("listitem")).toHaveCount(5);
+    const missing = found.getByRole("listitem").filter({ hasText: "missing.png" });
+    await expect(missing).toHaveCount(1);
+    await expect(missing).toContainText("could not be loaded");
+    // The long name wraps: the row is no wider than the window.
+    const box = await found.boundingBox();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(page.viewportSize()!.width);
+  };
+
+  await nav(page, "Queue").click();
+  const job = page.getByRole("listitem", { name: "Job Missing images" });
+  await expect(job.getByTestId("job-stage")).toHaveText("Done", { timeout: 120_000 });
+  await shownOnce(job);
+  await job.scrollIntoViewIfNeeded();
+  await photograph(page, "queue-page-warnings");
+
+  await nav(page, "History").click();
+  const row = page.getByRole("listitem", { name: "Render Missing images" });
+  await expect(row.getByTestId("render-status")).toHaveText("Done");
+  await shownOnce(row);
+  await photograph(page, "history-page-warnings");
+  await page.close();
+});
 
 test("500 renders: History loads more as it scrolls, keeps its layout at 1024x700 and stays responsive", async ({
   browser,

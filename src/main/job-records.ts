@@ -85,6 +85,7 @@ export function newJobRecord(
     sizeBytes: undefined,
     outputs: undefined,
     error: undefined,
+    warnings: undefined,
     outputDir,
     idempotencyKey: desktopIdempotencyKey(),
     renderFailed: false,
@@ -178,6 +179,7 @@ export function retryChanges(job: JobRecord): Partial<JobRecord> {
           renderId: job.source.type === "render" ? job.renderId : undefined,
           outputPath: undefined,
           outputs: undefined,
+          warnings: undefined,
           renderFailed: false,
         }),
   };

@@ -218,6 +218,12 @@ function onFinishEvent(
     case "download-progress":
       transferProgress(store, job, eta, "download", event.bytes, event.totalBytes);
       return;
+    case "warning":
+      // The service's findings about the page, read off the finished record (each once: a
+      // re-attached or repeated download reads them again).
+      if (!job.warnings?.includes(event.message))
+        void store.change(job, { warnings: [...(job.warnings ?? []), event.message] });
+      return;
     default:
       return;
   }

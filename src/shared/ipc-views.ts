@@ -78,6 +78,12 @@ export interface JobView {
   /** Completed, but the downloaded file is no longer where it was saved. */
   fileMissing: boolean;
   error: IpcError | undefined;
+  /**
+   * What the service's engine found about the page while rendering it (a missing image, a font
+   * that did not load: the render record's `composition` warnings), each once; undefined in jobs
+   * queued before the field.
+   */
+  warnings: string[] | undefined;
 }
 
 /** Many videos from one template ("Render many…"): one upload, then one job per row. */

@@ -17,6 +17,7 @@ import { formatSeconds, settingsSummary } from "../render-plan";
 import { ErrorNote } from "./ErrorNote";
 import { InlineVideo, PlayButton, usePlayer } from "./InlinePlayer";
 import { JobFiles } from "./OutputFiles";
+import { PageWarnings } from "./PageWarnings";
 import { ProgressLine } from "./ProgressLine";
 
 export function JobCard({ job, now }: { job: JobView; now: number }) {
@@ -100,6 +101,7 @@ export function JobCard({ job, now }: { job: JobView; now: number }) {
         </p>
       ) : null}
       {job.error ? <ErrorNote error={job.error} /> : null}
+      <PageWarnings warnings={job.warnings} />
       <div className="actions">
         {active ? (
           <button type="button" onClick={() => cancel.mutate({ jobId: job.id })}>

@@ -13,6 +13,7 @@ import { ErrorNote } from "./ErrorNote";
 import { InlineVideo, PlayButton, usePlayer } from "./InlinePlayer";
 import { RenderAgainForm } from "./RenderAgainForm";
 import { RenderFiles } from "./OutputFiles";
+import { PageWarnings, pageWarningsOf } from "./PageWarnings";
 
 /** What this app knows about a render from its own queue. */
 export interface LocalRender {
@@ -70,6 +71,7 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
         ) : render.failure_message ? (
           <p className="issue">{render.failure_message}</p>
         ) : null}
+        <PageWarnings warnings={pageWarningsOf(render)} />
         <div className="actions">
           {render.status === "completed" && !several ? (
             <>
