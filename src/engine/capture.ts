@@ -312,10 +312,13 @@ export class CaptureSession {
       // heygen-avatar-promo-card: a belt of videos lagged a frame, on some renders and not
       // others). Frames committed without a screenshot first let it arrive: one was not always
       // enough on a loaded machine, two were in every run measured.
+      // Its picture can also be dropped on the way, and then it never arrives: after the commits
+      // the page asks for it again (SvcPage.presentVideos), and the screenshot draws it.
       if (this.videoMoved && !probeFirst) {
         for (let commit = 0; commit < VIDEO_COMMIT_FRAMES; commit++) {
           await this.send("HeadlessExperimental.beginFrame", {});
         }
+        await this.evaluate("window.__svc.presentVideos()");
       }
       if (probeFirst) {
         const probe = await this.send<{ hasDamage: boolean }>("HeadlessExperimental.beginFrame");

@@ -1,14 +1,22 @@
 // Pages whose videos move with the picture: the catalog's heygen-avatar-promo-card (bench/compat)
 // slides a belt of five <video> tiles left at a known speed. A frame captured before the videos'
 // pictures reached the compositor showed the whole page as it was one frame earlier, on some
-// renders and not others; every frame must show the belt where its timeline puts it.
+// renders and not others; every frame must show the belt where its timeline puts it. And a video
+// picture that Chromium dropped on its way to the compositor (it was handed over while the one
+// before was not acknowledged yet) must still be the one captured.
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveChromium } from "./browser";
+import { CaptureSession } from "./capture";
 import { resolveFfmpeg } from "./ffmpeg";
+import { startProjectServer } from "./project-server";
 import { renderComposition } from "./render";
+import { waitUntilReady } from "./render-sessions";
+import { runtimeScript } from "./runtime-bundle";
+import { decodeFrame, pixelAt } from "./testing/probe";
 
 const PROJECT = resolve(
   import.meta.dirname,
@@ -73,5 +81,65 @@ describe("video tiles that move", () => {
         edge: expect.closeTo(Math.max(0, expectedEdge(frame / FPS)), -0.7),
       })),
     );
+  });
+});
+
+describe("a video seeked twice with no frame drawn between the seeks", () => {
+  // As a stepped catch-up does: seeks that draw nothing, then a seek that is captured. The first
+  // seek hands its picture to the compositor, and Chromium drops the second's hand-over while the
+  // first is not acknowledged (no frame was drawn to acknowledge it): without the engine asking
+  // for the picture again (SvcPage.presentVideos), every frame here showed the first seek's.
+  it("is captured showing the second seek's picture", { timeout: 120_000 }, async () => {
+    const dir = join(scratch, "twice");
+    await mkdir(dir, { recursive: true });
+    // 20 fps, red level 6 * n in frame n, every frame a key frame; the page shows it 320x180.
+    const ffmpeg = await resolveFfmpeg();
+    execFileSync(ffmpeg.path, [
+      ...["-v", "error", "-f", "lavfi", "-i", "color=c=black:s=160x90:r=20:d=2"],
+      ...["-vf", "geq=r='6*N':g=0:b=0", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "1"],
+      join(dir, "clip.mp4"),
+    ]);
+    await writeFile(
+      join(dir, "index.html"),
+      `<!doctype html><html><body style="margin:0;background:#000">
+<div id="root" data-composition-id="main" data-width="320" data-height="180" data-duration="2"
+ style="position:relative;width:320px;height:180px"><video src="clip.mp4"
+ style="position:absolute;left:0;top:0;width:320px;height:180px"></video></div></body></html>`,
+    );
+    const server = await startProjectServer(dir);
+    const pageErrors: string[] = [];
+    const session = await CaptureSession.open({
+      browser: await resolveChromium(),
+      viewport: { width: 320, height: 180 },
+      deviceScaleFactor: 1,
+      transparent: false,
+      imageFormat: "png",
+      jpegQuality: 90,
+      initScript: runtimeScript({ variables: {} }),
+      projectOrigin: server.origin,
+      allowNetwork: false,
+      onPageError: (message) => pageErrors.push(message),
+    });
+    const shown: { frame: number; videoFrame: number }[] = [];
+    try {
+      await session.load(`${server.origin}/index.html`, 30_000);
+      await waitUntilReady(session, 30_000, pageErrors);
+      await session.seek(0);
+      await session.capture(false);
+      for (let frame = 2; frame <= 30; frame += 4) {
+        // Video frame `frame - 1`, drawn by nothing; then video frame `frame`, captured.
+        await session.evaluate(`window.__svc.seek(${(frame - 1) / 20})`);
+        await session.seek(frame / 20);
+        const { image } = await session.capture(false);
+        const file = join(dir, `frame-${frame}.png`);
+        await writeFile(file, image);
+        const [red] = pixelAt(await decodeFrame(file, 0), 160, 90);
+        shown.push({ frame, videoFrame: Math.round(red / 6) });
+      }
+    } finally {
+      await session.close();
+      await server.close();
+    }
+    expect(shown).toEqual(shown.map(({ frame }) => ({ frame, videoFrame: frame })));
   });
 });

@@ -179,6 +179,9 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
     jumpProblems() {
       return scene ? scene.takeJumpProblems() : [];
     },
+    presentVideos() {
+      scene?.presentMovedVideos();
+    },
     media() {
       return scene ? scene.mediaSources() : [];
     },

@@ -47,6 +47,8 @@ export class Scene {
   /** The next seek follows a jump: animations it finds first may have started in skipped frames. */
   private afterJump = false;
   private jumpProblems: string[] = [];
+  /** Videos the last seek moved to another frame (presentMovedVideos). */
+  private moved: HTMLVideoElement[] = [];
 
   constructor(
     private readonly root: CompositionInstance,
@@ -200,6 +202,7 @@ export class Scene {
     for (const item of this.timed) setHidden(item, !(item.start <= t && t < item.end));
 
     const seeks: Promise<void>[] = [];
+    this.moved = [];
     for (const entry of this.media) {
       const inside = entry.start <= t && t < entry.end;
       if (entry.controlsVisibility) setHidden(entry, !inside);
@@ -213,7 +216,10 @@ export class Scene {
       if (Number.isFinite(length) && length > 0) {
         target = video.loop ? target % length : Math.min(target, length);
       }
-      if (Math.abs(video.currentTime - target) > 0.0005) seeks.push(this.seekVideo(video, target));
+      if (Math.abs(video.currentTime - target) > 0.0005) {
+        seeks.push(this.seekVideo(video, target));
+        this.moved.push(video);
+      }
     }
 
     this.seekAnimations(t);
@@ -241,6 +247,27 @@ export class Scene {
     }
     this.afterJump = true;
     return { jumped: true, reasons: [] };
+  }
+
+  /**
+   * A paused video's new picture goes to the compositor once, when the seek decodes it, and
+   * Chromium drops that hand-over when the compositor has not yet acknowledged the previous one
+   * (VideoFrameSubmitter::SubmitFrame, while `waiting_for_compositor_ack_`); nothing hands it over
+   * again, so every later screenshot shows the previous picture. Under load that happened one
+   * render in 30-60 (a chunk's video a frame behind from some frame to the end), and two seeks
+   * with no frame drawn between them do it every time. Asking for a video frame callback makes
+   * Chromium hand the current picture over again (SetForceBeginFrames -> UpdateSubmissionState
+   * -> SubmitSingleFrame: a no-op when that picture was already handed over), and keeps the
+   * video's compositor frame sink in step with drawn frames, so the engine calls this after the
+   * frames it commits for a moved video (by then the acknowledgement has come back), and the
+   * screenshot that follows draws the new picture.
+   */
+  presentMovedVideos(): void {
+    for (const video of this.moved) {
+      if (typeof video.requestVideoFrameCallback === "function") {
+        video.requestVideoFrameCallback(() => undefined);
+      }
+    }
   }
 
   takeJumpProblems(): string[] {

@@ -46,6 +46,12 @@ export interface SvcPage {
   jump(fromFrame: number, toFrame: number, fps: number): Promise<JumpResult>;
   /** Problems the first seek after a jump found (it may differ from stepping); then cleared. */
   jumpProblems(): string[];
+  /**
+   * Asks Chromium to hand the picture of every video the last seek moved to the compositor again,
+   * in case its first hand-over was dropped (Scene.presentMovedVideos). The engine calls it after
+   * the frames it commits for a moved video, before the screenshot.
+   */
+  presentVideos(): void;
   media(): MediaSource[];
 }
 
