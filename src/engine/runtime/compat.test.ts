@@ -160,6 +160,34 @@ describe("reference-format compositions", () => {
     expect(loaded).toContain("Helvetica 400");
     expect(loaded).toContain("Inter 400");
   });
+  it("leaves a family given by the font shorthand as written, as the reference does", async () => {
+    const text = "hyperframes add typewriter";
+    const page = await open({
+      "/index.html": html(
+        `<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="1">
+           <div><span id="shorthand" class="shorthand">${text}</span></div>
+           <div><span id="longhand" class="longhand">${text}</span></div>
+           <div><span id="inter" style="font-family: Inter; font-weight: 800; font-size: 30px">${text}</span></div>
+         </div>`,
+        `<style>
+           .shorthand { font: 800 30px/1 ui-monospace, SFMono-Regular, Menlo, monospace; }
+           .longhand { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-weight: 800; font-size: 30px; }
+         </style>`,
+      ),
+    });
+    const widths = await page.evaluate(() =>
+      Object.fromEntries(
+        Array.from(document.querySelectorAll("span")).map((span) => [
+          span.id,
+          Math.round(span.getBoundingClientRect().width * 10) / 10,
+        ]),
+      ),
+    );
+    // font-family: Inter is put in front; font: drawn in the system's monospace.
+    expect(widths.longhand).toBe(widths.inter);
+    expect(widths.shorthand).not.toBe(widths.inter);
+  });
+
   it("lets a sub-composition's scripts measure text in the font it will be drawn with", async () => {
     // GSAP reads sizes when a tween starts (a centred card's -50% becomes pixels); the reference's
     // bundled faces are there before scripts run, so ours must be too.

@@ -245,6 +245,17 @@ function faceData(slug: string, weight: string, base64: string): ArrayBuffer {
 /** Families already given bundled faces (applyReferenceFonts runs again for each composition). */
 const provided = new Set<string>();
 
+/**
+ * Whether a block declares `font-family` itself. The reference rewrites `font-family`
+ * declarations only (PostCSS, by name): a family given by the `font` shorthand is drawn as
+ * written (the catalog's typewriter: `font: 800 42px/1 ui-monospace, ..., monospace`). The CSSOM
+ * fills the longhand from the shorthand either way; its text still says which was written (a
+ * block that sets every font longhand, as the shorthand does, is written back as `font:`).
+ */
+function declaresFontFamily(style: CSSStyleDeclaration): boolean {
+  return /(?:^|[;\s])font-family\s*:/i.test(style.cssText);
+}
+
 /** Puts Inter before generic primaries and gives aliased families their bundled faces. */
 export function applyReferenceFonts(): void {
   const { blocks, declared } = readStyles();
@@ -254,12 +265,12 @@ export function applyReferenceFonts(): void {
       const name = style[index]!;
       if (name.startsWith("--")) promote(style, name, original);
     }
-    promote(style, "font-family", original);
+    if (declaresFontFamily(style)) promote(style, "font-family", original);
   }
   const custom = customPropertiesOf(blocks);
   const requested = new Map<string, string>();
   for (const style of blocks) {
-    const value = style.getPropertyValue("font-family");
+    const value = declaresFontFamily(style) ? style.getPropertyValue("font-family") : "";
     if (!value) continue;
     for (const name of requestedFamilies(value, custom)) {
       const key = name.toLowerCase();
