@@ -112,6 +112,11 @@ export const SELECTION: { name: string; kind: Kind; covers: string; exception?: 
   { name: "caption-kinetic-slam", kind: "component", covers: "captions, canvas, Google Fonts" },
   { name: "split-tilt-cards", kind: "component", covers: "<template>, 3D, filters" },
   { name: "ink-bleed-reveal", kind: "component", covers: "<template>, canvas, SVG filter, blend" },
+  {
+    name: "typewriter",
+    kind: "component",
+    covers: "font shorthand naming ui-monospace (not promoted to Inter, as in the reference)",
+  },
 ];
 
 interface RegistryItem {
