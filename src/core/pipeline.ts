@@ -117,13 +117,23 @@ export async function runRender(
 
   throwIfAborted(signal);
   emit({ type: "stage", stage: "submit" });
-  const submitted = await client.submitRender(
-    buildRenderRequest(project, options, aspectRatio),
-    idempotencyKey,
-    signal,
-  );
+  // A stop while the submit is on its way waits for its answer (a little while): the render may
+  // already exist on the service, and only the answer names it, so the caller can cancel it
+  // instead of leaving it to run and be charged.
+  const answer = untilAnswered(signal, SUBMIT_ANSWER_WAIT_MS);
+  let submitted;
+  try {
+    submitted = await client.submitRender(
+      buildRenderRequest(project, options, aspectRatio),
+      idempotencyKey,
+      answer.signal,
+    );
+  } finally {
+    answer.dispose();
+  }
   const renderId = submitted.render_id;
   report({ renderId });
+  throwIfAborted(signal);
   if (options.wait === false) {
     return {
       assetId: state.assetId,
@@ -218,6 +228,33 @@ export async function finishRender(
     files.push({ index: output.index, ...file });
   }
   return { record, outputPath: downloaded.path, sizeBytes: downloaded.sizeBytes, files };
+}
+
+/** How long a stopped run still waits for the submit's answer (the render's id). */
+export const SUBMIT_ANSWER_WAIT_MS = 15_000;
+
+/**
+ * A signal that aborts `waitMs` after `signal` does (or never, without one): a request sent with
+ * it outlives a stop for a while, to be answered.
+ */
+function untilAnswered(
+  signal: AbortSignal | undefined,
+  waitMs: number,
+): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const onAbort = () => {
+    timer = setTimeout(() => controller.abort(signal?.reason), waitMs);
+  };
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    },
+  };
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {

@@ -14,6 +14,7 @@ import { EtaMeter } from "./job-progress";
 import {
   REPO,
   TINY_RENDER,
+  startCountingProxy,
   startService,
   statusWithHost,
   tempDir,
@@ -154,6 +155,34 @@ it("cancels a running job on the service too (nothing charged), and a retry rend
   expect(done.status).toBe("completed");
   expect(done.renderId).not.toBe(renderId);
   expect(existsSync(done.outputPath!)).toBe(true);
+});
+
+it("a Cancel while the submit is on its way still cancels the render on the service once its answer names it", async () => {
+  const project = await writeProject(join(base, "cancel-in-submit-project"), {
+    "index.html": tinyComposition("cancel in submit"),
+  });
+  const proxy = await startCountingProxy();
+  try {
+    proxy.setUpstream(service.url);
+    const held = proxy.holdNextSubmit();
+    const { app } = await openApp("cancel-in-submit", { service: proxy.url });
+    const job = await app.jobs.submit({ dir: project, settings: TINY_RENDER });
+    // The service has made the render; its answer has not reached the app yet.
+    const renderId = (JSON.parse(await held.answered) as { data: { render_id: string } }).data
+      .render_id;
+    expect(app.jobs.get(job.id).renderId).toBeUndefined();
+    const cancelling = app.jobs.cancel(job.id);
+    held.release();
+    const cancelled = await cancelling;
+    expect(cancelled).toMatchObject({ status: "cancelled", renderId, error: undefined });
+    expect(await client.getRender(renderId)).toMatchObject({
+      status: "failed",
+      failure_code: "cancelled",
+      credits_charged: 0,
+    });
+  } finally {
+    await proxy.close();
+  }
 });
 
 it("runs at most `concurrency` jobs at once and finishes them all", async () => {

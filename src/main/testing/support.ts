@@ -97,6 +97,11 @@ export interface CountingProxy {
   setUpstream(url: string): void;
   /** Requests seen, by "METHOD /path-prefix" (storage downloads as "GET video"). */
   count(kind: "GET video" | "POST /v3/svc/renders" | "POST /v3/assets"): number;
+  /**
+   * Holds the service's answer to the next submit (POST /v3/svc/renders): `answered` resolves
+   * with its body once the service has answered (the render exists), `release` passes it on.
+   */
+  holdNextSubmit(): { answered: Promise<string>; release: () => void };
   close(): Promise<void>;
 }
 
@@ -104,6 +109,7 @@ export interface CountingProxy {
 export async function startCountingProxy(): Promise<CountingProxy> {
   let upstream = "";
   const counts = new Map<string, number>();
+  let hold: { answered: (body: string) => void; released: Promise<void> } | undefined;
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
     const kind =
@@ -116,8 +122,23 @@ export async function startCountingProxy(): Promise<CountingProxy> {
       target,
       { method: req.method, headers: { ...req.headers, host: target.host } },
       (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
+        const held = kind === "POST /v3/svc/renders" ? hold : undefined;
+        if (!held) {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+          return;
+        }
+        hold = undefined;
+        const chunks: Buffer[] = [];
+        up.on("data", (chunk: Buffer) => chunks.push(chunk));
+        up.on("end", () => {
+          const body = Buffer.concat(chunks);
+          held.answered(body.toString());
+          void held.released.then(() => {
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            res.end(body);
+          });
+        });
       },
     );
     forward.on("error", () => req.socket.destroy());
@@ -128,6 +149,14 @@ export async function startCountingProxy(): Promise<CountingProxy> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     setUpstream: (url) => (upstream = url),
     count: (kind) => counts.get(kind) ?? 0,
+    holdNextSubmit: () => {
+      let answered!: (body: string) => void;
+      let release!: () => void;
+      const answer = new Promise<string>((resolve) => (answered = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      hold = { answered, released };
+      return { answered: answer, release };
+    },
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
