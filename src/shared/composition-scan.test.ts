@@ -28,6 +28,18 @@ describe("scanCompositionHtml", () => {
     expect(result.ok && result.scan.duration).toBeUndefined();
   });
 
+  it("takes the first element with a size as the root when <html> is marked too", () => {
+    // The reference's focus-rack demo: <html data-composition-id> without a size, then the root.
+    const html = `<html lang="en" data-composition-id="demo" data-composition-duration="3.5"><body>
+      <div id="root" data-composition-id="demo" data-width="1920" data-height="1080" data-duration="3.5">
+        <div data-composition-id="inner" data-composition-src="./inner.html" data-width="1459" data-height="778"></div>
+      </div></body></html>`;
+    expect(scanCompositionHtml(html)).toMatchObject({
+      ok: true,
+      scan: { compositionId: "demo", width: 1920, height: 1080, duration: 3.5 },
+    });
+  });
+
   it("explains how to fix a missing root or size", () => {
     expect(scanCompositionHtml("<p>hi</p>")).toMatchObject({
       ok: false,

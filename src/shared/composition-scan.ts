@@ -64,26 +64,35 @@ function positiveNumber(value: string | undefined): number | undefined {
   return Number.isFinite(number) && number > 0 ? number : undefined;
 }
 
+function noSize(): ScanResult {
+  return {
+    ok: false,
+    message: "The composition root has no valid data-width and data-height.",
+    hint: 'Add data-width="1920" data-height="1080" (pixels) to the element with data-composition-id.',
+  };
+}
+
 export function scanCompositionHtml(html: string): ScanResult {
   // Markup inside <template> belongs to sub-compositions, and comments/scripts are not markup.
   const visible = html
     .replace(/<!--[\s\S]*?-->/g, "")
     .replace(/<(script|style|template)\b[\s\S]*?<\/\1\s*>/gi, "");
   let htmlVariables: string | null = null;
+  // The root is the first element with data-composition-id that gives a size, as the reference
+  // takes it: pages may mark <html> too (the catalog's focus-rack demo), without a size.
+  let unsized = false;
   for (const match of visible.matchAll(TAG)) {
     const tag = match[1]!.toLowerCase();
     const attributes = parseAttributes(match[2] ?? "");
     if (tag === "html") htmlVariables = attributes.get("data-composition-variables") ?? null;
     if (!attributes.has("data-composition-id")) continue;
+    if (!attributes.has("data-width") || !attributes.has("data-height")) {
+      unsized = true;
+      continue;
+    }
     const width = positiveNumber(attributes.get("data-width"));
     const height = positiveNumber(attributes.get("data-height"));
-    if (!width || !height) {
-      return {
-        ok: false,
-        message: "The composition root has no valid data-width and data-height.",
-        hint: 'Add data-width="1920" data-height="1080" (pixels) to the element with data-composition-id.',
-      };
-    }
+    if (!width || !height) return noSize();
     return {
       ok: true,
       scan: {
@@ -96,6 +105,7 @@ export function scanCompositionHtml(html: string): ScanResult {
       },
     };
   }
+  if (unsized) return noSize();
   return {
     ok: false,
     message: "No composition root found: no element has a data-composition-id attribute.",

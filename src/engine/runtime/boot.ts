@@ -114,7 +114,11 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
   let current: CompositionInstance | undefined;
   let duration = 0;
 
-  const findRoot = () => document.querySelector<HTMLElement>("[data-composition-id]");
+  // The first element with data-composition-id that gives a size, as the engine's scan takes it
+  // (src/shared/composition-scan.ts): a page may mark <html> too, without one.
+  const findRoot = () =>
+    document.querySelector<HTMLElement>("[data-composition-id][data-width][data-height]") ??
+    document.querySelector<HTMLElement>("[data-composition-id]");
   const rootSchemaJson = () => combinedSchemaJson(document.documentElement, findRoot());
   const rootValues = () =>
     resolveVariables(parseSchemaCached(rootSchemaJson()).variables, givenValues);
