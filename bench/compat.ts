@@ -218,7 +218,8 @@ export async function stageProject(
   let counter = 0;
   for (const file of await htmlAndCssFiles(target)) {
     const text = await readFile(file, "utf8");
-    const toVendor = relative(dirname(file), vendor) || ".";
+    // "./" so that an ES module import of it is a relative specifier, not a bare one.
+    const toVendor = (relative(dirname(file), vendor) || ".").replace(/^(?!\.)/, "./");
     let changed = false;
     const replacements = new Map<string, string>();
     for (const match of text.matchAll(CDN_URL_IN_TEXT)) {
