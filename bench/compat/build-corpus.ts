@@ -113,6 +113,13 @@ export const SELECTION: { name: string; kind: Kind; covers: string; exception?: 
   { name: "split-tilt-cards", kind: "component", covers: "<template>, 3D, filters" },
   { name: "ink-bleed-reveal", kind: "component", covers: "<template>, canvas, SVG filter, blend" },
   {
+    name: "focus-rack",
+    kind: "component",
+    covers: "<html data-composition-id> without a size above the sized root",
+    exception:
+      "the reference renders it at 1080x1920, a portrait crop of its 1920x1080 root; svc draws the root's size",
+  },
+  {
     name: "typewriter",
     kind: "component",
     covers: "font shorthand naming ui-monospace (not promoted to Inter, as in the reference)",
