@@ -1,7 +1,7 @@
 // A chunk that starts mid-way jumps its page straight to its first frame (SvcPage.jump) instead of
 // stepping through every earlier frame, and still shows the whole render's frames: on small
 // compositions made to break a jump (GSAP from()/immediateRender, relative tweens, tweens on one
-// property back to back, nested timelines, callbacks, CSS and WAAPI animations, rAF and timer
+// property back to back or overlapping, nested timelines, callbacks, CSS and WAAPI animations, rAF and timer
 // state, video), and where a jump cannot be faithful (GSAP onUpdate counting frames, an animation
 // started in the skipped frames) the page is stepped instead, with a warning. 3 s at 10 fps, draft:
 // the chunk starts at frame 20 and its page jumps from 0 to 15 (5 frames of preroll).
@@ -48,6 +48,7 @@ const COMPOSITIONS: Record<string, { html: string; video?: boolean; mode: "jump"
       <div id="c" class="box" style="left:100px;top:500px"></div>
       <div id="d" class="box" style="left:100px;top:700px"></div>
       <div id="e" class="box" style="left:900px;top:100px;width:600px">-</div>
+      <div id="f" class="box" style="left:900px;top:500px;border-radius:50%"></div>
       ${GSAP}
       <script>
         const tl = gsap.timeline({ paused: true });
@@ -68,6 +69,9 @@ const COMPOSITIONS: Record<string, { html: string; video?: boolean; mode: "jump"
         tl.call(() => { e.textContent = "one"; e.style.left = "1000px"; }, [], 0.7);
         tl.call(() => { e.textContent += " two"; e.style.background = "#40e080"; }, [], 1.1);
         tl.set("#e", { opacity: 0.5 }, 2.2);
+        // Starts while the intro still scales #f: records the intro's value at 0.9 s, not its end.
+        tl.from("#f", { scale: 0.3, duration: 1.2 }, 0);
+        tl.to("#f", { scale: 1.5, x: 300, duration: 2.5, ease: "none" }, 0.9);
         window.__timelines = { main: tl };
       </script>`),
   },

@@ -73,6 +73,8 @@ export interface SegmentBlock {
  * Chromium's raster keeps state from earlier frames (tiles, caches), so the first frames a fresh
  * browser draws after a jump can differ by a few levels at edges from those of a browser that drew
  * every frame; measured on the examples, five frames of history were enough to match exactly.
+ * State kept longer (a layer's raster scale since the intro) is dropped at every segment's first
+ * frame instead, in every render (CaptureSession.forgetRasterHistory).
  */
 const PREROLL_FRAMES = 5;
 
@@ -188,6 +190,9 @@ export async function captureSegments(
       try {
         for (let frame = start; frame < end; frame++) {
           run.throwIfCancelled();
+          // Every page that starts at a segment (a worker's block, stolen segments, a chunk)
+          // rasters its first frame as the page that drew every earlier frame does.
+          if (frame === start) await session.forgetRasterHistory();
           await session.seek(frame / fps);
           if (run.pageErrors.length > 0) throw pageError(run.pageErrors);
           const shot = await session.capture(!hooks.noDedup);

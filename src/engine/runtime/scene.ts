@@ -3,7 +3,7 @@
 // (timers, rAF), GSAP timelines, visibility of clips and media, video positions, then CSS/WAAPI
 // animations last — `document.getAnimations()` brings style up to date once, after all writes.
 import { numberAttr } from "./layout";
-import { isTimeline } from "./timelines";
+import { isTimeline, overlapInitFrames } from "./timelines";
 import type { VirtualClock } from "./clock";
 import type { CompositionInstance, JumpResult, MediaSource, TimelineLike } from "./types";
 
@@ -181,10 +181,7 @@ export class Scene {
     return longest;
   }
 
-  /** Draws time `t`; true when a video had to move to another frame. */
-  async seek(t: number): Promise<boolean> {
-    this.clock.advanceTo(t * 1000);
-
+  private seekTimelines(t: number): void {
     for (const { timeline, instance } of this.timelines()) {
       if (!this.paused.has(timeline)) {
         this.paused.add(timeline);
@@ -198,6 +195,13 @@ export class Scene {
         window.reportError(error);
       }
     }
+  }
+
+  /** Draws time `t`; true when a video had to move to another frame. */
+  async seek(t: number): Promise<boolean> {
+    this.clock.advanceTo(t * 1000);
+
+    this.seekTimelines(t);
 
     for (const item of this.timed) setHidden(item, !(item.start <= t && t < item.end));
 
@@ -232,7 +236,9 @@ export class Scene {
    * `toFrame` (timers and rAF callbacks run as they do when every frame is drawn, so page code
    * driven by them keeps the same state), while timelines, clips, videos and CSS/WAAPI animations
    * wait for the next seek, which sets them straight from the time (a paused GSAP timeline jumped
-   * forward renders the tweens it passes in order, so recorded start values come out the same).
+   * forward renders the tweens it passes in order, so recorded start values come out the same;
+   * where a tween starts while another tween of its targets runs, the timelines are also rendered
+   * at that frame, see overlapInitFrames).
    * That skips the costly part of a frame (timeline renders, style updates). Refused when GSAP
    * onUpdate/onRepeat callbacks are on a seeked timeline: they run on every stepped frame and may
    * keep count, which a jump cannot reproduce.
@@ -240,8 +246,15 @@ export class Scene {
   async jump(fromFrame: number, toFrame: number, fps: number): Promise<JumpResult> {
     const reasons = this.statefulCallbacks();
     if (reasons.length > 0) return { jumped: false, reasons };
+    const timelines = this.timelines().map(({ timeline, instance }) => ({
+      timeline,
+      offset: instance.offset,
+    }));
+    const initFrames = new Set(overlapInitFrames(timelines, fromFrame, toFrame, fps));
     for (let frame = fromFrame; frame < toFrame; frame++) {
       this.clock.advanceTo((frame / fps) * 1000);
+      // A tween that starts while another of its targets' tweens runs records that one's value.
+      if (initFrames.has(frame)) this.seekTimelines(frame / fps);
       // Promise callbacks that page code chained from a frame run before the next one.
       await Promise.resolve();
     }
