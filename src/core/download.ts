@@ -11,6 +11,7 @@ import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { HTTPError, RequestError } from "got";
 import type { RenderRecord } from "../shared/api";
+import { outputFileName } from "../shared/outputs";
 import { FILE_EXTENSIONS } from "../shared/render-options";
 import { isTransient, toClientError, type ApiClient } from "./api-client";
 import { backoffDelay, sleep, type Sleep } from "./backoff";
@@ -219,4 +220,56 @@ async function removeStaleParts(target: string): Promise<void> {
       )
       .map((name) => rm(join(dirname(target), name), { force: true })),
   );
+}
+
+/** A file of a render, downloaded. */
+export interface DownloadedOutput {
+  index: number;
+  path: string;
+  sizeBytes: number;
+}
+
+/**
+ * Where a render's outputs after the first go: beside the main file `mainPath`, named by what
+ * tells them apart (shared/outputs.ts: `…-9x16.mp4`, `…-2.5s.png`); a path in `known` (decided
+ * before, e.g. by a job that is resuming) is kept.
+ */
+export function otherOutputPaths(
+  record: RenderRecord,
+  mainPath: string,
+  known: ReadonlyMap<number, string> = new Map(),
+): Array<{ index: number; path: string }> {
+  const main = record.outputs[0] ?? record;
+  const taken: string[] = [];
+  return record.outputs.slice(1).map((output) => {
+    const path = known.get(output.index) ?? outputFileName(mainPath, main, output, taken);
+    taken.push(path);
+    return { index: output.index, path };
+  });
+}
+
+/**
+ * Downloads the given outputs of a render, one after the other, each to its decided path (see
+ * otherOutputPaths); `onSaved` hears of each file as soon as it is in place.
+ */
+export async function downloadOutputs(
+  client: ApiClient,
+  record: RenderRecord,
+  files: ReadonlyArray<{ index: number; path: string }>,
+  options: Pick<DownloadOptions, "signal" | "onProgress"> & {
+    onSaved?: (file: DownloadedOutput) => void | Promise<void>;
+  } = {},
+): Promise<DownloadedOutput[]> {
+  const saved: DownloadedOutput[] = [];
+  for (const { index, path } of files) {
+    const file = await downloadRender(client, record, path, {
+      signal: options.signal,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      outputIndex: index,
+    });
+    const downloaded = { index, path: file.path, sizeBytes: file.sizeBytes };
+    saved.push(downloaded);
+    await options.onSaved?.(downloaded);
+  }
+  return saved;
 }

@@ -7,8 +7,13 @@ import type { RenderRecord } from "../shared/api";
 import type { AspectRatio } from "../shared/render-options";
 import type { ApiClient } from "./api-client";
 import type { ArchiveReport } from "../shared/archive-report";
-import { downloadRender, defaultOutputPath } from "./download";
-import { outputFileName } from "../shared/outputs";
+import {
+  defaultOutputPath,
+  downloadOutputs,
+  downloadRender,
+  otherOutputPaths,
+  type DownloadedOutput,
+} from "./download";
 import { interruptedError } from "./errors";
 import { pollUntilTerminal, renderFailedError } from "./poll";
 import { publishProject } from "./publish";
@@ -19,6 +24,8 @@ import {
   type ProjectSource,
   type RenderSettings,
 } from "./render-job";
+
+export type { DownloadedOutput };
 
 export type RenderStage = "scan" | "archive" | "upload" | "submit" | "render" | "download";
 
@@ -64,13 +71,6 @@ export interface RenderRunResult {
   sizeBytes: number | undefined;
   /** Every file of the render (the main one first), once downloaded. */
   files?: DownloadedOutput[];
-}
-
-/** One output of a render, downloaded. */
-export interface DownloadedOutput {
-  index: number;
-  path: string;
-  sizeBytes: number;
 }
 
 export async function runRender(
@@ -212,21 +212,13 @@ export async function finishRender(
   const downloaded = await downloadRender(client, record, outputPath, { signal, onProgress });
   const files: DownloadedOutput[] = [{ index: 0, ...downloaded }];
   // A render with several outputs: the others next to the main file (shared/outputs.ts names).
-  const main = record.outputs[0] ?? record;
-  for (const output of options.allOutputs ? record.outputs.slice(1) : []) {
-    const path = outputFileName(
-      downloaded.path,
-      main,
-      output,
-      files.map((file) => file.path),
+  if (options.allOutputs)
+    files.push(
+      ...(await downloadOutputs(client, record, otherOutputPaths(record, downloaded.path), {
+        signal,
+        onProgress,
+      })),
     );
-    const file = await downloadRender(client, record, path, {
-      signal,
-      onProgress,
-      outputIndex: output.index,
-    });
-    files.push({ index: output.index, ...file });
-  }
   return { record, outputPath: downloaded.path, sizeBytes: downloaded.sizeBytes, files };
 }
 

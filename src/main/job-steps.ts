@@ -8,9 +8,8 @@ import { dirname, join, resolve } from "node:path";
 import type { RenderRecord } from "../shared/api";
 import type { JobStage } from "../shared/ipc";
 import { FILE_EXTENSIONS } from "../shared/render-options";
-import { outputFileName as extraOutputPath } from "../shared/outputs";
 import type { ApiClient } from "../core/api-client";
-import { downloadRender } from "../core/download";
+import { downloadOutputs, otherOutputPaths } from "../core/download";
 import type { BatchRunner } from "../core/batch";
 import { finishRender, runRender, type RenderEvent } from "../core/pipeline";
 import { appError } from "./ipc-errors";
@@ -122,41 +121,40 @@ async function downloadOtherOutputs(
   eta: EtaMeter,
 ): Promise<void> {
   const { record } = finished;
-  const main = record.outputs[0]!;
   const known = new Map(job.outputs?.map((output) => [output.index, output]));
-  const taken: string[] = [];
-  const outputs = record.outputs.map((output) => {
-    const path =
-      output.index === 0
-        ? finished.outputPath
-        : (known.get(output.index)?.path ??
-          extraOutputPath(finished.outputPath, main, output, taken));
-    taken.push(path);
-    return {
-      index: output.index,
-      kind: output.kind,
-      format: output.format,
-      aspectRatio: output.aspect_ratio,
-      width: output.width,
-      height: output.height,
-      time: output.time,
-      path,
-      sizeBytes: output.index === 0 ? finished.sizeBytes : known.get(output.index)?.sizeBytes,
-    };
-  });
+  const paths = new Map([
+    [0, finished.outputPath],
+    ...otherOutputPaths(
+      record,
+      finished.outputPath,
+      new Map(job.outputs?.flatMap((output) => (output.path ? [[output.index, output.path]] : []))),
+    ).map(({ index, path }) => [index, path] as const),
+  ]);
+  const outputs = record.outputs.map((output) => ({
+    index: output.index,
+    kind: output.kind,
+    format: output.format,
+    aspectRatio: output.aspect_ratio,
+    width: output.width,
+    height: output.height,
+    time: output.time,
+    path: paths.get(output.index)!,
+    sizeBytes: output.index === 0 ? finished.sizeBytes : known.get(output.index)?.sizeBytes,
+  }));
   await options.store.change(job, { outputs });
-  for (const output of outputs) {
-    if (output.index === 0) continue;
-    if (existsSync(output.path) && output.sizeBytes !== undefined) continue;
-    const saved = await downloadRender(options.client, record, output.path, {
-      outputIndex: output.index,
-      signal: options.signal,
-      onProgress: (bytes, total) =>
-        transferProgress(options.store, job, eta, "download", bytes, total),
-    });
-    output.sizeBytes = saved.sizeBytes;
-    await options.store.change(job, { outputs: [...outputs] });
-  }
+  // Recorded first, so a restarted job saves to the same names; one already saved is not fetched.
+  const missing = outputs.filter(
+    (output) => output.index !== 0 && !(existsSync(output.path) && output.sizeBytes !== undefined),
+  );
+  await downloadOutputs(options.client, record, missing, {
+    signal: options.signal,
+    onProgress: (bytes, total) =>
+      transferProgress(options.store, job, eta, "download", bytes, total),
+    onSaved: async (saved) => {
+      outputs.find((output) => output.index === saved.index)!.sizeBytes = saved.sizeBytes;
+      await options.store.change(job, { outputs: [...outputs] });
+    },
+  });
 }
 
 function onSubmitEvent(store: JobStore, job: JobRecord, event: RenderEvent, eta: EtaMeter): void {
