@@ -244,12 +244,17 @@ export async function stageProject(
         local = name;
       } else {
         const answeredBySvc = gsapFileForUrl(decoded) ?? npmFileForUrl(decoded);
-        const file =
-          (options.forReference ? answeredBySvc : undefined) ??
-          (options.vendorDir && !answeredBySvc
+        const vendored =
+          options.vendorDir && !answeredBySvc
             ? vendoredFileForUrl(decoded, options.vendorDir)
-            : undefined);
-        if (file) {
+            : undefined;
+        const file = (options.forReference ? answeredBySvc : undefined) ?? vendored;
+        if (vendored) {
+          // With its folder: an ES module imports its siblings (three.module.js: ./three.core.js).
+          const name = `${counter++}-${basename(dirname(vendored))}`;
+          await cp(dirname(vendored), join(vendor, name), { recursive: true });
+          local = `${name}/${basename(vendored)}`;
+        } else if (file) {
           const name = `${counter++}-${basename(file)}`;
           await mkdir(vendor, { recursive: true });
           await copyFile(file, join(vendor, name));
