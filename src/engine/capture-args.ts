@@ -25,9 +25,7 @@ const AUTOMATION_ARGS = [
   "--disable-breakpad",
   "--disable-component-extensions-with-background-pages",
   "--disable-features=AvoidUnnecessaryBeforeUnloadCheckSync,DestroyProfileOnBrowserClose,HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,LensOverlay,MediaRouter,PaintHolding,ThirdPartyStoragePartitioning,OptimizationHints,NetworkTimeServiceQuerying",
-  // CanvasDrawElement: the HTML-in-canvas API (a canvas with layoutsubtree, drawElementImage) the
-  // reference renderer switches on; the catalog's liquid-glass and vfx blocks draw with it.
-  "--enable-features=CDPScreenshotNewSurface,CanvasDrawElement",
+  "--enable-features=CDPScreenshotNewSurface",
   "--allow-pre-commit-input",
   "--disable-hang-monitor",
   "--disable-ipc-flooding-protection",

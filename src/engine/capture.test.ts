@@ -158,36 +158,6 @@ describe("CaptureSession image quality", () => {
   });
 });
 
-describe("CaptureSession drawing HTML into a canvas", () => {
-  it("draws an element into a canvas with drawElementImage, as the reference's browser does", async () => {
-    // The catalog's vfx-portal drew "HTML-in-Canvas Required" instead of its scene.
-    const { session, close } = await openOn(
-      join(scratch, "draw-element"),
-      `<!doctype html><body style="margin:0;background:rgb(40,40,200)">
-       <canvas id="c" width="640" height="360" layoutsubtree>
-         <div id="panel" style="width:640px;height:360px;background:rgb(200,40,40)"></div>
-       </canvas>`,
-    );
-    try {
-      const draw = `(() => {
-        const ctx = document.getElementById("c").getContext("2d");
-        if (typeof ctx.drawElementImage !== "function") return "no drawElementImage";
-        ctx.drawElementImage(document.getElementById("panel"), 0, 0);
-        return "drawn";
-      })()`;
-      // An element is drawn as it was last painted: one frame first.
-      await session.capture(false);
-      expect(await session.evaluate(draw)).toBe("drawn");
-      const file = join(scratch, "draw-element", "frame.jpg");
-      await writeFile(file, (await session.capture(false)).image);
-      const rgb = pixelAt(await decodeFrame(file, 0), 320, 180).slice(0, 3);
-      [200, 40, 40].forEach((value, i) => expect(Math.abs(rgb[i]! - value)).toBeLessThan(8));
-    } finally {
-      await close();
-    }
-  });
-});
-
 describe("CaptureSession by screenshot (browsers without begin-frame control)", () => {
   it("captures what the page shows, and tells a changed frame from a repeat", async () => {
     const { session, close } = await openOn(
