@@ -229,8 +229,7 @@ ${images.map((src) => `<img src="${src}" alt="" style="width:10px">`).join("\n")
   await signIn(page, app);
   await appIpc(app, "jobs.submit", {
     dir: project,
-    // Two frames: a one-frame render fails cutting its thumbnail (an engine bug, reported).
-    settings: { fps: 2, title: "Missing images" },
+    settings: { fps: 1, title: "Missing images" },
   });
 
   const shownOnce = async (where: Locator) => {

@@ -15,9 +15,6 @@ import { resolveInsideRoot } from "../node/static-files";
 import type { CapturedSegments } from "./render-capture";
 import type { RenderSessions } from "./render-sessions";
 
-/** A whole render's thumbnail shows the composition in full swing: 40% in, after intros. */
-const REPRESENTATIVE_SHARE = 0.4;
-
 /** The audio the page declares, as FFmpeg inputs; sources outside the project are left out. */
 export async function pageAudio(run: RenderSessions, page: CaptureSession): Promise<AudioInput[]> {
   const media = await page.evaluate<MediaSource[]>("window.__svc.media()");
@@ -78,10 +75,12 @@ export async function finishWhole(
     ...(signal ? { signal } : {}),
   });
   if (files.partialThumbnail) {
+    // The composition in full swing (40% in, after intros), cut at its frame's start as a chunk
+    // does: a time inside the last frame would find none to cut (a one-frame render failed here).
     await extractThumbnail(
       run.ffmpegPath,
       pictures ?? files.partialOutput,
-      durationSeconds * REPRESENTATIVE_SHARE,
+      representativeFrame(captured.frames) / fps,
       files.partialThumbnail,
       signal,
     );

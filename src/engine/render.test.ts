@@ -136,6 +136,16 @@ describe("renderComposition", () => {
     expect(existsSync(rampsOutput.replace(/\.mp4$/, ".thumbnail.jpg"))).toBe(true);
   });
 
+  it("renders a one-frame video (1 s at 1 fps) with its thumbnail", async () => {
+    const dir = await project("one-frame", { "index.html": page("", { duration: 1 }) });
+    const { outputPath } = await render({ projectDir: dir, fps: 1 });
+    const video = (await probeMedia(outputPath, { countFrames: true })).streams.find(
+      (s) => s.type === "video",
+    );
+    expect(video).toMatchObject({ frames: 1 });
+    expect(existsSync(outputPath.replace(/\.mp4$/, ".thumbnail.jpg"))).toBe(true);
+  });
+
   it("is deterministic, and two workers give the same frames as one", async () => {
     const again = await render({ projectDir: rampsDir, fps: 10 });
     const parallel = await render({ projectDir: rampsDir, fps: 10, workers: 2 });
