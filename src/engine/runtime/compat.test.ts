@@ -167,11 +167,13 @@ describe("reference-format compositions", () => {
         `<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="1">
            <div><span id="shorthand" class="shorthand">${text}</span></div>
            <div><span id="longhand" class="longhand">${text}</span></div>
+           <div><span id="sized" class="sized">${text}</span></div>
            <div><span id="inter" style="font-family: Inter; font-weight: 800; font-size: 30px">${text}</span></div>
          </div>`,
         `<style>
            .shorthand { font: 800 30px/1 ui-monospace, SFMono-Regular, Menlo, monospace; }
            .longhand { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-weight: 800; font-size: 30px; }
+           .sized { --size: 30px; font: 800 12px/1 ui-monospace, SFMono-Regular, Menlo, monospace; font-size: var(--size); }
          </style>`,
       ),
     });
@@ -186,6 +188,8 @@ describe("reference-format compositions", () => {
     // font-family: Inter is put in front; font: drawn in the system's monospace.
     expect(widths.longhand).toBe(widths.inter);
     expect(widths.shorthand).not.toBe(widths.inter);
+    // A longhand after the shorthand (a var() size, as matrix-decode has) leaves it a shorthand.
+    expect(widths.sized).toBe(widths.shorthand);
   });
 
   it("lets a sub-composition's scripts measure text in the font it will be drawn with", async () => {

@@ -246,14 +246,18 @@ function faceData(slug: string, weight: string, base64: string): ArrayBuffer {
 const provided = new Set<string>();
 
 /**
- * Whether a block declares `font-family` itself. The reference rewrites `font-family`
- * declarations only (PostCSS, by name): a family given by the `font` shorthand is drawn as
- * written (the catalog's typewriter: `font: 800 42px/1 ui-monospace, ..., monospace`). The CSSOM
- * fills the longhand from the shorthand either way; its text still says which was written (a
- * block that sets every font longhand, as the shorthand does, is written back as `font:`).
+ * Whether a block's `font-family` was written as such, not given by the `font` shorthand. The
+ * reference rewrites only `font-family` declarations (PostCSS, by name): a family given by the
+ * shorthand is drawn as written (the catalog's typewriter and matrix-decode: `font: 900 64px/1
+ * ui-monospace, ..., monospace`). The CSSOM fills the longhand either way; the shorthand also
+ * sets `font-kerning` (to its initial value), which a block otherwise hardly ever names, so that
+ * tells them apart (a `font-family` written after a `font` in the same block is taken for the
+ * shorthand's: not promoted, where the reference would).
  */
 function declaresFontFamily(style: CSSStyleDeclaration): boolean {
-  return /(?:^|[;\s])font-family\s*:/i.test(style.cssText);
+  return (
+    style.getPropertyValue("font-family") !== "" && style.getPropertyValue("font-kerning") === ""
+  );
 }
 
 /** Puts Inter before generic primaries and gives aliased families their bundled faces. */
