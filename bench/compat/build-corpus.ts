@@ -120,6 +120,11 @@ export const SELECTION: { name: string; kind: Kind; covers: string; exception?: 
       "the reference renders it at 1080x1920, a portrait crop of its 1920x1080 root; svc draws the root's size",
   },
   {
+    name: "matrix-decode",
+    kind: "component",
+    covers: "font shorthand with a generic first family, then a var() font-size",
+  },
+  {
     name: "typewriter",
     kind: "component",
     covers: "font shorthand naming ui-monospace (not promoted to Inter, as in the reference)",
