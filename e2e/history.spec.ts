@@ -261,6 +261,10 @@ ${images.map((src) => `<img src="${src}" alt="" style="width:10px">`).join("\n")
   await expect(row.getByTestId("render-status")).toHaveText("Done");
   await shownOnce(row);
   await photograph(page, "history-page-warnings");
+  // Deleted again: the next test counts the service's renders.
+  await row.getByRole("button", { name: "Delete…" }).click();
+  await row.getByRole("button", { name: "Yes, delete" }).click();
+  await expect(row).toHaveCount(0);
   await page.close();
 });
 
