@@ -167,6 +167,8 @@ describe("CaptureSession by screenshot (browsers without begin-frame control)", 
     );
     try {
       expect(session.method).toBe("screenshot");
+      // Every segment starts with it (render-capture.ts): a multi-process browser takes it too.
+      await session.forgetRasterHistory();
       const first = await session.capture();
       expect(first.changed).toBe(true);
       expect((await session.capture()).changed).toBe(false);
