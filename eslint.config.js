@@ -107,6 +107,9 @@ export default tseslint.config(
       "playwright-report/**",
       "examples/**",
       "templates/**/public/**",
+      // Bench output, and the catalog sweep's third-party projects (bench/compat/build-corpus.ts --all).
+      "bench/results/**",
+      "bench/reference/install/**",
     ],
   },
   js.configs.recommended,
