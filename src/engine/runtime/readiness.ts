@@ -1,5 +1,6 @@
-// Readiness before frame 0 (SPEC.md section 2): stylesheets loaded, every <img> decoded, media
-// able to show a frame (readyState >= 2) and fonts loaded. Each pending item is named in
+// Readiness before frame 0 (SPEC.md section 2): stylesheets loaded, every <img> and every image
+// the styles use (backgrounds, masks, ...) decoded, media able to show a frame (readyState >= 2)
+// and fonts loaded. Each pending item is named in
 // `waiting` so the engine's timeout can say exactly what never arrived. An asset that fails is a
 // finding (diagnostics.ts), not a hang: the frame renders without it, as a browser would show it.
 import { recordLoadFailure, shortUrl } from "./diagnostics";
@@ -127,6 +128,52 @@ function mediaSrc(element: HTMLMediaElement): string | null {
   );
 }
 
+/** Style properties whose url() values are pictures the frame draws. */
+const STYLE_IMAGE_PROPERTIES = [
+  "background-image",
+  "mask-image",
+  "-webkit-mask-image",
+  "border-image-source",
+  "list-style-image",
+  "content",
+];
+
+/**
+ * The images the page's styles use, on every element and its ::before and ::after, hidden ones
+ * included (a later scene shows them). A browser fetches a CSS image only when a shown element
+ * needs it, so one inserted with a composition (a <template>, a data-composition-src file) or
+ * shown in a later scene would otherwise still be loading when its frame is drawn: the catalog's
+ * code-snippet-dark-modern drew its first frame black, or its background half loaded.
+ */
+function styleImageUrls(): Set<string> {
+  const urls = new Set<string>();
+  const page = location.href.split("#")[0];
+  const add = (style: CSSStyleDeclaration) => {
+    for (const property of STYLE_IMAGE_PROPERTIES) {
+      const value = style.getPropertyValue(property);
+      if (!value.includes("url(")) continue;
+      for (const match of value.matchAll(/url\(\s*(["']?)(.*?)\1\s*\)/g)) {
+        const url = match[2]!;
+        // url(#id) names an element of the page (an SVG mask), not a picture to load.
+        if (url === "" || url.startsWith("#") || url.split("#")[0] === page) continue;
+        urls.add(url);
+      }
+    }
+  };
+  for (const element of Array.from(document.querySelectorAll("*"))) {
+    add(getComputedStyle(element));
+    add(getComputedStyle(element, "::before"));
+    add(getComputedStyle(element, "::after"));
+  }
+  return urls;
+}
+
+function imageDecoded(url: string): Promise<void> {
+  const image = new Image();
+  image.src = url;
+  return image.decode();
+}
+
 export async function waitForAssets(context: ReadinessContext): Promise<void> {
   const tasks: Promise<void>[] = [];
   for (const link of Array.from(
@@ -149,6 +196,12 @@ export async function waitForAssets(context: ReadinessContext): Promise<void> {
         recordLoadFailure("image", image.currentSrc || src || image.srcset),
       ),
     );
+  }
+  for (const url of styleImageUrls()) {
+    // data: URLs are named by their start only.
+    const name = `image ${shortUrl(url.startsWith("data:") ? url.slice(0, 40) : url)}`;
+    const onFailure = url.startsWith("data:") ? undefined : () => recordLoadFailure("image", url);
+    tasks.push(track(context, name, imageDecoded(url), onFailure));
   }
   for (const element of Array.from(document.querySelectorAll<HTMLMediaElement>("video, audio"))) {
     const src = mediaSrc(element);

@@ -351,6 +351,44 @@ describe("page runtime", () => {
     ]);
   });
 
+  it("waits for the images styles use, hidden and on pseudo-elements, but not for url(#id)", async () => {
+    const page = await open(
+      {
+        "/index.html": html(
+          `<div data-composition-id="main" data-width="640" data-height="360" data-duration="2">
+             <div class="backdrop"></div>
+             <div class="later" style="display: none"></div>
+             <p class="mark">text</p>
+             <svg width="10" height="10"><mask id="m"><rect width="10" height="10" fill="white"/></mask></svg>
+             <div style="width: 10px; height: 10px; mask-image: url(#m)"></div>
+           </div>`,
+          `<style>
+             .backdrop { width: 100px; height: 100px; background: linear-gradient(#000, #fff), url(/img/backdrop.png) }
+             .later { background-image: url("/img/later.png") }
+             .mark::before { content: url(/img/mark.png) }
+           </style>`,
+        ),
+        "/img/backdrop.png": null,
+        "/img/later.png": null,
+        "/img/mark.png": null,
+      },
+      { waitReady: false },
+    );
+    const expected = ["image /img/backdrop.png", "image /img/later.png", "image /img/mark.png"];
+    await page.waitForFunction(
+      (names) => names.every((name) => window.__svc?.waitingFor.includes(name)),
+      expected,
+      { polling: POLL_MS },
+    );
+    expect(await page.evaluate(() => [window.__svc!.ready, window.__svc!.waitingFor])).toEqual([
+      false,
+      expect.arrayContaining(expected),
+    ]);
+    expect(
+      await page.evaluate(() => window.__svc!.waitingFor.some((name) => name.includes("#"))),
+    ).toBe(false);
+  });
+
   it("lists audio with offsets on the root timeline, nested offsets included", async () => {
     const page = await open({
       "/index.html": html(
