@@ -18,7 +18,8 @@ export function projectUrl(path: string): string {
   return new URL(trimmed.replace(/^\.\//, "").replace(/^\/+/, ""), root).href;
 }
 
-const CSS_URL = /\burl\(\s*(["']?)([^)"'\s](?:[^)"']*[^)"'\s])?)\1\s*\)/g;
+/** A CSS `url(...)` value, quoted or not: group 2 is the address. */
+export const CSS_URL = /\burl\(\s*(["']?)([^)"'\s](?:[^)"']*[^)"'\s])?)\1\s*\)/g;
 
 function isRelativePath(value: string): boolean {
   return value !== "" && !/^([a-z][a-z\d+.-]*:|\/|#)/i.test(value);

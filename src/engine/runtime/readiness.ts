@@ -4,6 +4,7 @@
 // `waiting` so the engine's timeout can say exactly what never arrived. An asset that fails is a
 // finding (diagnostics.ts), not a hang: the frame renders without it, as a browser would show it.
 import { recordLoadFailure, shortUrl } from "./diagnostics";
+import { CSS_URL } from "./project-files";
 
 export interface ReadinessContext {
   waiting: Set<string>;
@@ -152,10 +153,10 @@ function styleImageUrls(): Set<string> {
     for (const property of STYLE_IMAGE_PROPERTIES) {
       const value = style.getPropertyValue(property);
       if (!value.includes("url(")) continue;
-      for (const match of value.matchAll(/url\(\s*(["']?)(.*?)\1\s*\)/g)) {
+      for (const match of value.matchAll(CSS_URL)) {
         const url = match[2]!;
         // url(#id) names an element of the page (an SVG mask), not a picture to load.
-        if (url === "" || url.startsWith("#") || url.split("#")[0] === page) continue;
+        if (url.startsWith("#") || url.split("#")[0] === page) continue;
         urls.add(url);
       }
     }
