@@ -14,7 +14,8 @@ import { captureSegments, progressReporter } from "./render-capture";
 import { finishChunk, pageAudio } from "./render-finish";
 import { warmPages } from "./page-pool";
 import { prepareRender } from "./render-prepare";
-import { cancelledError, RenderSessions } from "./render-sessions";
+import { RenderSessions } from "./render-sessions";
+import { cancelledError } from "./errors";
 import type { RenderCompositionOptions } from "./types";
 import type { OutputFormat, Quality } from "../shared/render-options";
 

@@ -13,7 +13,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { OutputFormat } from "../shared/render-options";
-import { EngineError } from "./errors";
+import { cancelledError, EngineError } from "./errors";
 import {
   muxArgs,
   segmentEncoderArgs,
@@ -235,7 +235,7 @@ async function localAudio(
       if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
       await pipeline(Readable.fromWeb(response.body as WebReadableStream), createWriteStream(file));
     } catch (error) {
-      if (signal?.aborted) throw new EngineError("cancelled", "The render was cancelled.");
+      if (signal?.aborted) throw cancelledError();
       const cause =
         error instanceof Error ? ((error.cause as Error)?.message ?? error.message) : "";
       throw new EngineError(
@@ -284,7 +284,7 @@ export function runFfmpeg(ffmpegPath: string, args: string[], signal?: AbortSign
     child.once("exit", (code) => {
       signal?.removeEventListener("abort", onAbort);
       if (code === 0) return resolve();
-      if (signal?.aborted) return reject(new EngineError("cancelled", "The render was cancelled."));
+      if (signal?.aborted) return reject(cancelledError());
       const reason = stderr.trim().split("\n").slice(-3).join(" ") || `exit ${code}`;
       reject(
         new EngineError(

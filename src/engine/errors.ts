@@ -31,6 +31,11 @@ export class EngineError extends Error {
   }
 }
 
+/** What a render stopped by its signal or by cancel() fails with, wherever it was. */
+export function cancelledError(): EngineError {
+  return new EngineError("cancelled", "The render was cancelled.", "Start the render again.");
+}
+
 export function isEngineError(error: unknown): error is EngineError {
   return error instanceof EngineError;
 }

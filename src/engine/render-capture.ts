@@ -7,17 +7,11 @@
 import { join } from "node:path";
 import type { CaptureSession } from "./capture";
 import { SegmentEncoder, segmentExtension } from "./encode";
-import { EngineError } from "./errors";
+import { cancelledError, EngineError } from "./errors";
 import { pageFindings, withRefusedRequests } from "./findings";
 import { segmentLength, stealSegments, type SegmentRun } from "./plan";
 import { resolveWorkers } from "./render-prepare";
-import {
-  cancelledError,
-  pageError,
-  type FrameSink,
-  type PageInfo,
-  type RenderSessions,
-} from "./render-sessions";
+import { pageError, type FrameSink, type PageInfo, type RenderSessions } from "./render-sessions";
 import type { RenderProgress } from "./types";
 
 /** Hooks for tests and bench/render.ts, which measure capture alone with the same pages. */

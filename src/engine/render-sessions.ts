@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { resolveChromium, type ResolvedBrowser } from "./browser";
 import { CaptureSession } from "./capture";
 import type { PagePool, PageHooks, WarmPage } from "./page-pool";
-import { EngineError } from "./errors";
+import { cancelledError, EngineError } from "./errors";
 import type { NetworkAccess } from "./network";
 import { resolveFfmpeg } from "./ffmpeg";
 import { startProjectServer, type ProjectServer } from "./project-server";
@@ -256,10 +256,6 @@ export class RenderSessions {
     // render took it: after the render, not while it needed the machine.
     refillSpareBrowser();
   }
-}
-
-export function cancelledError(): EngineError {
-  return new EngineError("cancelled", "The render was cancelled.", "Start the render again.");
 }
 
 export function pageError(messages: string[]): EngineError {

@@ -12,7 +12,8 @@ import { basename, dirname, extname, join, resolve } from "node:path";
 import { captureSegments, progressReporter, type CaptureHooks } from "./render-capture";
 import { finishWhole, pageAudio, removePartials, type OutputFiles } from "./render-finish";
 import { prepareRender } from "./render-prepare";
-import { cancelledError, RenderSessions } from "./render-sessions";
+import { RenderSessions } from "./render-sessions";
+import { cancelledError } from "./errors";
 import type { RenderCompositionOptions, RenderResult } from "./types";
 
 export { segmentLength } from "./plan";

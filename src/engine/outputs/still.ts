@@ -7,12 +7,12 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { EngineError } from "../errors";
+import { cancelledError, EngineError } from "../errors";
 import { runFfmpeg } from "../encode";
 import { pageFindings, withRefusedRequests } from "../findings";
 import { catchUp, newCatchUpState } from "../render-capture";
 import { prepareRender } from "../render-prepare";
-import { cancelledError, RenderSessions, type PageInfo } from "../render-sessions";
+import { RenderSessions, type PageInfo } from "../render-sessions";
 import type { RenderCompositionOptions } from "../types";
 import type { StillFormat } from "../../shared/outputs";
 
