@@ -110,9 +110,10 @@ export async function runJobSteps(job: JobRecord, options: JobStepOptions): Prom
 
 /**
  * The files after the first of a render with several outputs (sizes, a GIF, a poster), saved
- * beside it under its name with what tells them apart (`…-9x16.mp4`, `…-2.5s.png`: shared/outputs.ts names them as the CLI does). Their
- * paths are recorded before any download, so a restarted job saves them to the same names; one
- * already saved (a resumed or repeated download) is not fetched again.
+ * beside it under its name with what tells them apart (`…-9x16.mp4`, `…-2.5s.png`: named by
+ * shared/outputs.ts, as the CLI names them). Their paths are recorded before any download, so a
+ * restarted job saves them to the same names; one already saved (a resumed or repeated download)
+ * is not fetched again.
  */
 async function downloadOtherOutputs(
   job: JobRecord,
@@ -142,7 +143,6 @@ async function downloadOtherOutputs(
     sizeBytes: output.index === 0 ? finished.sizeBytes : known.get(output.index)?.sizeBytes,
   }));
   await options.store.change(job, { outputs });
-  // Recorded first, so a restarted job saves to the same names; one already saved is not fetched.
   const missing = outputs.filter(
     (output) => output.index !== 0 && !(existsSync(output.path) && output.sizeBytes !== undefined),
   );

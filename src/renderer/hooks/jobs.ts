@@ -91,13 +91,13 @@ export function useRemoveJob() {
   });
 }
 
-/** Opens a completed job's video with the system's default app. */
 /** One file of a job with several outputs (`output` 0: the main video). */
 export interface FileOfJob {
   jobId: string;
   output: number;
 }
 
+/** Opens a completed job's video (or another of its files) with the system's default app. */
 export function useOpenJobFile() {
   return useMutation({
     mutationFn: (target: string | FileOfJob) =>
