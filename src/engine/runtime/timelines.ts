@@ -44,8 +44,9 @@ interface GsapChild {
  * when it first renders, so such a tween records the other tween's value at that frame; a
  * timeline jumped forward renders the earlier tween at its end first and records the end value
  * instead (examples/gsap-heavy: a blob's scale tween starts 0.3 s before its intro ends, and a
- * chunk jumped past it drew the blob a fraction of a pixel larger until the tween ended). A jump renders the
- * timelines at these frames. `offset`: seconds on the root timeline where each timeline's 0 is.
+ * chunk jumped past it drew the blob a fraction of a pixel larger until the tween ended). A jump
+ * renders the timelines at these frames. `offset`: seconds on the root timeline where each
+ * timeline's 0 is.
  */
 export function overlapInitFrames(
   timelines: { timeline: TimelineLike; offset: number }[],
