@@ -22,9 +22,19 @@
 // d3, map atlases, given to both renderers as local copies: offline neither could fetch them)
 import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import {
+  copyFile,
+  cp,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  writeFile,
+} from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import { googleFontsCss, gsapFileForUrl, npmFileForUrl } from "../src/node/cdn-files";
 import { CDN_URL_IN_TEXT, npmFileForCdnUrl } from "../src/shared/cdn";
@@ -73,6 +83,12 @@ interface CorpusItem {
    * svc's: one line naming the cause, with the measurement in bench/README.md.
    */
   exception?: string;
+  /**
+   * Media files the project expects but the corpus does not commit, made at staging by FFmpeg
+   * (`standInMedia`): project-relative path -> kind. The feature corpus's videos are all the same
+   * moving test pattern, which shows an offset of one frame or one pixel.
+   */
+  media?: Record<string, StandInKind>;
 }
 
 interface SideResult {
@@ -98,6 +114,146 @@ export interface CompatRow {
   /** The corpus's documented reason when it misses the bar because of the reference. */
   exception?: string;
   png?: string;
+}
+
+// ---- the feature corpus ----
+
+/**
+ * The stand-in media a feature item may ask for: a 60 s 1280x720 25 fps FFmpeg testsrc2 clip with
+ * a 440 Hz tone (H.264 + AAC, untagged colour, as a phone or an editor's export often is), the
+ * same clip tagged BT.709, a 60 s tone alone, and a testsrc2 WebM (VP9 + Opus).
+ */
+export type StandInKind = "testsrc2" | "testsrc2-bt709" | "testsrc2-webm" | "tone";
+
+const STAND_IN_ARGS: Record<StandInKind, { ext: string; args: string[] }> = {
+  testsrc2: {
+    ext: "mp4",
+    args: [
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=size=1280x720:rate=25:duration=60",
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=frequency=440:duration=60",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "veryfast",
+      "-pix_fmt",
+      "yuv420p",
+      "-g",
+      "50",
+      "-c:a",
+      "aac",
+      "-shortest",
+    ],
+  },
+  "testsrc2-bt709": {
+    ext: "mp4",
+    args: [
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=size=1280x720:rate=25:duration=60",
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=frequency=440:duration=60",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "veryfast",
+      "-pix_fmt",
+      "yuv420p",
+      "-g",
+      "50",
+      "-colorspace",
+      "bt709",
+      "-color_primaries",
+      "bt709",
+      "-color_trc",
+      "bt709",
+      "-color_range",
+      "tv",
+      "-c:a",
+      "aac",
+      "-shortest",
+    ],
+  },
+  "testsrc2-webm": {
+    ext: "webm",
+    args: [
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=size=1280x720:rate=25:duration=60",
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=frequency=440:duration=60",
+      "-c:v",
+      "libvpx-vp9",
+      "-deadline",
+      "realtime",
+      "-cpu-used",
+      "8",
+      "-b:v",
+      "2M",
+      "-c:a",
+      "libopus",
+      "-shortest",
+    ],
+  },
+  tone: {
+    ext: "m4a",
+    args: ["-f", "lavfi", "-i", "sine=frequency=440:duration=60", "-c:a", "aac"],
+  },
+};
+
+/** Makes (once per bench run) the stand-in file of a kind in `cacheDir`, and returns its path. */
+async function standInMedia(kind: StandInKind, cacheDir: string): Promise<string> {
+  const spec = STAND_IN_ARGS[kind];
+  if (!spec)
+    throw new Error(
+      `Unknown stand-in media kind "${kind}" (one of ${Object.keys(STAND_IN_ARGS).join(", ")})`,
+    );
+  const file = join(cacheDir, `${kind}.${spec.ext}`);
+  if (existsSync(file)) return file;
+  await mkdir(cacheDir, { recursive: true });
+  const { path: ffmpeg } = await resolveFfmpeg();
+  const partial = `${file}.partial.${spec.ext}`;
+  await execFileAsync(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y", ...spec.args, partial]);
+  await rename(partial, file);
+  return file;
+}
+
+/**
+ * A folder of feature items (bench/compat/features): each subfolder is one project with a
+ * `feature.json` ({ covers, contract?, media?, exception? }) beside its index.html. The corpus is
+ * the folders themselves, so adding an item is adding a folder.
+ */
+async function featureItems(dir: string): Promise<CorpusItem[]> {
+  const items: CorpusItem[] = [];
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  )) {
+    const metaFile = join(dir, entry.name, "feature.json");
+    if (!entry.isDirectory() || !existsSync(metaFile)) continue;
+    const meta = JSON.parse(await readFile(metaFile, "utf8")) as Partial<CorpusItem>;
+    items.push({
+      name: entry.name,
+      project: entry.name,
+      kind: "feature",
+      covers: meta.covers ?? "",
+      source: "svc's own feature corpus",
+      ...(meta.exception ? { exception: meta.exception } : {}),
+      ...(meta.media ? { media: meta.media } : {}),
+    });
+  }
+  if (items.length === 0) throw new Error(`${dir} has neither a corpus.json nor feature folders`);
+  return items;
 }
 
 // ---- pure parts (compat.test.ts) ----
@@ -502,7 +658,9 @@ export async function runCompat(args: CompatArgs): Promise<CompatRow[]> {
     );
   }
   const corpusFile = args.corpusDir ? join(resolve(args.corpusDir), "corpus.json") : CORPUS;
-  const corpus = JSON.parse(await readFile(corpusFile, "utf8")) as { items: CorpusItem[] };
+  const corpus = existsSync(corpusFile)
+    ? (JSON.parse(await readFile(corpusFile, "utf8")) as { items: CorpusItem[] })
+    : { items: await featureItems(dirname(corpusFile)) };
   const byName = new Map(corpus.items.map((item) => [item.name, item]));
   const names = args.only ? args.only.split(",") : corpus.items.map((item) => item.name);
   for (const name of names) {
@@ -512,6 +670,7 @@ export async function runCompat(args: CompatArgs): Promise<CompatRow[]> {
   await execFileAsync(process.execPath, [join(ROOT, "bin", "svc.js"), "--version"]);
   await mkdir(RESULTS, { recursive: true });
   const workDir = await mkdtemp(join(tmpdir(), "svc-compat-"));
+  const mediaCache = join(workDir, "stand-in-media");
   const rows: CompatRow[] = [];
   console.log(
     `compat: ${names.length} compositions, svc vs reference (hyperframes), ${args.fps} fps standard, ${args.workers} workers each (load average ${loadavg()[0]!.toFixed(1)}); side by side: svc left, reference right, in ${relative(ROOT, RESULTS)}/`,
@@ -526,6 +685,16 @@ export async function runCompat(args: CompatArgs): Promise<CompatRow[]> {
       const refProject = join(dir, "reference");
       await stageProject(source, svcProject, { forReference: false, vendorDir: args.vendorDir });
       await stageProject(source, refProject, { forReference: true, vendorDir: args.vendorDir });
+      for (const [path, kind] of Object.entries(item.media ?? {})) {
+        const file = await standInMedia(kind, mediaCache);
+        for (const project of [svcProject, refProject]) {
+          const target = resolve(project, path);
+          if (!target.startsWith(project + sep))
+            throw new Error(`${name}: media path ${path} leaves the project`);
+          await mkdir(dirname(target), { recursive: true });
+          await copyFile(file, target);
+        }
+      }
       const svcOut = join(dir, `${name}-svc.mp4`);
       const refOut = join(dir, `${name}-reference.mp4`);
       const svc = await runRender(svcCommand(svcProject, svcOut, args), svcOut);
