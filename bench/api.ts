@@ -4,13 +4,15 @@
 // measured from that time, not from when a connection was free, so a stalled service shows up
 // in the figures instead of slowing the load down (no coordinated omission).
 //
-// Steps: the goal rate (2,000/s) first, then rising rates until p99 passes 50 ms or errors appear;
+// Steps: rising rates from 2,000/s until p99 passes 50 ms or errors appear (every rate given with
+// --rates runs); the goal is 4,000/s with p99 < 20 ms;
 // the highest rate with p99 < 50 ms and no errors is the figure. With --baseline DIR, the same
 // steps run against a service started from DIR (another checkout, e.g. `git worktree add` or
 // `git archive` of the commit before a change, with node_modules) alternating A B A B, so both
 // see the same machine load. Whole-machine CPU (/proc/stat) and the load average go with each step.
 //
 // Run: npm run bench:api -- [--seconds 10] [--rates 2000,3000,...] [--reps 1] [--baseline DIR]
+//      [--cpu-prof DIR] [--rate-limit PER_MINUTE]
 import http from "node:http";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -32,14 +34,24 @@ const { values: flags } = parseArgs({
     baseline: { type: "string" },
     connections: { type: "string", default: "512" },
     "cpu-prof": { type: "string" },
+    "rate-limit": { type: "string", default: "0" },
   },
 });
 const SECONDS = Number(flags.seconds);
 const RATES = flags.rates!.split(",").map(Number);
+const explicitRates = process.argv.includes("--rates");
 const REPS = Number(flags.reps);
-const GOAL = { rate: 2000, p99Ms: 20 };
+/** Issue 40: 4,000 polls a second on one API process with p99 under 20 ms. */
+const GOAL = { rate: 4000, p99Ms: 20 };
 const CEILING_P99_MS = 50;
 const WARMUP_SECONDS = 2;
+/** A request with no answer by then counts as an error (and its latency as this). */
+const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * SVC_SERVER_RATE_LIMIT_PER_MINUTE for the services: 0 (off) by default; a limit far above the
+ * bench's own traffic (e.g. 100000000) measures what counting the shared limit costs.
+ */
+const RATE_LIMIT = flags["rate-limit"]!;
 
 interface Target {
   name: string;
@@ -82,7 +94,7 @@ async function startTarget(name: string, root?: string): Promise<Target> {
   const svc = await startService({
     workers: 0,
     root,
-    env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "0", SVC_SERVER_LOG_LEVEL: "info" },
+    env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: RATE_LIMIT, SVC_SERVER_LOG_LEVEL: "info" },
     nodeArgs,
     discardLogs: true,
   });
@@ -111,7 +123,11 @@ async function openLoop(target: Target, rate: number, seconds: number): Promise<
   let errors = 0;
   let finished!: () => void;
   const allDone = new Promise<void>((resolve) => (finished = resolve));
+  const answered = new Uint8Array(total);
   const complete = (index: number, scheduled: number, ok: boolean) => {
+    // A request can both error and end (a reset after the headers): count it once.
+    if (answered[index]) return;
+    answered[index] = 1;
     latencies[index] = performance.now() - scheduled;
     if (!ok) errors++;
     if (++done === total) finished();
@@ -120,8 +136,10 @@ async function openLoop(target: Target, rate: number, seconds: number): Promise<
     const request = http.get(target.url, { agent, headers }, (response) => {
       response.resume();
       response.on("end", () => complete(index, scheduled, response.statusCode === 200));
+      response.on("error", () => complete(index, scheduled, false));
     });
     request.on("error", () => complete(index, scheduled, false));
+    request.setTimeout(REQUEST_TIMEOUT_MS, () => request.destroy(new Error("timed out")));
   };
 
   const cpuBefore = cpuTimes();
@@ -190,7 +208,7 @@ async function main(): Promise<void> {
     for (const rate of RATES) {
       for (let rep = 0; rep < REPS; rep++) {
         for (const target of targets) {
-          if (!passing.get(target.name)) continue;
+          if (!explicitRates && !passing.get(target.name)) continue;
           const result = await openLoop(target, rate, SECONDS);
           results.push(result);
           print(result);
@@ -203,15 +221,27 @@ async function main(): Promise<void> {
           median(mine.map((r) => r.p99)) < CEILING_P99_MS && mine.every((r) => r.errors === 0);
         if (!ok) passing.set(target.name, false);
       }
-      if (![...passing.values()].some(Boolean)) break;
+      // The default ladder stops once every target fails; rates given with --rates all run.
+      if (!explicitRates && ![...passing.values()].some(Boolean)) break;
     }
     console.log(`\nSummary (median of ${REPS} per step):`);
     for (const target of targets) {
       const mine = results.filter((r) => r.target === target.name);
       const byRate = (rate: number) => mine.filter((r) => r.rate === rate);
-      const goal = byRate(GOAL.rate);
-      const goalP99 = goal.length ? median(goal.map((r) => r.p99)) : NaN;
-      const goalErrors = goal.reduce((n, r) => n + r.errors, 0);
+      for (const rate of RATES) {
+        const steps = byRate(rate);
+        if (steps.length === 0) {
+          console.log(
+            `${target.name.padEnd(9)} ${String(rate).padStart(5)}/s  not run (a lower rate failed)`,
+          );
+          continue;
+        }
+        const errors = steps.reduce((n, r) => n + r.errors, 0);
+        const passed = median(steps.map((r) => r.p99)) < CEILING_P99_MS && errors === 0;
+        console.log(
+          `${target.name.padEnd(9)} ${String(rate).padStart(5)}/s  p50 ${ms(median(steps.map((r) => r.p50)))}  p99 ${ms(median(steps.map((r) => r.p99)))}  errors ${errors}  service CPU ${median(steps.map((r) => r.serviceCpuUs)).toFixed(0)} µs/req  load ${steps.map((r) => r.load1.toFixed(1)).join("/")}  ${passed ? "ok" : "FAILED"}${rate === GOAL.rate ? ` (goal p99 < ${GOAL.p99Ms} ms: ${median(steps.map((r) => r.p99)) < GOAL.p99Ms && errors === 0 ? "met" : "not met"})` : ""}`,
+        );
+      }
       const sustained = RATES.filter((rate) => {
         const steps = byRate(rate);
         return (
@@ -221,7 +251,7 @@ async function main(): Promise<void> {
         );
       });
       console.log(
-        `${target.name}: ${GOAL.rate}/s p99 ${goalP99.toFixed(1)} ms, ${goalErrors} errors (goal p99 < ${GOAL.p99Ms} ms: ${goalP99 < GOAL.p99Ms && goalErrors === 0 ? "met" : "not met"}); highest rate with p99 < ${CEILING_P99_MS} ms and no errors: ${sustained.length ? `${Math.max(...sustained)}/s` : "none of the steps"}`,
+        `${target.name}: highest rate with p99 < ${CEILING_P99_MS} ms and no errors: ${sustained.length ? `${Math.max(...sustained)}/s` : "none of the steps"}`,
       );
     }
     console.log(

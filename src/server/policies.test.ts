@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderCostMilli } from "./render/credits";
 import { isPrivateAddress } from "./webhooks/outbound";
-import { countRequest } from "./http/rate-limit";
+import { countRequest, SharedWindowCounter } from "./http/rate-limit";
 import { openSqliteDatabase } from "./db/sqlite";
 import { backoffMs, signWebhook } from "./webhooks/webhooks";
 
@@ -52,6 +52,85 @@ describe("rate limit", () => {
     } finally {
       await db.destroy();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("rate limit shared by processes", () => {
+  /** Two processes' counters on one database, at a time the test sets. */
+  async function twoProcesses(max: number) {
+    const dir = await mkdtemp(join(tmpdir(), "svc-rate-limit-"));
+    const db = await openSqliteDatabase(join(dir, "svc.db"));
+    const clock = { now: 1_000 };
+    const a = new SharedWindowCounter(db, max, 60_000, () => clock.now);
+    const b = new SharedWindowCounter(db, max, 60_000, () => clock.now);
+    const stored = async () =>
+      (await db.selectFrom("rate_limits").select("hits").where("key", "=", "k").executeTakeFirst())
+        ?.hits ?? 0;
+    const close = async () => {
+      await db.destroy();
+      await rm(dir, { recursive: true, force: true });
+    };
+    return { db, clock, a, b, stored, close };
+  }
+
+  it("admits a key below half its limit without a query, and adds those requests on reconcile", async () => {
+    const { a, stored, close } = await twoProcesses(100);
+    try {
+      expect(await a.count("k")).toEqual({ current: 1, ttl: 60_000 });
+      const local = a.count("k");
+      expect(local).not.toBeInstanceOf(Promise);
+      expect(local).toEqual({ current: 2, ttl: 60_000 });
+      for (let i = 0; i < 10; i++) a.count("k");
+      expect(await stored()).toBe(1);
+      await a.reconcile();
+      expect(await stored()).toBe(12);
+      await a.reconcile();
+      expect(await stored()).toBe(12);
+    } finally {
+      await close();
+    }
+  });
+
+  it("counts every request in the database past half the limit, so the one over it is refused by either process", async () => {
+    const { a, b, close } = await twoProcesses(8);
+    try {
+      const counts: number[] = [];
+      for (let i = 0; i < 10; i++) counts.push((await (i % 2 ? b : a).count("k")).current);
+      // Each process admitted a few on its own (below 4); the database caught up before the limit.
+      expect(counts.slice(8).every((current) => current > 8)).toBe(true);
+      expect(counts.filter((current) => current <= 8)).toHaveLength(8);
+    } finally {
+      await close();
+    }
+  });
+
+  it("starts a new window when the old one ends, without carrying its requests", async () => {
+    const { a, clock, stored, close } = await twoProcesses(100);
+    try {
+      await a.count("k");
+      a.count("k");
+      clock.now += 60_000;
+      expect(await a.count("k")).toEqual({ current: 1, ttl: 60_000 });
+      expect(await stored()).toBe(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it("keeps locally admitted requests when the database cannot be reached, and adds them later", async () => {
+    const { db, a, stored, close } = await twoProcesses(100);
+    try {
+      await a.count("k");
+      a.count("k");
+      a.count("k");
+      await db.schema.alterTable("rate_limits").renameTo("rate_limits_away").execute();
+      await expect(a.reconcile()).rejects.toThrow();
+      await db.schema.alterTable("rate_limits_away").renameTo("rate_limits").execute();
+      await a.reconcile();
+      expect(await stored()).toBe(3);
+    } finally {
+      await close();
     }
   });
 });

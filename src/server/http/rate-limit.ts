@@ -2,7 +2,15 @@
 // SVC_SERVER_RATE_LIMIT_PER_MINUTE requests each) with its counts in the service's database
 // (the `rate_limits` table) instead of the process's memory, so every API process on one
 // PostgreSQL counts the same requests: N processes behind a load balancer allow the limit once,
-// not N times. One upsert per request; the database's row lock orders concurrent ones.
+// not N times.
+//
+// A query per request made the limit most of a poll's cost, so each process counts locally and
+// reconciles: a credential's requests are admitted here without a query while the shared count
+// known from the last reconciliation plus what this process admitted since stays under half the
+// limit, and added to the database in one upsert a second (RECONCILE_MS). Past half, every request
+// is counted in the database as it arrives, so the request over the limit is refused whichever
+// process answers. What this allows beyond the limit: only while a credential is under half of it
+// on every process at once, at most what the other processes admitted in their last second.
 import rateLimit, { type FastifyRateLimitStore } from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { sql } from "kysely";
@@ -12,21 +20,31 @@ import { ApiError } from "../errors";
 import { principalOf } from "./request";
 
 const WINDOW_MS = 60_000;
+/** How often a process adds the requests it admitted on its own to the shared count. */
+export const RECONCILE_MS = 1_000;
 
-/** Counts one request of `key` in its current window; the count and ms left in the window. */
+export interface WindowCount {
+  /** Requests of the key in its current window, this one included. */
+  current: number;
+  /** Milliseconds left in the window. */
+  ttl: number;
+}
+
+/** Adds `hits` requests of `key` to its current window; the count and ms left in the window. */
 export async function countRequest(
   db: Database,
   key: string,
   windowMs: number,
   now: number,
-): Promise<{ current: number; ttl: number }> {
+  hits = 1,
+): Promise<WindowCount> {
   const expired = sql<boolean>`rate_limits.window_end_ms <= ${now}`;
   const row = await db
     .insertInto("rate_limits")
-    .values({ key, hits: 1, window_end_ms: now + windowMs })
+    .values({ key, hits, window_end_ms: now + windowMs })
     .onConflict((conflict) =>
       conflict.column("key").doUpdateSet({
-        hits: sql<number>`case when ${expired} then 1 else rate_limits.hits + 1 end`,
+        hits: sql<number>`case when ${expired} then ${hits} else rate_limits.hits + ${hits} end`,
         window_end_ms: sql<number>`case when ${expired} then ${now + windowMs} else rate_limits.window_end_ms end`,
       }),
     )
@@ -35,9 +53,82 @@ export async function countRequest(
   return { current: Number(row.hits), ttl: Math.max(0, Number(row.window_end_ms) - now) };
 }
 
-/** @fastify/rate-limit's store interface over countRequest. */
-function databaseStore(db: Database, now: () => number) {
-  return class DatabaseRateLimitStore implements FastifyRateLimitStore {
+interface KeyState {
+  windowEnd: number;
+  /** The shared count as of the last reconciliation. */
+  known: number;
+  /** Requests admitted here since, not yet in the database. */
+  pending: number;
+}
+
+/**
+ * The shared count of each key, reconciled with the database: see the header. `count` answers
+ * without a query on the fast path; `reconcile` adds what was admitted locally.
+ */
+export class SharedWindowCounter {
+  private readonly keys = new Map<string, KeyState>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly max: number,
+    private readonly windowMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  /** Counts one request: synchronously when it can be admitted locally, else from the database. */
+  count(key: string): WindowCount | Promise<WindowCount> {
+    const now = this.now();
+    const state = this.keys.get(key);
+    if (state && now < state.windowEnd && 2 * (state.known + state.pending + 1) <= this.max) {
+      state.pending++;
+      return { current: state.known + state.pending, ttl: state.windowEnd - now };
+    }
+    // Requests admitted in a window that has ended belong to it, not to the new one.
+    const carried = state && now < state.windowEnd ? state.pending : 0;
+    if (state) state.pending = 0;
+    return this.add(key, carried + 1, now);
+  }
+
+  /** Adds every key's locally admitted requests to the database; forgets keys whose window ended. */
+  async reconcile(): Promise<void> {
+    const now = this.now();
+    const work: Promise<unknown>[] = [];
+    for (const [key, state] of this.keys) {
+      if (now >= state.windowEnd) {
+        this.keys.delete(key);
+      } else if (state.pending > 0) {
+        const hits = state.pending;
+        state.pending = 0;
+        work.push(
+          this.add(key, hits, now).catch((error: unknown) => {
+            // Counted again next time: a reconciliation that failed loses no request.
+            state.pending += hits;
+            throw error;
+          }),
+        );
+      }
+    }
+    const failed = (await Promise.allSettled(work)).find((result) => result.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+  }
+
+  private async add(key: string, hits: number, now: number): Promise<WindowCount> {
+    const result = await countRequest(this.db, key, this.windowMs, now, hits);
+    const state = this.keys.get(key);
+    const windowEnd = now + result.ttl;
+    if (state) {
+      state.known = result.current;
+      state.windowEnd = windowEnd;
+    } else {
+      this.keys.set(key, { known: result.current, windowEnd, pending: 0 });
+    }
+    return result;
+  }
+}
+
+/** @fastify/rate-limit's store interface over a SharedWindowCounter. */
+function counterStore(counter: SharedWindowCounter) {
+  return class CounterRateLimitStore implements FastifyRateLimitStore {
     constructor(
       _options?: unknown,
       private readonly prefix = "",
@@ -45,17 +136,19 @@ function databaseStore(db: Database, now: () => number) {
 
     incr(
       key: string,
-      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
-      timeWindow: number,
+      callback: (error: Error | null, result?: WindowCount) => void,
+      _timeWindow: number,
     ): void {
-      countRequest(db, this.prefix + key, timeWindow, now()).then(
+      const counted = counter.count(this.prefix + key);
+      if (!(counted instanceof Promise)) return callback(null, counted);
+      counted.then(
         (result) => callback(null, result),
         (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
       );
     }
 
     child(routeOptions: { method: string | string[]; url: string }): FastifyRateLimitStore {
-      return new DatabaseRateLimitStore(
+      return new CounterRateLimitStore(
         undefined,
         `${String(routeOptions.method)}${routeOptions.url}-`,
       );
@@ -67,12 +160,23 @@ function databaseStore(db: Database, now: () => number) {
 export async function registerRateLimit(scope: FastifyInstance, ctx: ServiceContext) {
   const perMinute = ctx.config.rateLimitPerMinute;
   if (perMinute <= 0) return;
+  const counter = new SharedWindowCounter(ctx.db, perMinute, WINDOW_MS, ctx.now);
+  const timer = setInterval(() => {
+    counter.reconcile().catch((error: unknown) => {
+      ctx.log.warn({ err: error }, "the rate limit's counts could not be added to the database");
+    });
+  }, RECONCILE_MS);
+  timer.unref();
+  scope.addHook("onClose", async () => {
+    clearInterval(timer);
+    await counter.reconcile().catch(() => undefined);
+  });
   await scope.register(rateLimit, {
     // After the scope's authentication hook, which sets the principal.
     hook: "onRequest",
     max: perMinute,
     timeWindow: WINDOW_MS,
-    store: databaseStore(ctx.db, ctx.now),
+    store: counterStore(counter),
     keyGenerator: (request: FastifyRequest) => principalOf(request).credentialId,
     errorResponseBuilder: (_request, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));

@@ -24,6 +24,7 @@ import {
 import type { Principal } from "../auth/accounts";
 import { createAssetFromBytes, findAsset } from "../assets/assets";
 import type { ServiceContext } from "../context";
+import { compiledOnce } from "../db/database";
 import type { DB, RendersTable } from "../db/schema";
 import { ApiError } from "../errors";
 import { routeOf } from "../http/operations";
@@ -284,18 +285,21 @@ function toRenderWarning(issue: VariableIssue): RenderWarning {
   };
 }
 
+const selectRender = compiledOnce((db, renderId: string, userId: string) =>
+  db
+    .selectFrom("renders")
+    .selectAll()
+    .where("id", "=", renderId)
+    .where("user_id", "=", userId)
+    .where("deleted_ms", "is", null),
+);
+
 export async function findRender(
   ctx: ServiceContext,
   userId: string,
   renderId: string,
 ): Promise<RendersTable> {
-  const row = await ctx.db
-    .selectFrom("renders")
-    .selectAll()
-    .where("id", "=", renderId)
-    .where("user_id", "=", userId)
-    .where("deleted_ms", "is", null)
-    .executeTakeFirst();
+  const [row] = await selectRender(ctx.db, renderId, userId);
   if (!row) throw new ApiError("svc_render_not_found", `no render ${renderId}`, "render_id");
   return row;
 }
