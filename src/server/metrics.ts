@@ -7,7 +7,14 @@
 //   by the per-account cap, credits charged. Every process reports the same values: take max().
 // Metric names and labels are listed in src/server/README.md ("Metrics"); keep the two equal.
 import { sql } from "kysely";
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  collectDefaultMetrics,
+  type MetricValue,
+} from "prom-client";
 import type { Database } from "./db/database";
 
 /** Seconds buckets for HTTP latency (fast API calls, slow uploads). */
@@ -24,8 +31,7 @@ export type WebhookOutcome = "delivered" | "failed" | "gave_up";
 
 export class ServiceMetrics {
   readonly registry = new Registry();
-  readonly httpRequests: Counter<"method" | "route" | "status">;
-  readonly httpDuration: Histogram<"method" | "route" | "status">;
+  readonly http: RequestMetrics;
   readonly jobDuration: Histogram<"kind" | "outcome">;
   readonly secondsPerFrame: Histogram<"kind">;
   readonly chunkAttempts: Counter;
@@ -37,19 +43,7 @@ export class ServiceMetrics {
     const registers = [this.registry];
     this.registry.setDefaultLabels(labels);
     collectDefaultMetrics({ register: this.registry, prefix: "svc_process_" });
-    this.httpRequests = new Counter({
-      name: "svc_http_requests_total",
-      help: "HTTP requests answered, by method, route pattern and status code.",
-      labelNames: ["method", "route", "status"],
-      registers,
-    });
-    this.httpDuration = new Histogram({
-      name: "svc_http_request_duration_seconds",
-      help: "Time to answer an HTTP request, by method, route pattern and status code.",
-      labelNames: ["method", "route", "status"],
-      buckets: HTTP_BUCKETS,
-      registers,
-    });
+    this.http = new RequestMetrics(this.registry);
     this.jobDuration = new Histogram({
       name: "svc_render_job_duration_seconds",
       help: "Time from claiming a render job to its end, by kind (whole, chunk, join) and outcome.",
@@ -156,6 +150,102 @@ export class ServiceMetrics {
         this.set((await state()).creditsCharged);
       },
     });
+  }
+}
+
+interface RequestSeries {
+  labels: { method: string; route: string; status: string };
+  count: number;
+  sum: number;
+  /** Observations per bucket of HTTP_BUCKETS (not cumulative), the last one past every bound. */
+  buckets: Float64Array;
+}
+
+/**
+ * `svc_http_requests_total` and `svc_http_request_duration_seconds`, kept as plain numbers per
+ * (method, route, status) and written out in Prometheus's form only when scraped. Every API
+ * request passes here, so counting it is a map lookup and three additions, where prom-client's
+ * Counter and Histogram hash a labels object on every call.
+ */
+export class RequestMetrics {
+  private readonly series = new Map<string, RequestSeries>();
+
+  constructor(registry: Registry) {
+    registry.registerMetric(this.metric("svc_http_requests_total", "counter", () => this.counts()));
+    registry.registerMetric(
+      this.metric("svc_http_request_duration_seconds", "histogram", () => this.durations()),
+    );
+  }
+
+  observe(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let series = this.series.get(key);
+    if (!series) {
+      series = {
+        labels: { method, route, status: String(status) },
+        count: 0,
+        sum: 0,
+        buckets: new Float64Array(HTTP_BUCKETS.length + 1),
+      };
+      this.series.set(key, series);
+    }
+    series.count++;
+    series.sum += seconds;
+    let bucket = 0;
+    while (bucket < HTTP_BUCKETS.length && seconds > HTTP_BUCKETS[bucket]!) bucket++;
+    series.buckets[bucket]!++;
+  }
+
+  private counts(): MetricValue<string>[] {
+    return [...this.series.values()].map((series) => ({
+      labels: series.labels,
+      value: series.count,
+    }));
+  }
+
+  private durations(): MetricValue<string>[] {
+    const values: (MetricValue<string> & { metricName: string })[] = [];
+    const name = "svc_http_request_duration_seconds";
+    for (const series of this.series.values()) {
+      let cumulative = 0;
+      HTTP_BUCKETS.forEach((bound, index) => {
+        cumulative += series.buckets[index]!;
+        values.push({
+          metricName: `${name}_bucket`,
+          labels: { ...series.labels, le: bound },
+          value: cumulative,
+        });
+      });
+      values.push({
+        metricName: `${name}_bucket`,
+        labels: { ...series.labels, le: "+Inf" },
+        value: series.count,
+      });
+      values.push({ metricName: `${name}_sum`, labels: series.labels, value: series.sum });
+      values.push({ metricName: `${name}_count`, labels: series.labels, value: series.count });
+    }
+    return values;
+  }
+
+  /** A registry entry that answers a scrape from `values`. */
+  private metric(
+    name: string,
+    type: "counter" | "histogram",
+    values: () => MetricValue<string>[],
+  ): Counter {
+    const help =
+      type === "counter"
+        ? "HTTP requests answered, by method, route pattern and status code."
+        : "Time to answer an HTTP request, by method, route pattern and status code.";
+    const entry = {
+      name,
+      help,
+      type,
+      aggregator: "sum",
+      get: () => Promise.resolve({ name, help, type, aggregator: "sum", values: values() }),
+    };
+    // The registry reads name, help, type and get() of what it is given; nothing else.
+    return entry as unknown as Counter;
   }
 }
 
