@@ -72,6 +72,8 @@ interface StepResult {
   cpuBusy: number;
   /** CPU time of the service process per request (user + system, /proc/PID/stat). */
   serviceCpuUs: number;
+  /** The kernel's part of it (system time: sockets, log writes, SQLite's file locks). */
+  serviceSystemUs: number;
   load1: number;
 }
 
@@ -80,11 +82,11 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/** User + system CPU seconds of one process so far. */
-function processCpuSeconds(pid: number): number {
+/** User and system CPU seconds of one process so far. */
+function processCpuSeconds(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
 async function startTarget(name: string, root?: string): Promise<Target> {
@@ -163,7 +165,9 @@ async function openLoop(target: Target, rate: number, seconds: number): Promise<
   const sendingEnded = performance.now();
   await allDone;
   const cpuAfter = cpuTimes();
-  const serviceCpu = processCpuSeconds(target.svc.child.pid!) - serviceBefore;
+  const serviceAfter = processCpuSeconds(target.svc.child.pid!);
+  const serviceCpu =
+    serviceAfter.user + serviceAfter.system - serviceBefore.user - serviceBefore.system;
   agent.destroy();
   const sorted = latencies.sort();
   return {
@@ -178,6 +182,7 @@ async function openLoop(target: Target, rate: number, seconds: number): Promise<
     max: sorted[sorted.length - 1]!,
     cpuBusy: busyBetween(cpuBefore, cpuAfter),
     serviceCpuUs: (serviceCpu / total) * 1e6,
+    serviceSystemUs: ((serviceAfter.system - serviceBefore.system) / total) * 1e6,
     load1: loadavg()[0]!,
   };
 }
@@ -186,7 +191,7 @@ const ms = (value: number) => `${value.toFixed(1)} ms`.padStart(9);
 
 function print(result: StepResult): void {
   console.log(
-    `${result.target.padEnd(9)} ${String(result.rate).padStart(5)}/s  sent ${String(result.sent).padStart(6)} (${result.achieved.toFixed(0)}/s)  errors ${result.errors}  p50 ${ms(result.p50)}  p90 ${ms(result.p90)}  p99 ${ms(result.p99)}  max ${ms(result.max)}  service CPU ${result.serviceCpuUs.toFixed(0)} µs/req  machine CPU ${(result.cpuBusy * 100).toFixed(0)}%  load ${result.load1.toFixed(1)}`,
+    `${result.target.padEnd(9)} ${String(result.rate).padStart(5)}/s  sent ${String(result.sent).padStart(6)} (${result.achieved.toFixed(0)}/s)  errors ${result.errors}  p50 ${ms(result.p50)}  p90 ${ms(result.p90)}  p99 ${ms(result.p99)}  max ${ms(result.max)}  service CPU ${result.serviceCpuUs.toFixed(0)} µs/req (system ${result.serviceSystemUs.toFixed(0)})  machine CPU ${(result.cpuBusy * 100).toFixed(0)}%  load ${result.load1.toFixed(1)}`,
   );
 }
 
@@ -239,7 +244,7 @@ async function main(): Promise<void> {
         const errors = steps.reduce((n, r) => n + r.errors, 0);
         const passed = median(steps.map((r) => r.p99)) < CEILING_P99_MS && errors === 0;
         console.log(
-          `${target.name.padEnd(9)} ${String(rate).padStart(5)}/s  p50 ${ms(median(steps.map((r) => r.p50)))}  p99 ${ms(median(steps.map((r) => r.p99)))}  errors ${errors}  service CPU ${median(steps.map((r) => r.serviceCpuUs)).toFixed(0)} µs/req  load ${steps.map((r) => r.load1.toFixed(1)).join("/")}  ${passed ? "ok" : "FAILED"}${rate === GOAL.rate ? ` (goal p99 < ${GOAL.p99Ms} ms: ${median(steps.map((r) => r.p99)) < GOAL.p99Ms && errors === 0 ? "met" : "not met"})` : ""}`,
+          `${target.name.padEnd(9)} ${String(rate).padStart(5)}/s  p50 ${ms(median(steps.map((r) => r.p50)))}  p99 ${ms(median(steps.map((r) => r.p99)))}  errors ${errors}  service CPU ${median(steps.map((r) => r.serviceCpuUs)).toFixed(0)} µs/req (system ${median(steps.map((r) => r.serviceSystemUs)).toFixed(0)})  load ${steps.map((r) => r.load1.toFixed(1)).join("/")}  ${passed ? "ok" : "FAILED"}${rate === GOAL.rate ? ` (goal p99 < ${GOAL.p99Ms} ms: ${median(steps.map((r) => r.p99)) < GOAL.p99Ms && errors === 0 ? "met" : "not met"})` : ""}`,
         );
       }
       const sustained = RATES.filter((rate) => {
