@@ -43,6 +43,14 @@ describe("page runtime", () => {
     expect(
       await page.evaluate(() => [Date.now(), new Date().getTime(), performance.now()]),
     ).toEqual([1_002_500, 1_002_500, 2500]);
+    // Libraries written for the reference (shader-transitions) read the same clock by its name.
+    expect(
+      await page.evaluate(() =>
+        (
+          window as unknown as { __HF_VIRTUAL_TIME__: { getTime(): number } }
+        ).__HF_VIRTUAL_TIME__.getTime(),
+      ),
+    ).toBe(2500);
     expect(await page.textContent("#raf")).toBe("2500");
     expect(await page.textContent("#timer")).toBe("fired at 1000");
     expect(await page.textContent("#cancelled")).toBe("no");
