@@ -368,7 +368,9 @@ export async function stageProject(
   target: string,
   options: { forReference: boolean; vendorDir?: string | undefined },
 ): Promise<string[]> {
-  await cp(source, target, { recursive: true });
+  // Symlinks as written: a relative link inside the project stays inside the copy (resolved, it
+  // would point back into the source folder, which svc refuses as leaving the project).
+  await cp(source, target, { recursive: true, verbatimSymlinks: true });
   const vendor = join(target, "vendor");
   const staged: string[] = [];
   let counter = 0;

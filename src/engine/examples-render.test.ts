@@ -12,6 +12,7 @@ import { EngineError } from "./errors";
 import { decodeFrame, pixelAt, probeMedia } from "./testing/probe";
 import { renderComposition } from "./render";
 import { compareLateChunk } from "./testing/chunk-compare";
+import { frameCount } from "../shared/frames";
 
 const EXAMPLES = resolve(import.meta.dirname, "../../examples");
 let out: string;
@@ -55,7 +56,8 @@ describe("examples", () => {
         height: 1080,
         frames: result.frames,
       });
-      expect(result.frames).toBe(Math.round(result.durationSeconds * 4));
+      // The format's frame count: a started frame counts (shared/frames.ts), not round().
+      expect(result.frames).toBe(frameCount(result.durationSeconds, 4));
       expect(result.warnings).toEqual([]);
       // A chunk from past the middle on, its page jumped there, shows the same frames.
       const late = await compareLateChunk(

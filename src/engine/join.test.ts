@@ -19,6 +19,7 @@ import { resolveFfmpeg } from "./ffmpeg";
 import { segmentLength } from "./plan";
 import { probeMedia } from "./testing/probe";
 import { decodeAudio, rms } from "./testing/pcm";
+import { frameCount } from "../shared/frames";
 
 const RUNS = Number(process.env.SVC_JOIN_PROPERTY_RUNS ?? 30);
 const AMPLITUDE = 0.2;
@@ -121,7 +122,7 @@ const scenario = fc
     format: fc.constantFrom<OutputFormat>("mp4", "mov", "webm"),
   })
   .chain(({ fps, seconds, chunkSeconds, maxChunks, format }) => {
-    const frames = Math.max(1, Math.round(seconds * fps));
+    const frames = Math.max(1, frameCount(seconds, fps));
     const duration = frames / fps;
     const plan = planChunks(frames, fps, { chunkSeconds, maxChunks });
     // Places that matter: the start, chunk boundaries, the very end.

@@ -13,6 +13,7 @@ import { segmentLength, stealSegments, type SegmentRun } from "./plan";
 import { resolveWorkers } from "./render-prepare";
 import { pageError, type FrameSink, type PageInfo, type RenderSessions } from "./render-sessions";
 import type { RenderProgress } from "./types";
+import { frameCount } from "../shared/frames";
 
 /** Hooks for tests and bench/render.ts, which measure capture alone with the same pages. */
 export interface CaptureHooks {
@@ -93,7 +94,7 @@ export async function captureSegments(
   const first = await opening[0]!;
   const info = await first.evaluate<PageInfo>("window.__svc.info()");
   warnings.push(...info.warnings);
-  const frames = Math.round(info.duration * fps);
+  const frames = frameCount(info.duration, fps);
   if (frames < 1) {
     throw new EngineError(
       "composition_not_found",

@@ -19,6 +19,7 @@ import {
   servedFrameUrl,
 } from "../shared/frame-document";
 import { isFrameMessage, PLAYER_TAG, type FrameInfo, type FrameMessage } from "./protocol";
+import { frameCount } from "../shared/frames";
 
 const DEFAULT_FPS = 30;
 /**
@@ -227,7 +228,7 @@ export class SvcPlayer extends HTMLElement {
   }
 
   private lastFrameTime(): number {
-    const frames = Math.round(this.duration * this.fps);
+    const frames = frameCount(this.duration, this.fps);
     return Math.max(0, (frames - 1) / this.fps);
   }
 

@@ -9,6 +9,7 @@ import { FPS_MAX } from "./limits";
 import { renderSettingsRule, renderOptionsShape, type Resolution } from "./render-options";
 import { outputFrames, outputsRule, outputsShape, planOutputs } from "./outputs";
 import type { AspectRatio, OutputFormat } from "./render-options";
+import { frameCount } from "./frames";
 
 /** What a sampled composition costs to render (engine/quote.ts measures it). */
 /** `svc render --quote --json`: the estimate of a render on this computer. */
@@ -41,9 +42,9 @@ export const FINISH_MS = 500;
 /** Pages that draw side by side on separate cores: what a second one adds. */
 export const PARALLEL_EFFICIENCY = 0.8;
 
-/** Frames of a render: its duration at its fps (at least one). */
+/** Frames of a render: its duration at its fps (shared/frames.ts), at least one. */
 export function framesOf(durationSeconds: number, fps: number): number {
-  return Math.max(1, Math.round(durationSeconds * fps));
+  return Math.max(1, frameCount(durationSeconds, fps));
 }
 
 /** Credits of a render: exactly the charge (creditsFor), for the duration its frames make. */

@@ -15,6 +15,7 @@ import { prepareRender } from "../render-prepare";
 import { RenderSessions, type PageInfo } from "../render-sessions";
 import type { RenderCompositionOptions } from "../types";
 import type { StillFormat } from "../../shared/outputs";
+import { frameCount } from "../../shared/frames";
 
 export { STILL_FORMATS, type StillFormat } from "../../shared/outputs";
 
@@ -105,7 +106,7 @@ export async function renderStill(options: RenderStillOptions): Promise<StillRes
     let page = await run.openSession();
     const info = await page.evaluate<PageInfo>("window.__svc.info()");
     prepared.warnings.push(...info.warnings);
-    const frames = Math.max(1, Math.round(info.duration * fps));
+    const frames = Math.max(1, frameCount(info.duration, fps));
     if (options.time > info.duration + 1e-9) {
       throw new EngineError(
         "invalid_options",

@@ -4,7 +4,7 @@
 // compositions, wait for assets, seek to 0 and raise `ready`. Failures of the runtime itself land
 // in `__svc.error` so the engine can report them instead of timing out.
 import { resolveVariables } from "../../shared/variables";
-import { installVirtualClock } from "./clock";
+import { installVirtualClock, type VirtualClock } from "./clock";
 import { applyReferenceFonts } from "./fonts";
 import {
   CompositionError,
@@ -104,6 +104,27 @@ function preferFlatGsapTransforms(): void {
   });
 }
 
+/**
+ * `window.__HF_VIRTUAL_TIME__`, the name under which the reference's renderer tells libraries
+ * that the page runs on a renderer's virtual time. @hyperframes/shader-transitions reads it to
+ * take its render path (scenes switched by its timeline, the engine compositing the shader)
+ * instead of its preview path, which samples scene frames on requestAnimationFrame before it
+ * draws anything and so never leaves its "Preparing scene transitions" screen under a render.
+ * The reference's engine composites the shader itself; svc does not yet (docs/composition-format.md,
+ * "The runtime contract"), so inside a transition window the incoming scene is drawn as it is.
+ */
+function announceVirtualTime(clock: VirtualClock): void {
+  const virtualTime = {
+    originalSetTimeout: clock.realSetTimeout,
+    originalClearTimeout: clock.realClearTimeout,
+    getTime: () => clock.nowMs(),
+  };
+  Object.defineProperty(window, "__HF_VIRTUAL_TIME__", {
+    configurable: true,
+    value: virtualTime,
+  });
+}
+
 export function bootRuntime(options: RuntimeOptions): SvcPage {
   const givenValues = { ...(options.variables ?? {}) };
   const clock = installVirtualClock(options.epochMs ?? DEFAULT_EPOCH_MS);
@@ -130,6 +151,7 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
   useRealTimers(clock.realSetTimeout);
   window.__svcVariables = givenValues;
   (window as unknown as Record<string, unknown>).__hfVariables = givenValues;
+  announceVirtualTime(clock);
   const variablesApi = {
     getVariables(): Record<string, unknown> {
       if (current) return { ...current.values };

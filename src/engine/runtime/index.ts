@@ -1,10 +1,14 @@
 // Entry of the page runtime bundle (built by src/engine/runtime-bundle.ts, installed with
 // addInitScript before any page script). The engine puts its config in window.__svcConfig first.
-import { bootRuntime } from "./boot";
+import { bootRuntime, DEFAULT_EPOCH_MS } from "./boot";
 import { installDiagnostics } from "./diagnostics";
 import { markAspectRatio } from "./aspect";
+import { installChildFrame, isChildOfRuntimePage } from "./child-frame";
 
-if (!window.__svc) {
+if (!window.__svc && !window.__svcChildFrame && isChildOfRuntimePage()) {
+  // An iframe of the composition: it follows the page's clock (child-frame.ts).
+  installChildFrame(window.__svcConfig?.epochMs ?? DEFAULT_EPOCH_MS);
+} else if (!window.__svc) {
   const config = window.__svcConfig ?? {};
   if (config.aspect) markAspectRatio(config.aspect);
   const page = bootRuntime({

@@ -43,6 +43,14 @@ describe("page runtime", () => {
     expect(
       await page.evaluate(() => [Date.now(), new Date().getTime(), performance.now()]),
     ).toEqual([1_002_500, 1_002_500, 2500]);
+    // Libraries written for the reference (shader-transitions) read the same clock by its name.
+    expect(
+      await page.evaluate(() =>
+        (
+          window as unknown as { __HF_VIRTUAL_TIME__: { getTime(): number } }
+        ).__HF_VIRTUAL_TIME__.getTime(),
+      ),
+    ).toBe(2500);
     expect(await page.textContent("#raf")).toBe("2500");
     expect(await page.textContent("#timer")).toBe("fired at 1000");
     expect(await page.textContent("#cancelled")).toBe("no");
@@ -53,6 +61,34 @@ describe("page runtime", () => {
     // Other forms of Date are untouched.
     expect(await page.evaluate(() => new Date(0).toISOString())).toBe("1970-01-01T00:00:00.000Z");
     expect(await page.evaluate(() => new Date() instanceof Date)).toBe(true);
+  });
+
+  it("runs an iframe of the page on the page's clock: its rAF, timers and CSS animations", async () => {
+    const page = await open({
+      "/index.html": html(`
+        <div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="5">
+          <iframe id="frame" src="/widget.html" style="width:320px;height:180px;border:0"></iframe>
+        </div>`),
+      "/widget.html": `<!doctype html><html><head><style>
+          #bar { width: 0; height: 10px; background: red; animation: grow 4s linear forwards; }
+          @keyframes grow { to { width: 200px; } }
+        </style></head><body><div id="bar"></div><p id="raf"></p><p id="timer"></p>
+        <script>
+          const loop = (ts) => { document.getElementById("raf").textContent = String(ts); requestAnimationFrame(loop); };
+          requestAnimationFrame(loop);
+          setTimeout(() => { document.getElementById("timer").textContent = "fired"; }, 1000);
+        </script></body></html>`,
+    });
+    const frame = page.frameLocator("#frame");
+    await frame.locator("#raf").waitFor({ state: "attached" });
+    await seek(page, 2);
+    expect(await frame.locator("#raf").textContent()).toBe("2000");
+    expect(await frame.locator("#timer").textContent()).toBe("fired");
+    const width = () => frame.locator("#bar").evaluate((el) => el.getBoundingClientRect().width);
+    expect(await width()).toBeCloseTo(100, 3);
+    await seek(page, 1);
+    expect(await frame.locator("#raf").textContent()).toBe("1000");
+    expect(await width()).toBeCloseTo(50, 3);
   });
 
   it("seeks a GSAP timeline exactly, backwards too, and takes the duration from it", async () => {

@@ -4,6 +4,7 @@
 // animations last — `document.getAnimations()` brings style up to date once, after all writes.
 import { numberAttr } from "./layout";
 import { isTimeline, overlapInitFrames } from "./timelines";
+import { seekChildFrames } from "./child-frame";
 import type { VirtualClock } from "./clock";
 import type { CompositionInstance, JumpResult, MediaSource, TimelineLike } from "./types";
 
@@ -227,6 +228,7 @@ export class Scene {
     }
 
     this.seekAnimations(t);
+    seekChildFrames(window, t);
     if (seeks.length > 0) await Promise.all(seeks);
     return seeks.length > 0;
   }

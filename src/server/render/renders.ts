@@ -42,6 +42,7 @@ import { fetchUrlProject } from "../assets/url-project";
 import { checkCallbackUrl, enqueueWebhook } from "../webhooks/webhooks";
 import { planOutputs, type PlannedOutput } from "../../shared/outputs";
 import { outputRows, purgeOutputFiles } from "./render-outputs";
+import { frameCount } from "../../shared/frames";
 
 export const RENDER_ENDPOINT = "POST /v3/svc/renders";
 
@@ -254,7 +255,7 @@ async function planRenderChunks(
   duration: number | undefined,
 ): Promise<{ frames: number; list: Chunk[] } | undefined> {
   if (ctx.config.maxChunks <= 1 || duration === undefined) return undefined;
-  const frames = Math.round(duration * fps);
+  const frames = frameCount(duration, fps);
   if (frames < 1) return undefined;
   const liveWorkers =
     ctx.config.chunkSizing === "workers" ? await liveWorkerSlots(ctx.db, ctx.now()) : 0;
