@@ -45,6 +45,11 @@ const TRACE_BUDGET = 2000;
 const DESCENDANT_LIMIT = 500;
 /** Scripts whose clock reads are not the page's animation: GSAP's ticker. */
 const CLOCK_LIBRARY = /gsap|greensock/i;
+/**
+ * Animation libraries (the frame adapters', runtime/adapters.ts) whose Math.random() calls while
+ * the page starts make ids (three.js's UUIDs, lottie-web's element ids), not pictures.
+ */
+const ID_RANDOM_LIBRARY = /\/(?:three|lottie-web|lottie|bodymovin|animejs|anime|d3)(?:@|[./-])/i;
 
 const recorded = new Map<string, Finding>();
 
@@ -207,7 +212,9 @@ export function installDiagnostics(page: SvcPage): void {
       randomTraces++;
       const from = caller();
       const phase = seeking > 0 || from.whileDrawing ? "drawing" : "start";
-      if (!randomSeen.has(phase)) {
+      const libraryIds =
+        phase === "start" && !!from.frame && ID_RANDOM_LIBRARY.test(from.frame.url);
+      if (!randomSeen.has(phase) && !libraryIds) {
         randomSeen.add(phase);
         const where = place(from.frame);
         record({
