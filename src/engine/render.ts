@@ -108,5 +108,7 @@ function uniqueLibraries(libraries: Iterable<ResolvedLibrary>): ResolvedLibrary[
   for (const library of libraries) {
     byKey.set(`${library.packageName}@${library.requested}/${library.path}`, library);
   }
-  return [...byKey.values()].sort((a, b) => a.packageName.localeCompare(b.packageName));
+  return [...byKey.values()].sort(
+    (a, b) => a.packageName.localeCompare(b.packageName) || a.path.localeCompare(b.path),
+  );
 }

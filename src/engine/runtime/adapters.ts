@@ -20,6 +20,21 @@
 // reach: not adapted. Errors a page's instance throws are the page's: reported, never fatal.
 import type { VirtualClock } from "./clock";
 
+/** The longest a moved video's picture is waited for before hf-seek goes out again. */
+const VIDEO_HANDOVER_MS = 60;
+
+/** hf-seek listeners on the window (counted from before any page script, see countHfSeekListeners). */
+let hfSeekListeners = 0;
+
+/** Counts the page's hf-seek listeners, so a page without any pays nothing for video textures. */
+export function countHfSeekListeners(): void {
+  const add = window.addEventListener.bind(window);
+  window.addEventListener = ((type: string, ...rest: unknown[]) => {
+    if (type === "hf-seek") hfSeekListeners++;
+    return (add as (type: string, ...args: unknown[]) => void)(type, ...rest);
+  }) as typeof window.addEventListener;
+}
+
 /** The longest a seek waits for `hf-seek` waitUntil promises or three.js loaders. */
 const PAGE_WAIT_TIMEOUT_MS = 10_000;
 
@@ -112,9 +127,37 @@ export class FrameAdapters {
    * as a texture on `hf-seek` draws it again with the frame for `t` (the reference re-seeks its
    * GPU scenes once video frames land).
    */
-  async videosMoved(t: number): Promise<void> {
+  async videosMoved(t: number, videos: HTMLVideoElement[]): Promise<void> {
+    if (!this.hasGpuScenes()) return;
+    // `seeked` comes before the media thread hands the decoded picture to the element's paint
+    // source, which texImage2D and drawImage read: uploaded at once, the texture held the previous
+    // frame in about one frame of three (a testsrc2 clip's timecode). A presented frame
+    // (requestVideoFrameCallback) proves the hand-over; drawn frames are the engine's to begin, so
+    // it may not come, and the wait is bounded.
+    await Promise.all(
+      videos.map(
+        (video) =>
+          new Promise<void>((resolve) => {
+            const timer = this.clock.realSetTimeout(resolve, VIDEO_HANDOVER_MS);
+            video.requestVideoFrameCallback?.(() => {
+              this.clock.realClearTimeout(timer);
+              resolve();
+            });
+          }),
+      ),
+    );
     const waits = this.seekGpuScenes(t);
     if (waits.length > 0) await this.settle(waits);
+  }
+
+  /** Whether the page draws on hf-seek or registered three.js render callbacks. */
+  private hasGpuScenes(): boolean {
+    const callbacks = this.win.__hfThreeRender;
+    return (
+      hfSeekListeners > 0 ||
+      typeof callbacks === "function" ||
+      (Array.isArray(callbacks) && callbacks.length > 0)
+    );
   }
 
   /** Adds the instances the libraries know of to the registries, paused (the seek drives them). */

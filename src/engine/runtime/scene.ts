@@ -237,7 +237,7 @@ export class Scene {
     await adapted;
     if (seeks.length > 0) {
       await Promise.all(seeks);
-      await this.adapters.videosMoved(t);
+      await this.adapters.videosMoved(t, this.moved);
     }
     return seeks.length > 0;
   }
