@@ -36,7 +36,7 @@ import {
 import { loadavg, tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { promisify } from "node:util";
-import { googleFontsCss, gsapFileForUrl, npmFileForUrl } from "../src/node/cdn-files";
+import { cdnAnswer, googleFontsCss, gsapFileForUrl, npmFileForUrl } from "../src/node/cdn-files";
 import { CDN_URL_IN_TEXT, npmFileForCdnUrl } from "../src/shared/cdn";
 import { probeMedia } from "../src/engine/testing/probe";
 import { resolveFfmpeg } from "../src/engine/ffmpeg";
@@ -401,13 +401,22 @@ export async function stageProject(
         }
         local = name;
       } else {
-        const answeredBySvc = gsapFileForUrl(decoded) ?? npmFileForUrl(decoded);
+        const gsap = gsapFileForUrl(decoded);
+        // Any other npm library: the same bytes svc's render gets (the npm registry through the
+        // library cache), with the relative modules it imports, so both draw with one version.
+        const fromNpm =
+          !gsap && npmFileForCdnUrl(decoded)
+            ? await cdnAnswer(decoded).catch(() => undefined)
+            : undefined;
+        const answeredBySvc = gsap ?? (fromNpm?.file ? undefined : npmFileForUrl(decoded));
         const vendored =
-          options.vendorDir && !answeredBySvc
+          options.vendorDir && !answeredBySvc && !fromNpm?.file
             ? vendoredFileForUrl(decoded, options.vendorDir)
             : undefined;
         const file = (options.forReference ? answeredBySvc : undefined) ?? vendored;
-        if (vendored) {
+        if (options.forReference && fromNpm?.file && fromNpm.library && !vendored) {
+          local = await stageNpmFile(decoded, vendor);
+        } else if (vendored) {
           // With its folder: an ES module imports its siblings (three.module.js: ./three.core.js).
           const name = `${counter++}-${basename(dirname(vendored))}`;
           await cp(dirname(vendored), join(vendor, name), { recursive: true });
@@ -433,6 +442,55 @@ export async function stageProject(
     }
   }
   return staged;
+}
+
+/**
+ * Writes an npm file svc answers a CDN URL with under `vendor/npm/<package>@<version>/<path>`, and
+ * the modules it imports (three.module.js imports ./three.core.js; an esm.sh module imports other
+ * packages by esm.sh URL, pointed here at their staged copies), as the CDN would serve them.
+ * Returns its path under vendor/.
+ */
+async function stageNpmFile(
+  url: string,
+  vendor: string,
+  staged = new Map<string, Promise<string | undefined>>(),
+): Promise<string | undefined> {
+  let done = staged.get(url);
+  if (!done) {
+    done = (async () => {
+      const answer = await cdnAnswer(url).catch(() => undefined);
+      const library = answer?.library;
+      if (!answer?.file || !library) return undefined;
+      const base = `${library.packageName.replace("/", "+")}@${library.version}`;
+      const at = `npm/${base}/${library.path}`;
+      let body = answer.file.body;
+      if (/\.m?js$/.test(library.path)) {
+        const fileUrl = `https://cdn.jsdelivr.net/npm/${library.packageName}@${library.version}/${library.path}`;
+        let text = body.toString("utf8");
+        const imports =
+          /((?:\bfrom|\bimport)\s*\(?\s*)(["'])(https:\/\/esm\.sh\/[^"']+|\.\.?\/[^"']+)\2/g;
+        const targets = new Map<string, string | undefined>();
+        for (const match of text.matchAll(imports)) {
+          const target = new URL(match[3]!, fileUrl).href;
+          if (!targets.has(match[3]!))
+            targets.set(match[3]!, await stageNpmFile(target, vendor, staged));
+        }
+        text = text.replace(imports, (whole, before: string, quote: string, specifier: string) => {
+          const target = targets.get(specifier);
+          if (!target) return whole;
+          const path = relative(dirname(at), target);
+          return `${before}${quote}${path.startsWith(".") ? path : `./${path}`}${quote}`;
+        });
+        body = Buffer.from(text);
+      }
+      const to = join(vendor, at);
+      await mkdir(dirname(to), { recursive: true });
+      await writeFile(to, body);
+      return at;
+    })();
+    staged.set(url, done);
+  }
+  return done;
 }
 
 // ---- rendering ----

@@ -4,6 +4,7 @@
 //   path measured here (see bench/render.ts).
 // - "screenshot": Page.captureScreenshot, for full Chrome builds that lack beginFrame control.
 import { setTimeout as sleep } from "node:timers/promises";
+import type { ResolvedLibrary } from "../node/library-cache";
 import { withTimeout } from "../node/wait";
 import type { ResolvedBrowser } from "./browser";
 import { CdpBrowser } from "./cdp";
@@ -45,7 +46,9 @@ export interface CaptureSessionOptions {
   /** Extra Chromium flags (experiments in bench/). */
   extraArgs?: string[];
   onPageError: (message: string) => void;
-  onBlockedRequest?: (url: string) => void;
+  onBlockedRequest?: (url: string, reason?: string) => void;
+  /** A CDN URL answered with a library from npm (network.ts). */
+  onLibrary?: (url: string, library: ResolvedLibrary) => void;
 }
 
 /** One captured frame: the picture, and whether it differs from the previous capture. */
@@ -115,6 +118,7 @@ export class CaptureSession {
       projectOrigin: options.projectOrigin,
       allowNetwork: options.allowNetwork,
       ...(options.onBlockedRequest ? { onBlocked: options.onBlockedRequest } : {}),
+      ...(options.onLibrary ? { onLibrary: options.onLibrary } : {}),
     };
     await Promise.all([
       this.send("Page.enable"),

@@ -20,11 +20,13 @@ export async function pageFindings(sessions: CaptureSession[]): Promise<Finding[
   return mergeFindings(...lists.map((list) => list ?? []));
 }
 
-export function networkRefused(url: string): Finding {
+export function networkRefused(url: string, reason?: string): Finding {
   return {
     code: "network-refused",
     severity: "error",
-    message: `The page asked for ${url}, which is outside the project, and network access is off, so whatever it brings is missing from the picture. Copy the file into the project and use a relative path, or allow network access.`,
+    message: reason
+      ? `The page asked for ${url}, and svc could not answer it itself: ${reason}. Network access is off, so whatever it brings is missing from the picture. Load a version published on npm, or copy the file into the project and use a relative path.`
+      : `The page asked for ${url}, which is outside the project, and network access is off, so whatever it brings is missing from the picture. Copy the file into the project and use a relative path, or allow network access.`,
     detail: url,
   };
 }
@@ -33,12 +35,19 @@ export function networkRefused(url: string): Finding {
  * Page findings plus refused requests, as one list. A refused file also fails to load in the page;
  * the refusal says why, so the load failure of that URL is left out.
  */
-export function withRefusedRequests(findings: Finding[], refused: Iterable<string>): Finding[] {
+export function withRefusedRequests(
+  findings: Finding[],
+  refused: Iterable<string>,
+  reasons: ReadonlyMap<string, string> = new Map(),
+): Finding[] {
   const urls = new Set(refused);
   const kept = findings.filter(
     (finding) => !(finding.code === "load-failed" && finding.detail && urls.has(finding.detail)),
   );
-  return mergeFindings([...urls].map(networkRefused), kept);
+  return mergeFindings(
+    [...urls].map((url) => networkRefused(url, reasons.get(url))),
+    kept,
+  );
 }
 
 /** A page that failed before it was ready: the one finding that explains everything else. */

@@ -1,9 +1,11 @@
 // What the page may fetch. The project origin is always allowed. Well-known CDN URLs are answered
-// from npm packages svc depends on (src/shared/cdn.ts says which URLs, src/node/cdn-files.ts reads
-// the copies; the previews use the same), so renders work offline and every render uses the same
-// bytes. Anything else is allowed only when the caller allows the network (local renders:
-// yes; the service: no by default).
-import { cdnResponse } from "../node/cdn-files";
+// by svc itself (src/shared/cdn.ts says which URLs, src/node/cdn-files.ts finds the file): GSAP and
+// Google Fonts from npm packages svc depends on, any other npm library from the npm registry through
+// the library cache (fetched by svc, not the page, even when the page may not use the network), so
+// renders and previews use the same bytes. Anything else is allowed only when the caller allows
+// the network (local renders: yes; the service: no by default).
+import { cdnAnswer } from "../node/cdn-files";
+import type { ResolvedLibrary } from "../node/library-cache";
 
 /**
  * What a page may reach beyond the project and the CDN files answered locally: everything
@@ -21,8 +23,10 @@ export function networkAllows(access: NetworkAccess, url: string): boolean {
 export interface NetworkPolicy {
   projectOrigin: string;
   allowNetwork: NetworkAccess;
-  /** Called with each refused URL, so the render can warn about it. */
-  onBlocked?: (url: string) => void;
+  /** Called with each refused URL (and why svc could not answer it), so the render can warn. */
+  onBlocked?: (url: string, reason?: string) => void;
+  /** Called with each CDN URL answered with an npm library: the render records the versions. */
+  onLibrary?: (url: string, library: ResolvedLibrary) => void;
 }
 
 /** The part of a protocol session the policy needs (a page or a worker of it). */
@@ -55,7 +59,9 @@ async function answerRequest(
 ): Promise<unknown> {
   if (originOf(url) === policy.projectOrigin)
     return target.send("Fetch.continueRequest", { requestId });
-  const local = await cdnResponse(url).catch(() => undefined);
+  const answer = await cdnAnswer(url).catch(() => undefined);
+  const local = answer?.file;
+  if (answer?.library) policy.onLibrary?.(url, answer.library);
   if (local) {
     return target.send("Fetch.fulfillRequest", {
       requestId,
@@ -69,7 +75,7 @@ async function answerRequest(
   }
   if (networkAllows(policy.allowNetwork, url))
     return target.send("Fetch.continueRequest", { requestId });
-  policy.onBlocked?.(url);
+  policy.onBlocked?.(url, answer?.problem?.message);
   return target.send("Fetch.failRequest", { requestId, errorReason: "BlockedByClient" });
 }
 

@@ -218,7 +218,11 @@ export async function captureSegments(
   await Promise.all(pages.map((_, i) => runWorker(i)));
 
   // What the pages did that svc may not render faithfully (runtime/diagnostics.ts), in words.
-  for (const finding of withRefusedRequests(await pageFindings(pages), run.blocked)) {
+  for (const finding of withRefusedRequests(
+    await pageFindings(pages),
+    run.blocked,
+    run.refusalReasons,
+  )) {
     if (!warnings.includes(finding.message)) warnings.push(finding.message);
   }
   return {

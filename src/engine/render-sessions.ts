@@ -7,6 +7,7 @@
 import type { CompositionInfo } from "./runtime/types";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import type { ResolvedLibrary } from "../node/library-cache";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { resolveChromium, type ResolvedBrowser } from "./browser";
@@ -48,6 +49,15 @@ export class RenderSessions {
   readonly pageErrors: string[] = [];
   /** URLs the network policy refused (findings). */
   readonly blocked = new Set<string>();
+  /** Why svc could not answer a refused CDN URL itself (a version not on npm...), by URL. */
+  readonly refusalReasons = new Map<string, string>();
+  /** The npm libraries that answered the page's CDN URLs, by URL (the render's record). */
+  readonly libraries = new Map<string, ResolvedLibrary>();
+  private refuse(url: string, reason: string | undefined): void {
+    this.blocked.add(url);
+    if (reason) this.refusalReasons.set(url, reason);
+  }
+
   /** Every page opened for this render, closed or not. */
   private readonly sessions: CaptureSession[] = [];
   private readonly encoders = new Set<FrameSink>();
@@ -141,7 +151,8 @@ export class RenderSessions {
       this.adopted = undefined;
       this.warmStart = true;
       warm.hooks.pageError = (message) => this.pageErrors.push(message);
-      warm.hooks.blocked = (url) => this.blocked.add(url);
+      warm.hooks.blocked = (url, reason) => this.refuse(url, reason);
+      warm.hooks.library = (url, library) => this.libraries.set(url, library);
       this.sessions.push(warm.session);
       this.hooks.set(warm.session, warm.hooks);
       this.positions.set(warm.session, warm.nextFrame);
@@ -149,7 +160,8 @@ export class RenderSessions {
     }
     const hooks: PageHooks = {
       pageError: (message) => this.pageErrors.push(message),
-      blocked: (url) => this.blocked.add(url),
+      blocked: (url, reason) => this.refuse(url, reason),
+      library: (url, library) => this.libraries.set(url, library),
     };
     const session = await CaptureSession.open({
       browser: this.browser,
@@ -162,7 +174,8 @@ export class RenderSessions {
       projectOrigin: this.server.origin,
       allowNetwork: this.options.allowNetwork,
       onPageError: (message) => hooks.pageError(message),
-      onBlockedRequest: (url) => hooks.blocked(url),
+      onBlockedRequest: (url, reason) => hooks.blocked(url, reason),
+      onLibrary: (url, library) => hooks.library(url, library),
       ...(this.options.extraArgs ? { extraArgs: this.options.extraArgs } : {}),
     });
     this.sessions.push(session);
@@ -241,6 +254,7 @@ export class RenderSessions {
       const hooks = this.hooks.get(kept.session)!;
       hooks.pageError = () => undefined;
       hooks.blocked = () => undefined;
+      hooks.library = () => undefined;
       this.options.pool.give({
         key: this.key,
         server: this.server,

@@ -1,6 +1,7 @@
 // The engine's public contract: what renderComposition takes and returns.
 import type { RenderSettingFields } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
+import type { ResolvedLibrary } from "../node/library-cache";
 import type { NetworkAccess } from "./network";
 
 export interface RenderProgress {
@@ -58,4 +59,9 @@ export interface RenderResult {
   width: number;
   height: number;
   warnings: string[];
+  /**
+   * The npm libraries that answered the page's CDN URLs: the version each tag or range resolved
+   * to (pinned in the library cache), so the render can be repeated with the same files.
+   */
+  libraries?: ResolvedLibrary[];
 }

@@ -1,6 +1,7 @@
 // The local copies svc answers well-known CDN URLs with (src/shared/cdn.ts says which URLs): GSAP
-// from the `gsap` package; other files on jsdelivr/unpkg (and a few cdnjs libraries) from an
-// installed package of a compatible version; Google Fonts stylesheets from @fontsource packages,
+// from the `gsap` package; other npm files on jsdelivr/unpkg/esm.sh/Skypack (and a few cdnjs
+// libraries) from the npm registry through the library cache (library-cache.ts), or an installed
+// package of a compatible version when the registry cannot be reached; Google Fonts stylesheets from @fontsource packages,
 // built the way Google answers them (one @font-face per subset with its unicode-range) with font
 // files at their jsdelivr URLs, which are answered the same way. One resolver for every place
 // that needs it: the engine's network policy (renders), the desktop app's preview server and the
@@ -20,6 +21,7 @@ import {
   type GoogleFontFamily,
 } from "../shared/cdn";
 import { contentTypeFor } from "../shared/content-types";
+import { libraryCache, type LibraryProblem, type ResolvedLibrary } from "./library-cache";
 
 let gsapDistDir: string | undefined;
 
@@ -177,6 +179,48 @@ export interface CdnFile {
   contentType: string;
 }
 
+/** svc's answer to a CDN URL: the file, which npm version it is, or why there is none. */
+export interface CdnAnswer {
+  file: CdnFile | undefined;
+  /** The npm file that answered (from the registry or its cache). */
+  library?: ResolvedLibrary;
+  /** Why an npm file could not be had (a version not on npm, the registry unreachable). */
+  problem?: LibraryProblem;
+}
+
+/**
+ * svc's answer to a well-known CDN URL: GSAP from its own package; a Google Fonts stylesheet from
+ * @fontsource; any other npm file from the npm registry through the library cache, or, when that
+ * cannot answer, an installed package of a compatible version.
+ */
+export async function cdnAnswer(
+  url: string,
+  fontUrl: (font: FontFile) => string = jsdelivrFontUrl,
+  signal?: AbortSignal,
+): Promise<CdnAnswer> {
+  const gsap = gsapFileForUrl(url);
+  if (gsap) {
+    const body = await readFile(gsap).catch(() => undefined);
+    return { file: body ? { body, contentType: "text/javascript; charset=utf-8" } : undefined };
+  }
+  const fonts = googleFontsCss(url, fontUrl);
+  if (fonts) {
+    return { file: { body: Buffer.from(fonts.css), contentType: "text/css; charset=utf-8" } };
+  }
+  const request = npmFileForCdnUrl(url);
+  if (!request) return { file: undefined };
+  const answer = await libraryCache().file(request, signal);
+  if (answer.ok) {
+    const { body, ...library } = answer.file;
+    return { file: { body, contentType: contentTypeFor(library.path) }, library };
+  }
+  const installed = npmFileForUrl(url);
+  if (installed) {
+    return { file: { body: await readFile(installed), contentType: contentTypeFor(installed) } };
+  }
+  return { file: undefined, problem: answer.problem };
+}
+
 /**
  * The local answer to a well-known CDN URL (GSAP, an npm file, a Google Fonts stylesheet), or
  * undefined when svc has no copy of it.
@@ -185,16 +229,7 @@ export async function cdnResponse(
   url: string,
   fontUrl: (font: FontFile) => string = jsdelivrFontUrl,
 ): Promise<CdnFile | undefined> {
-  const gsap = gsapFileForUrl(url);
-  if (gsap) {
-    const body = await readFile(gsap).catch(() => undefined);
-    return body ? { body, contentType: "text/javascript; charset=utf-8" } : undefined;
-  }
-  const fonts = googleFontsCss(url, fontUrl);
-  if (fonts) return { body: Buffer.from(fonts.css), contentType: "text/css; charset=utf-8" };
-  const file = npmFileForUrl(url);
-  if (file) return { body: await readFile(file), contentType: contentTypeFor(file) };
-  return undefined;
+  return (await cdnAnswer(url, fontUrl)).file;
 }
 
 /**

@@ -5,6 +5,7 @@
 // /healthz and /readyz) — the scale-out shape, where every process shares PostgreSQL (with pg-boss
 // for the queue) and S3-compatible storage. Shutdown is graceful: /readyz turns 503, workers stop
 // claiming and running renders get the grace period to finish before their leases are released.
+import { configureLibraryCache } from "../node/library-cache";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -153,6 +154,8 @@ export async function startServer(
   await rm(join(config.dataDir, "work"), { recursive: true, force: true });
   await rm(join(config.dataDir, "tmp"), { recursive: true, force: true });
   await mkdir(join(config.dataDir, "tmp"), { recursive: true });
+  // CDN libraries the pages load are fetched by svc from the npm registry and kept here.
+  configureLibraryCache({ root: join(config.dataDir, "cache", "npm") });
 
   const app = createFastify(config.logLevel);
   const metrics = new ServiceMetrics(db, { role: config.role });

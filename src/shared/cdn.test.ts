@@ -18,12 +18,45 @@ describe("npmFileForCdnUrl", () => {
       packageName: "@fontsource-variable/roboto-flex",
       version: "5.2.8",
       path: "files/a.woff2",
+      entry: "script",
     });
     expect(npmFileForCdnUrl("https://unpkg.com/d3/dist/d3.min.js?x=1")).toEqual({
       packageName: "d3",
       version: undefined,
       path: "dist/d3.min.js",
+      entry: "script",
     });
+  });
+
+  it("reads a bare package URL as the CDN's default file, and esm.sh and Skypack as modules", () => {
+    expect(npmFileForCdnUrl("https://cdn.jsdelivr.net/npm/animejs@3")).toEqual({
+      packageName: "animejs",
+      version: "3",
+      path: "",
+      entry: "script",
+    });
+    expect(npmFileForCdnUrl("https://esm.sh/three@0.160.0?bundle")).toEqual({
+      packageName: "three",
+      version: "0.160.0",
+      path: "",
+      entry: "module",
+    });
+    expect(npmFileForCdnUrl("https://cdn.skypack.dev/d3-ease@3/src/index.js")).toEqual({
+      packageName: "d3-ease",
+      version: "3",
+      path: "src/index.js",
+      entry: "module",
+    });
+    expect(
+      npmFileForCdnUrl("https://cdnjs.cloudflare.com/ajax/libs/lottie-web/5.12.2/lottie.min.js"),
+    ).toEqual({
+      packageName: "lottie-web",
+      version: "5.12.2",
+      path: "build/player/lottie.min.js",
+      entry: "script",
+    });
+    // esm.sh's own builds are not files of a package.
+    expect(npmFileForCdnUrl("https://esm.sh/v135/three@0.160.0/es2022/three.mjs")).toBeUndefined();
   });
 
   it("maps cdnjs three.js releases to npm versions and ignores what the CDN generates", () => {
@@ -33,6 +66,7 @@ describe("npmFileForCdnUrl", () => {
       packageName: "three",
       version: "0.128.0",
       path: "build/three.min.js",
+      entry: "script",
     });
     expect(npmFileForCdnUrl("https://cdn.jsdelivr.net/npm/d3@7/+esm")).toBeUndefined();
     expect(npmFileForCdnUrl("https://cdn.jsdelivr.net/npm/x@1/../../etc/passwd")).toBeUndefined();

@@ -3,9 +3,11 @@
 // builds a preview frame. Three kinds:
 // - GSAP from jsdelivr, unpkg or cdnjs: always answered from the `gsap` package, whatever version
 //   the URL names (the 3.x API is stable and compositions pin many different patch versions);
-// - any other npm file from jsdelivr or unpkg (`/npm/<package>@<version>/<path>`), and a few
-//   cdnjs libraries that are npm packages under another name: answered when svc has that package
-//   at a compatible version (same major; same minor for 0.x), otherwise left to the network;
+// - any other npm file from jsdelivr or unpkg (`/npm/<package>@<version>/<path>`, or the package
+//   alone for its default file), esm.sh and Skypack (`/<package>@<version>[/<path>]`), and a few
+//   cdnjs libraries that are npm packages under another name: answered with the same file of the
+//   same version from the npm registry, cached by src/node/library-cache.ts (an installed package
+//   of a compatible version when the registry cannot be reached and the cache has none);
 // - Google Fonts stylesheets (`fonts.googleapis.com/css2?family=...` and the older `css?`):
 //   parsed here into the faces they ask for, which the engine answers from @fontsource packages
 //   (the same Google font files, published on npm).
@@ -37,12 +39,23 @@ export interface NpmFileRequest {
   packageName: string;
   /** As written in the URL (`7`, `3.1.0`, `^1.2`), undefined for "latest". */
   version: string | undefined;
-  /** Path inside the package, without a leading slash. */
+  /**
+   * Path inside the package, without a leading slash; "" when the URL names the package only and
+   * the CDN picks its default file (`entry` says which convention).
+   */
   path: string;
+  /** Whose convention picks the file for a bare package URL: a script CDN's or an ES module CDN's. */
+  entry: "script" | "module";
 }
 
-const NPM_CDN_PATTERN =
-  /^https?:\/\/(?:cdn\.jsdelivr\.net\/npm|unpkg\.com)\/((?:@[\w.-]+\/)?[\w.-]+)(?:@([^/]+))?\/(.+)$/;
+const PACKAGE_AT_VERSION = String.raw`((?:@[\w.-]+\/)?[\w.-]+)(?:@([^/?#]+))?`;
+const NPM_CDN_PATTERN = new RegExp(
+  String.raw`^https?:\/\/(?:cdn\.jsdelivr\.net\/npm|unpkg\.com)\/${PACKAGE_AT_VERSION}(?:\/(.*))?$`,
+);
+/** esm.sh and Skypack: a package (or a file of it) as an ES module. */
+const ESM_CDN_PATTERN = new RegExp(
+  String.raw`^https?:\/\/(?:esm\.sh|cdn\.skypack\.dev)\/${PACKAGE_AT_VERSION}(?:\/(.*))?$`,
+);
 
 interface CdnjsLibrary {
   packageName: string;
@@ -60,19 +73,38 @@ const CDNJS_LIBRARIES: Record<string, CdnjsLibrary> = {
   },
   d3: { packageName: "d3", folder: "dist" },
   "topojson-client": { packageName: "topojson-client", folder: "dist" },
+  animejs: { packageName: "animejs", folder: "lib" },
+  "lottie-web": { packageName: "lottie-web", folder: "build/player" },
+  bodymovin: { packageName: "lottie-web", folder: "build/player" },
 };
 
-/** The npm file a jsdelivr, unpkg or cdnjs URL names, or undefined when it names none. */
+/**
+ * The npm file a jsdelivr, unpkg, cdnjs, esm.sh or Skypack URL names, or undefined when it names
+ * none.
+ */
 export function npmFileForCdnUrl(url: string): NpmFileRequest | undefined {
   const bare = url.split(/[?#]/)[0]!;
-  const npm = NPM_CDN_PATTERN.exec(bare);
+  const script = NPM_CDN_PATTERN.exec(bare);
+  const npm = script ?? ESM_CDN_PATTERN.exec(bare);
   if (npm) {
-    const path = npm[3]!;
-    // jsdelivr's "+esm" and directory listings are made by the CDN, not files of the package.
-    if (path.endsWith("/") || path.includes("+esm") || path.split("/").includes("..")) {
+    const path = npm[3] ?? "";
+    // jsdelivr's "+esm" and directory listings are made by the CDN, not files of the package;
+    // esm.sh's "/v135/..." and Skypack's "/-/..." are its own builds.
+    if (
+      bare.endsWith("/") ||
+      path.includes("+esm") ||
+      path.split("/").includes("..") ||
+      /^v\d+$/.test(npm[1]!) ||
+      npm[1] === "-"
+    ) {
       return undefined;
     }
-    return { packageName: npm[1]!, version: npm[2], path };
+    return {
+      packageName: npm[1]!,
+      version: npm[2] === undefined ? undefined : decodedVersion(npm[2]),
+      path,
+      entry: script ? "script" : "module",
+    };
   }
   const cdnjs =
     /^https?:\/\/cdnjs\.cloudflare\.com\/ajax\/libs\/([\w.-]+)\/([^/]+)\/([\w.-]+)$/.exec(bare);
@@ -82,9 +114,19 @@ export function npmFileForCdnUrl(url: string): NpmFileRequest | undefined {
       packageName: library.packageName,
       version: library.version ? library.version(cdnjs[2]!) : cdnjs[2],
       path: `${library.folder}/${cdnjs[3]}`,
+      entry: "script",
     };
   }
   return undefined;
+}
+
+/** A version as a URL writes it (`%5E4.3.1` for `^4.3.1`). */
+function decodedVersion(version: string): string {
+  try {
+    return decodeURIComponent(version);
+  } catch {
+    return version;
+  }
 }
 
 /**
@@ -253,7 +295,7 @@ export function cdnUrlForLibraryPath(rest: string): string | undefined {
 
 /** CDN URLs as they appear in HTML, CSS and script text (ending at a quote, space, paren or <). */
 export const CDN_URL_IN_TEXT =
-  /(?:https?:)?\/\/(?:cdn\.jsdelivr\.net|unpkg\.com|cdnjs\.cloudflare\.com|fonts\.googleapis\.com)\/[^\s"'`()<>\\]+/gi;
+  /(?:https?:)?\/\/(?:cdn\.jsdelivr\.net|unpkg\.com|cdnjs\.cloudflare\.com|esm\.sh|cdn\.skypack\.dev|fonts\.googleapis\.com)\/[^\s"'`()<>\\]+/gi;
 
 /**
  * `text` (a page, a sub-composition file, a stylesheet) with every URL svc may answer pointed at

@@ -127,7 +127,11 @@ export async function renderStill(options: RenderStillOptions): Promise<StillRes
     await page.seek(frame / fps);
     if (run.pageErrors.length > 0) throw new Error(run.pageErrors[0]);
     const shot = await page.capture(false);
-    for (const finding of withRefusedRequests(await pageFindings([page]), run.blocked)) {
+    for (const finding of withRefusedRequests(
+      await pageFindings([page]),
+      run.blocked,
+      run.refusalReasons,
+    )) {
       if (!prepared.warnings.includes(finding.message)) prepared.warnings.push(finding.message);
     }
     run.throwIfCancelled();

@@ -21,6 +21,7 @@ import {
   waitForPageFetches,
 } from "./readiness";
 import { Scene } from "./scene";
+import { countHfSeekListeners } from "./adapters";
 import type {
   CompositionInfo,
   CompositionInstance,
@@ -148,6 +149,7 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
   preferFlatGsapTransforms();
   trackResourceLoads();
   trackPageFetches();
+  countHfSeekListeners();
   useRealTimers(clock.realSetTimeout);
   window.__svcVariables = givenValues;
   (window as unknown as Record<string, unknown>).__hfVariables = givenValues;

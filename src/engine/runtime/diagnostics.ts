@@ -43,8 +43,16 @@ const INSPECTIONS_PER_SECOND = 4;
 const TRACE_BUDGET = 2000;
 /** Descendants looked at to decide whether a zero-size element still draws something. */
 const DESCENDANT_LIMIT = 500;
-/** Scripts whose clock reads are not the page's animation: GSAP's ticker. */
-const CLOCK_LIBRARY = /gsap|greensock/i;
+/**
+ * Scripts whose clock reads are not the page's animation: GSAP's ticker, and d3's timer, which
+ * d3 transitions run on (the reference's d3 contract: its virtual clock, as svc's, drives them).
+ */
+const CLOCK_LIBRARY = /gsap|greensock|\/d3(?:-timer|-transition)?(?:@|[./])/i;
+/**
+ * Animation libraries (the frame adapters', runtime/adapters.ts) whose Math.random() calls while
+ * the page starts make ids (three.js's UUIDs, lottie-web's element ids), not pictures.
+ */
+const ID_RANDOM_LIBRARY = /\/(?:three|lottie-web|lottie|bodymovin|animejs|anime|d3)(?:@|[./-])/i;
 
 const recorded = new Map<string, Finding>();
 
@@ -207,7 +215,9 @@ export function installDiagnostics(page: SvcPage): void {
       randomTraces++;
       const from = caller();
       const phase = seeking > 0 || from.whileDrawing ? "drawing" : "start";
-      if (!randomSeen.has(phase)) {
+      const libraryIds =
+        phase === "start" && !!from.frame && ID_RANDOM_LIBRARY.test(from.frame.url);
+      if (!randomSeen.has(phase) && !libraryIds) {
         randomSeen.add(phase);
         const where = place(from.frame);
         record({

@@ -1,10 +1,13 @@
 // The seekable scene: everything time drives, gathered once when the page is ready so a seek is
 // a walk over cached arrays (no querySelectorAll, no layout reads). Order inside a seek: clock
-// (timers, rAF), GSAP timelines, visibility of clips and media, video positions, then CSS/WAAPI
-// animations last — `document.getAnimations()` brings style up to date once, after all writes.
+// (timers, rAF), GSAP timelines, the frame adapters (anime.js, Lottie, three.js/typegpu `hf-seek`),
+// visibility of clips and media, video positions, then CSS/WAAPI animations last —
+// `document.getAnimations()` brings style up to date once, after all writes. Once moved videos
+// show their frames, `hf-seek` goes out again for scenes that use them as textures.
 import { numberAttr } from "./layout";
 import { isTimeline, overlapInitFrames } from "./timelines";
 import { seekChildFrames } from "./child-frame";
+import { FrameAdapters } from "./adapters";
 import type { VirtualClock } from "./clock";
 import type { CompositionInstance, JumpResult, MediaSource, TimelineLike } from "./types";
 
@@ -50,6 +53,8 @@ export class Scene {
   private jumpProblems: string[] = [];
   /** Videos the last seek moved to another frame (presentMovedVideos). */
   private moved: HTMLVideoElement[] = [];
+  /** anime.js, Lottie, three.js, typegpu and video textures (adapters.ts). */
+  private readonly adapters: FrameAdapters;
 
   constructor(
     private readonly root: CompositionInstance,
@@ -58,6 +63,7 @@ export class Scene {
     private readonly warnings: string[],
   ) {
     for (const instance of instances) this.byElement.set(instance.element, instance);
+    this.adapters = new FrameAdapters(clock, (element) => this.ownerOf(element).offset);
     this.collect();
     // Tweens that are not in a paused timeline run on GSAP's ticker (our virtual rAF). Without lag
     // smoothing a jump of several seconds (a parallel worker's first frame) advances them fully.
@@ -203,6 +209,7 @@ export class Scene {
     this.clock.advanceTo(t * 1000);
 
     this.seekTimelines(t);
+    const adapted = this.adapters.seek(t);
 
     for (const item of this.timed) setHidden(item, !(item.start <= t && t < item.end));
 
@@ -229,7 +236,11 @@ export class Scene {
 
     this.seekAnimations(t);
     seekChildFrames(window, t);
-    if (seeks.length > 0) await Promise.all(seeks);
+    await adapted;
+    if (seeks.length > 0) {
+      await Promise.all(seeks);
+      await this.adapters.videosMoved(t, this.moved);
+    }
     return seeks.length > 0;
   }
 
