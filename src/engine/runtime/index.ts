@@ -3,6 +3,7 @@
 import { bootRuntime } from "./boot";
 import { installDiagnostics } from "./diagnostics";
 import { markAspectRatio } from "./aspect";
+import { installCaptions } from "./captions";
 
 if (!window.__svc) {
   const config = window.__svcConfig ?? {};
@@ -14,4 +15,6 @@ if (!window.__svc) {
   });
   // What the page does that svc may not render faithfully: `__svc.findings()`.
   installDiagnostics(page);
+  // The captions layer draws after each seek (runtime/captions.ts).
+  installCaptions(page, config.captions);
 }
