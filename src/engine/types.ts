@@ -70,5 +70,7 @@ export interface RenderResult {
   repeatedFrames: number;
   width: number;
   height: number;
+  /** The captions sidecar written next to the video (`captions.sidecar`). */
+  captionsPath?: string;
   warnings: string[];
 }
