@@ -11,7 +11,9 @@ import {
   parseCaptions,
   type CaptionLook,
   type CaptionStyle,
+  type CaptionsRequest,
 } from "../shared/captions";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { RenderCaptions } from "../engine/types";
 import { UsageError } from "./errors";
 
@@ -101,4 +103,51 @@ export function readCaptionsOption(flags: CaptionsFlags): RenderCaptions | undef
   if (sidecar) captions.sidecar = sidecar;
   if (flags.captionBurn === false) captions.burnIn = false;
   return captions;
+}
+
+/**
+ * `svc cloud render --captions FILE`: the file travels in the project zip, so for a local project
+ * it must be inside the project folder (checked and parsed here, before anything is uploaded);
+ * for --asset-id / --url it is a path inside that project, checked by the service.
+ */
+export function readCloudCaptionsOption(
+  flags: CaptionsFlags,
+  projectDir: string | undefined,
+): CaptionsRequest | undefined {
+  if (flags.captionSidecar !== undefined || flags.captionBurn === false) {
+    throw new UsageError(
+      flags.captionSidecar !== undefined
+        ? "--caption-sidecar is for renders on this computer (svc render)."
+        : "--no-caption-burn is for renders on this computer (svc render).",
+    );
+  }
+  if (flags.captions === undefined) {
+    readCaptionsOption(flags);
+    return undefined;
+  }
+  let file = flags.captions;
+  if (projectDir !== undefined) {
+    const captions = readCaptionsOption(flags);
+    const inside = relative(resolve(projectDir), resolve(flags.captions));
+    if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) {
+      throw new UsageError(
+        `--captions ${flags.captions} is not inside the project folder ${projectDir}.`,
+        "Put the caption file in the project folder: it travels in the project zip.",
+      );
+    }
+    file = inside.split(sep).join("/");
+    return {
+      file,
+      style: captions!.style,
+      ...(captions!.look ? { look: captions!.look } : {}),
+      ...(flags.captionTrack ? { soft_track: true } : {}),
+    };
+  }
+  const style = (flags.captionStyle ?? "clean") as CaptionStyle;
+  if (!CAPTION_STYLES.includes(style)) {
+    throw new UsageError(
+      `--caption-style must be one of ${CAPTION_STYLES.join(", ")}, not "${flags.captionStyle}".`,
+    );
+  }
+  return { file, style, ...(flags.captionTrack ? { soft_track: true } : {}) };
 }

@@ -659,3 +659,19 @@ export const captionLookSchema = z.strictObject({
 export const captionStyleSchema = z.enum(CAPTION_STYLES, {
   error: `caption style must be one of ${CAPTION_STYLES.join(", ")}`,
 });
+
+/**
+ * `captions` on a /v3 render request (and the app's render jobs): a caption file inside the
+ * project zip, read and checked by the service before the render is queued.
+ */
+export const captionsRequestSchema = z.strictObject({
+  /** Path of an .srt, .vtt or .json word list inside the project. */
+  file: z.string().min(1).max(1024),
+  style: captionStyleSchema.default(DEFAULT_CAPTION_STYLE),
+  look: captionLookSchema.optional(),
+  /** Draw them into the picture (default true). */
+  burn_in: z.boolean().default(true),
+  /** Also add a subtitle stream viewers can turn off (mp4/mov: mov_text, webm: WebVTT). */
+  soft_track: z.boolean().default(false),
+});
+export type CaptionsRequest = z.input<typeof captionsRequestSchema>;
