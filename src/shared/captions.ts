@@ -660,18 +660,46 @@ export const captionStyleSchema = z.enum(CAPTION_STYLES, {
   error: `caption style must be one of ${CAPTION_STYLES.join(", ")}`,
 });
 
+const timeSchema = z.number().min(0).max(360_000);
+
+/** One cue on the wire (the app sends the cues the creator edited). */
+export const captionCueSchema = z
+  .strictObject({
+    start: timeSchema,
+    end: timeSchema,
+    text: z.string().trim().min(1, { error: "a caption needs some text" }).max(1000),
+    voice: z.string().max(200).optional(),
+    words: z
+      .array(
+        z.strictObject({ text: z.string().min(1).max(200), start: timeSchema, end: timeSchema }),
+      )
+      .max(500)
+      .optional(),
+  })
+  .refine((cue) => cue.end > cue.start, {
+    error: "a caption must end after it starts",
+    path: ["end"],
+  });
+
 /**
  * `captions` on a /v3 render request (and the app's render jobs): a caption file inside the
- * project zip, read and checked by the service before the render is queued.
+ * project zip (`file`), read and checked by the service before the render is queued, or the cues
+ * themselves (`cues`: what the app sends after the creator edited them).
  */
-export const captionsRequestSchema = z.strictObject({
-  /** Path of an .srt, .vtt or .json word list inside the project. */
-  file: z.string().min(1).max(1024),
-  style: captionStyleSchema.default(DEFAULT_CAPTION_STYLE),
-  look: captionLookSchema.optional(),
-  /** Draw them into the picture (default true). */
-  burn_in: z.boolean().default(true),
-  /** Also add a subtitle stream viewers can turn off (mp4/mov: mov_text, webm: WebVTT). */
-  soft_track: z.boolean().default(false),
-});
+export const captionsRequestSchema = z
+  .strictObject({
+    /** Path of an .srt, .vtt or .json word list inside the project. */
+    file: z.string().min(1).max(1024).optional(),
+    cues: z.array(captionCueSchema).min(1).max(CAPTIONS_MAX_CUES).optional(),
+    style: captionStyleSchema.default(DEFAULT_CAPTION_STYLE),
+    look: captionLookSchema.optional(),
+    /** Draw them into the picture (default true). */
+    burn_in: z.boolean().default(true),
+    /** Also add a subtitle stream viewers can turn off (mp4/mov: mov_text, webm: WebVTT). */
+    soft_track: z.boolean().default(false),
+  })
+  .refine((captions) => (captions.file === undefined) !== (captions.cues === undefined), {
+    error: "give captions either a file in the project or cues, one of the two",
+    path: ["file"],
+  });
 export type CaptionsRequest = z.input<typeof captionsRequestSchema>;

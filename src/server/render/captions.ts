@@ -13,9 +13,17 @@ export async function readRenderCaptions(
   storageKey: string,
   request: NonNullable<ParsedRenderRequest["captions"]>,
 ): Promise<RenderCaptions> {
+  const look = {
+    style: request.style,
+    ...(request.look ? { look: request.look } : {}),
+    ...(request.burn_in === false ? { burnIn: false } : {}),
+    ...(request.soft_track ? { softTrack: true } : {}),
+  };
+  // Cues given inline were checked by the request's schema.
+  if (request.cues) return { cues: request.cues, ...look };
   let name: string;
   try {
-    name = checkEntryName(request.file).replace(/^\.\//, "");
+    name = checkEntryName(request.file ?? "").replace(/^\.\//, "");
     if (name.endsWith("/")) throw new Error("a folder");
   } catch {
     throw new ApiError(
@@ -51,11 +59,5 @@ export async function readRenderCaptions(
       "captions.file",
     );
   }
-  return {
-    cues: parsed.track.cues,
-    style: request.style,
-    ...(request.look ? { look: request.look } : {}),
-    ...(request.burn_in === false ? { burnIn: false } : {}),
-    ...(request.soft_track ? { softTrack: true } : {}),
-  };
+  return { cues: parsed.track.cues, ...look };
 }
