@@ -54,6 +54,8 @@ describe("captions on /v3 renders", () => {
       [{ file: "../x.srt" }, "captions.file", /inside the project/],
       [{ file: "subs/good.srt", style: "fancy" }, "captions.style", /one of clean/],
       [{ file: "subs/good.srt", look: { color: "red;x" } }, "captions.look.color", /CSS colour/],
+      [{ cues: [{ start: 1, end: 0.5, text: "Hi" }] }, "captions.cues[0].end", /end after/],
+      [{ style: "band" }, "captions.file", /either a file in the project or cues/],
     ];
     for (const [captions, param, message] of cases) {
       const answer = await submit(captions);
