@@ -30,6 +30,8 @@ import {
 } from "./options";
 import { createProgressLine } from "./progress";
 import type { CliIo } from "./io";
+import { addCaptionsFlags, readCaptionsOption, type CaptionsFlags } from "./captions";
+import type { RenderCaptions } from "../engine/types";
 
 export interface RenderOptions {
   dir: string;
@@ -42,6 +44,8 @@ export interface RenderOptions {
   aspectRatio?: AspectRatio;
   variables?: Record<string, unknown>;
   strictVariables?: boolean;
+  /** Captions: burned in, a soft track, a sidecar (--captions and its flags). */
+  captions?: RenderCaptions | undefined;
   workers: number | "auto";
   /** More files from the same composition (`--also`), named next to the main one. */
   also?: OutputSpec[] | undefined;
@@ -103,6 +107,7 @@ export async function runRender(options: RenderOptions, io: CliIo): Promise<Rend
       ...(options.aspectRatio ? { aspectRatio: options.aspectRatio } : {}),
       ...(options.variables ? { variables: options.variables } : {}),
       strictVariables: Boolean(options.strictVariables),
+      ...(options.captions ? { captions: options.captions } : {}),
       workers: options.workers,
       ...(options.signal ? { signal: options.signal } : {}),
       onProgress: (p) =>
@@ -117,6 +122,7 @@ export async function runRender(options: RenderOptions, io: CliIo): Promise<Rend
     printJson(io, {
       output_path: result.outputPath,
       thumbnail_path: result.thumbnailPath ?? null,
+      ...(result.captionsPath ? { captions_path: result.captionsPath } : {}),
       width: result.width,
       height: result.height,
       duration_seconds: result.durationSeconds,
@@ -132,6 +138,7 @@ export async function runRender(options: RenderOptions, io: CliIo): Promise<Rend
       `Rendered ${result.outputPath} (${result.width}x${result.height}, ${result.durationSeconds.toFixed(2)} s, ${result.frames} frames) in ${elapsedSeconds.toFixed(1)} s\n`,
     );
     if (result.thumbnailPath) io.stdout.write(`Thumbnail ${result.thumbnailPath}\n`);
+    if (result.captionsPath) io.stdout.write(`Captions ${result.captionsPath}\n`);
     for (const file of files?.slice(1) ?? []) {
       io.stdout.write(`Also ${file.output_path} (${file.width}x${file.height})\n`);
     }
@@ -176,6 +183,7 @@ async function renderAlso(
     quality: options.quality,
     ...(options.variables ? { variables: options.variables } : {}),
     strictVariables: Boolean(options.strictVariables),
+    ...(options.captions ? { captions: options.captions } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     adaptAspectRatio: true,
   };
@@ -240,11 +248,12 @@ async function renderAlso(
   return files;
 }
 
-type RenderFlags = Omit<RenderOptions, "dir" | "variables" | "signal" | "also"> & {
-  variables?: string;
-  variablesFile?: string;
-  also?: string;
-};
+type RenderFlags = Omit<RenderOptions, "dir" | "variables" | "signal" | "also" | "captions"> &
+  CaptionsFlags & {
+    variables?: string;
+    variablesFile?: string;
+    also?: string;
+  };
 
 export function registerRenderCommand(program: Command, io: CliIo): void {
   const command = program
@@ -256,6 +265,7 @@ export function registerRenderCommand(program: Command, io: CliIo): void {
   addOutputOptionFlags(command);
   addAspectRatioFlag(command, "from data-width/data-height");
   addAlsoFlag(command);
+  addCaptionsFlags(command, true);
   addVariablesFlags(command)
     .option(
       "--workers <n>",
@@ -272,6 +282,7 @@ export function registerRenderCommand(program: Command, io: CliIo): void {
           dir,
           variables: readVariablesOption(flags),
           also: readAlsoOption(flags.also, flags),
+          captions: readCaptionsOption(flags),
           signal,
         };
         if (!flags.quote) return runRender(options, io);

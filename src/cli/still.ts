@@ -1,6 +1,8 @@
 // `svc still [dir] --time 2.5 -o poster.png`: one frame of a composition as PNG, JPEG or WebP on
 // this computer (a poster, a social card). runStill does the work and prints; the command only
 // turns flags into StillOptions.
+import type { RenderCaptions } from "../engine/types";
+import { addCaptionsFlags, readCaptionsOption, type CaptionsFlags } from "./captions";
 import { basename, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import {
@@ -40,6 +42,8 @@ export interface StillOptions {
   aspectRatio?: AspectRatio;
   variables?: Record<string, unknown>;
   strictVariables?: boolean;
+  /** Captions drawn on the frame (--captions). */
+  captions?: RenderCaptions | undefined;
   json?: boolean;
   signal?: AbortSignal;
 }
@@ -63,6 +67,7 @@ export async function runStill(options: StillOptions, io: CliIo): Promise<StillR
     ...(options.aspectRatio ? { aspectRatio: options.aspectRatio } : {}),
     ...(options.variables ? { variables: options.variables } : {}),
     strictVariables: Boolean(options.strictVariables),
+    ...(options.captions ? { captions: options.captions } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   if (options.json) {
@@ -95,10 +100,11 @@ function parseTime(value: string): number {
   return seconds;
 }
 
-type StillFlags = Omit<StillOptions, "dir" | "variables" | "signal"> & {
-  variables?: string;
-  variablesFile?: string;
-};
+type StillFlags = Omit<StillOptions, "dir" | "variables" | "signal" | "captions"> &
+  CaptionsFlags & {
+    variables?: string;
+    variablesFile?: string;
+  };
 
 export function registerStillCommand(program: Command, io: CliIo): void {
   const command = program
@@ -126,11 +132,21 @@ export function registerStillCommand(program: Command, io: CliIo): void {
     );
   addCompositionFlag(command);
   addAspectRatioFlag(command, "from data-width/data-height");
+  addCaptionsFlags(command, false);
   addVariablesFlags(command)
     .option("--json", "print the result as JSON on stdout")
     .action((dir: string, flags: StillFlags) =>
       runAction(io, flags.json, (signal) =>
-        runStill({ ...flags, dir, variables: readVariablesOption(flags), signal }, io),
+        runStill(
+          {
+            ...flags,
+            dir,
+            variables: readVariablesOption(flags),
+            captions: readCaptionsOption(flags),
+            signal,
+          },
+          io,
+        ),
       ),
     );
 }

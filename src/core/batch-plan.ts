@@ -25,6 +25,8 @@ export interface PlannedRow {
   row: number;
   values: VariableValues;
   fileName: string;
+  /** The row's caption file inside the project (the table's `captions` column). */
+  captions?: string | undefined;
 }
 
 /** Reads the table file, merging `common` in as values every row starts from. */
@@ -94,5 +96,10 @@ export function planBatchRows(
       `Fix ${lines.length === 1 ? "that row" : "those rows"} in ${options.file} (row 1 is the first line under the header) and run the command again.`,
     );
   }
-  return check.rows.map((row) => ({ row: row.row, values: row.values, fileName: row.fileName }));
+  return check.rows.map((row) => ({
+    row: row.row,
+    values: row.values,
+    fileName: row.fileName,
+    ...(row.captions ? { captions: row.captions } : {}),
+  }));
 }

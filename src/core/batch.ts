@@ -188,6 +188,8 @@ export interface BatchRow {
   values: VariableValues;
   /** Where its video goes. */
   outputPath: string;
+  /** The row's caption file inside the project (the table's `captions` column). */
+  captions?: string | undefined;
 }
 
 export interface BatchRunOptions extends Omit<RenderSettings, "variables" | "title"> {
@@ -274,6 +276,16 @@ export async function runBatch(
             aspectRatio: asset.aspectRatio,
             variables: row.values,
             title: titleOf?.(row),
+            ...(row.captions
+              ? {
+                  captions: {
+                    style: settings.captions?.style ?? "clean",
+                    ...(settings.captions?.look ? { look: settings.captions.look } : {}),
+                    ...(settings.captions?.soft_track ? { soft_track: true } : {}),
+                    file: row.captions,
+                  },
+                }
+              : {}),
           },
           output: row.outputPath,
           assetId: asset.assetId,

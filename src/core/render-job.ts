@@ -5,6 +5,7 @@
 // `param`, in words that fit the CLI and the app alike; the CLI's flag words are in src/cli.
 import { randomUUID } from "node:crypto";
 import type { RenderRequest } from "../shared/api";
+import type { CaptionsRequest } from "../shared/captions";
 import { IDEMPOTENCY_KEY_PATTERN } from "../shared/limits";
 import { checkOutputs, type OutputSpec } from "../shared/outputs";
 import {
@@ -46,6 +47,8 @@ export interface RenderSettings extends RenderSettingFields {
    * whose first size is not the composition's own), so `outputs` starts with it instead of `{}`.
    */
   main?: OutputSpec | undefined;
+  /** Captions from a file inside the project (shared/captions.ts captionsRequestSchema). */
+  captions?: CaptionsRequest | undefined;
 }
 
 export function checkSettings(settings: RenderSettings): void {
@@ -152,5 +155,6 @@ export function buildRenderRequest(
     ...(settings.also?.length || settings.main
       ? { outputs: [settings.main ?? {}, ...(settings.also ?? [])] }
       : {}),
+    ...(settings.captions ? { captions: settings.captions } : {}),
   };
 }

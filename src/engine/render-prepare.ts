@@ -26,7 +26,8 @@ import {
 import type { FrameImageFormat } from "./encode";
 import { EngineError } from "./errors";
 import { resolveInsideRoot } from "../node/static-files";
-import type { RenderCompositionOptions } from "./types";
+import type { PageCaptions } from "../shared/captions";
+import type { RenderCaptions, RenderCompositionOptions } from "./types";
 
 /**
  * JPEG quality of captured frames per tier; x264 re-encodes them, so near-lossless is enough.
@@ -63,6 +64,8 @@ export interface PreparedRender {
   transparent: boolean;
   imageFormat: FrameImageFormat;
   jpegQuality: number;
+  /** What the page's captions layer draws (runtime/captions.ts), when captions are burned in. */
+  captions: PageCaptions | undefined;
   /** Warnings found so far; later stages add theirs. */
   warnings: string[];
 }
@@ -147,6 +150,7 @@ export async function prepareRender(
     transparent,
     imageFormat: transparent ? "png" : "jpeg",
     jpegQuality: JPEG_QUALITY[settings.quality],
+    captions: pageCaptions(options.captions),
     warnings,
   };
 }
@@ -218,4 +222,14 @@ function hintForOption(param: string): string {
     return "Use a whole number of frames per second from 1 to 240 (at most 50 for gif), e.g. 30.";
   if (param === "format") return "Render 4k as mp4, or use 1080p for the other formats.";
   return `Check the value of ${param}.`;
+}
+
+/** The part of a render's captions the page draws: none when they are not burned in. */
+function pageCaptions(captions: RenderCaptions | undefined): PageCaptions | undefined {
+  if (!captions || captions.burnIn === false) return undefined;
+  return {
+    cues: captions.cues,
+    style: captions.style,
+    ...(captions.look ? { look: captions.look } : {}),
+  };
 }

@@ -94,6 +94,7 @@ export class RenderSessions {
     this.initScript = runtimeScript({
       variables: prepared.variables,
       aspect: { ratio: prepared.aspectRatio, ...prepared.viewport },
+      ...(prepared.captions ? { captions: prepared.captions } : {}),
     });
     this.initScript.catch(() => undefined); // surfaced by the sessions that await it
     options.signal?.addEventListener("abort", this.onAbort, { once: true });
@@ -287,6 +288,7 @@ function warmKey(prepared: PreparedRender, options: RenderSessionsOptions): stri
     root: prepared.root,
     urlPath: prepared.urlPath,
     variables: prepared.variables,
+    captions: prepared.captions,
     fps: prepared.settings.fps,
     size: prepared.size,
     viewport: prepared.viewport,

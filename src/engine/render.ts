@@ -12,6 +12,7 @@ import { basename, dirname, extname, join, resolve } from "node:path";
 import { captureSegments, progressReporter, type CaptureHooks } from "./render-capture";
 import { finishWhole, pageAudio, removePartials, type OutputFiles } from "./render-finish";
 import { prepareRender } from "./render-prepare";
+import { writeCaptionFiles } from "./outputs/caption-files";
 import { RenderSessions } from "./render-sessions";
 import { cancelledError } from "./errors";
 import type { ResolvedLibrary } from "../node/library-cache";
@@ -65,6 +66,17 @@ export async function renderComposition(
     report({ framesDone: framesTotal, framesTotal, stage: "finishing" });
     const audio = await pageAudio(run, captured.pages[0]!);
     await finishWhole(run, captured, audio, files, signal);
+    if (options.captions?.softTrack || options.captions?.sidecar) {
+      const sidecar = await writeCaptionFiles({
+        ffmpegPath: run.ffmpegPath,
+        video: files.outputPath,
+        format,
+        captions: options.captions,
+        warnings: prepared.warnings,
+        ...(signal ? { signal } : {}),
+      });
+      if (sidecar) result.captionsPath = sidecar;
+    }
     return result;
   } catch (error) {
     throw run.failure(error);

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import type { PageCaptions } from "../shared/captions";
 import { PAGE_SCRIPT_BUILD } from "../shared/script-build";
 
 /** What the runtime needs to know before the page starts. */
@@ -18,6 +19,8 @@ export interface RuntimeConfig {
   libraryBase?: string;
   /** Renders: the output's aspect ratio and the page's viewport (runtime/aspect.ts). */
   aspect?: { ratio: string; width: number; height: number };
+  /** Captions drawn on top of the composition (runtime/captions.ts). */
+  captions?: PageCaptions;
 }
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -1,4 +1,5 @@
 // The engine's public contract: what renderComposition takes and returns.
+import type { PageCaptions } from "../shared/captions";
 import type { RenderSettingFields } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
 import type { ResolvedLibrary } from "../node/library-cache";
@@ -38,12 +39,24 @@ export interface RenderCompositionOptions extends Partial<RenderSettingFields> {
    * differs from data-width/data-height is refused (aspect_mismatch), as it always was.
    */
   adaptAspectRatio?: boolean;
+  /** Captions: burned in (unless `burnIn` is false), a soft track, a sidecar file. */
+  captions?: RenderCaptions;
   /** Write a JPEG thumbnail next to the output (default true). */
   thumbnail?: boolean;
   /** Seconds to wait for fonts, images and media before frame 0. Default 30. */
   readyTimeoutSeconds?: number;
   signal?: AbortSignal;
   onProgress?: (progress: RenderProgress) => void;
+}
+
+/** Captions of a render (issue 37; docs/composition-format.md, "Captions"). */
+export interface RenderCaptions extends PageCaptions {
+  /** Draw them into the picture (default true). */
+  burnIn?: boolean;
+  /** Add a subtitle stream to mp4/mov (mov_text) or webm (WebVTT). Default false. */
+  softTrack?: boolean;
+  /** Write `<output>.srt` or `<output>.vtt` next to the video. */
+  sidecar?: "srt" | "vtt";
 }
 
 export interface RenderResult {
@@ -58,6 +71,8 @@ export interface RenderResult {
   repeatedFrames: number;
   width: number;
   height: number;
+  /** The captions sidecar written next to the video (`captions.sidecar`). */
+  captionsPath?: string;
   warnings: string[];
   /**
    * The npm libraries that answered the page's CDN URLs: the version each tag or range resolved

@@ -24,7 +24,12 @@ window.addEventListener("error", (event) =>
 );
 
 window.addEventListener("message", (event) => {
-  if (event.source !== window.parent || !isPlayerMessage(event.data) || !runtime?.ready) return;
+  if (event.source !== window.parent || !isPlayerMessage(event.data)) return;
+  if (event.data.type === "captions") {
+    window.__svcCaptions?.set(event.data.captions ?? undefined);
+    return;
+  }
+  if (!runtime?.ready) return;
   const { id, time } = event.data;
   runtime.seek(time).then(
     () => post({ tag: FRAME_TAG, type: "seeked", id, time }),

@@ -2,6 +2,7 @@
 // The frame runs the engine's page runtime plus a small bridge (frame-bridge.ts); the player only
 // ever asks it to seek, so preview frames come from the same seek code as rendered frames.
 import type { CompositionInfo } from "../engine/runtime/types";
+import type { PageCaptions } from "../shared/captions";
 
 export const FRAME_TAG = "svc-frame";
 export const PLAYER_TAG = "svc-player";
@@ -16,7 +17,10 @@ export type FrameMessage =
   | { tag: typeof FRAME_TAG; type: "error"; message: string }
   | { tag: typeof FRAME_TAG; type: "seeked"; id: number; time: number };
 
-export type PlayerMessage = { tag: typeof PLAYER_TAG; type: "seek"; id: number; time: number };
+export type PlayerMessage =
+  | { tag: typeof PLAYER_TAG; type: "seek"; id: number; time: number }
+  /** Captions to draw from the next seek on (engine/runtime/captions.ts); null for none. */
+  | { tag: typeof PLAYER_TAG; type: "captions"; captions: PageCaptions | null };
 
 export function isFrameMessage(data: unknown): data is FrameMessage {
   return typeof data === "object" && data !== null && (data as { tag?: unknown }).tag === FRAME_TAG;

@@ -18,6 +18,7 @@ import {
   inlineFrameConfigScript,
   servedFrameUrl,
 } from "../shared/frame-document";
+import type { PageCaptions } from "../shared/captions";
 import { isFrameMessage, PLAYER_TAG, type FrameInfo, type FrameMessage } from "./protocol";
 import { frameCount } from "../shared/frames";
 
@@ -111,6 +112,7 @@ export class SvcPlayer extends HTMLElement {
   private iframe: HTMLIFrameElement | undefined;
   private info: FrameInfo | undefined;
   private values: Record<string, unknown> = {};
+  private captionsValue: PageCaptions | undefined;
   private time = 0;
   private isPaused = true;
   private frameStarted = false;
@@ -194,6 +196,26 @@ export class SvcPlayer extends HTMLElement {
   set variables(values: Record<string, unknown>) {
     this.values = { ...values };
     if (this.getAttribute("src")) void this.load(this.time);
+  }
+
+  /** Captions drawn over the composition (the runtime's captions layer); undefined for none. */
+  get captions(): PageCaptions | undefined {
+    return this.captionsValue;
+  }
+
+  /** New captions show at once, on the frame shown now; the frame is not reloaded. */
+  set captions(captions: PageCaptions | undefined) {
+    this.captionsValue = captions;
+    if (!this.info) return;
+    this.sendCaptions();
+    void this.requestFrame(this.time);
+  }
+
+  private sendCaptions(): void {
+    this.iframe?.contentWindow?.postMessage(
+      { tag: PLAYER_TAG, type: "captions", captions: this.captionsValue ?? null },
+      "*",
+    );
   }
 
   play(): void {
@@ -299,6 +321,7 @@ export class SvcPlayer extends HTMLElement {
       this.scrubber.max = String(message.info.duration);
       this.scrubber.step = String(1 / this.fps);
       this.layout();
+      if (this.captionsValue) this.sendCaptions();
       const resumeAt = Math.min(this.time, this.lastFrameTime());
       void this.seek(resumeAt).then(() => {
         this.dispatchEvent(new Event("ready"));

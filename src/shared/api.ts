@@ -1,6 +1,7 @@
 // The /v3 wire format of the render service (SPEC.md section 4), as zod schemas: request bodies,
 // the asset / render / user records, list pages and error codes. The service validates with
 // these, and the CLI and the desktop app parse responses with them, so a field is named once.
+import { captionsRequestSchema } from "./captions";
 import { z } from "zod";
 import {
   ASPECT_RATIOS,
@@ -158,6 +159,8 @@ export const renderRequestSchema = z
     callback_id: z.string().max(500).nullable().optional(),
     /** Several files from one render (shared/outputs.ts); absent: one, the top-level settings. */
     ...outputsShape,
+    /** Captions from a file in the project (shared/captions.ts), checked before queueing. */
+    captions: captionsRequestSchema.optional(),
   })
   .superRefine(renderSettingsRule)
   .superRefine(outputsRule);

@@ -110,6 +110,15 @@ describe("checkBatch", () => {
     expect(strict.blocked).toBe(true);
   });
 
+  it("reads a captions column as each row's caption file, never a variable, even when strict", () => {
+    const rows = table("title,captions\nAda,subs/ada.srt\nBo,\n");
+    const check = checkBatch(schema, rows, { ...options, strict: true });
+    expect(check.unknownColumns).toEqual([]);
+    expect(check.problems).toEqual([]);
+    expect(check.rows[0]).toMatchObject({ values: { title: "Ada" }, captions: "subs/ada.srt" });
+    expect(check.rows[1]!.captions).toBeUndefined();
+  });
+
   it("blocks rows that would write the same file", () => {
     const check = checkBatch(schema, table("title\nAda\nada\n"), {
       ...options,

@@ -21,6 +21,12 @@ import {
   type VariableValues,
 } from "./variables";
 
+/**
+ * A column of this name is not a variable: its cell names the row's caption file inside the project
+ * (issue 37), rendered with the batch's caption style; an empty cell means the batch's captions.
+ */
+export const CAPTIONS_COLUMN = "captions";
+
 /** At most this many rows in one batch: every row is a render and a download. */
 export const BATCH_MAX_ROWS = 1000;
 
@@ -248,6 +254,8 @@ export interface BatchRowCheck {
   duplicateOf: number | undefined;
   /** This row cannot be rendered as it is. */
   blocked: boolean;
+  /** The row's caption file inside the project (the `captions` column), if it names one. */
+  captions?: string | undefined;
 }
 
 export interface BatchCheck {
@@ -281,7 +289,9 @@ export function checkBatch(
   options: BatchCheckOptions,
 ): BatchCheck {
   const declared = new Map(schema.map((definition) => [definition.id, definition]));
-  const unknownColumns = table.columns.filter((column) => !declared.has(column));
+  const unknownColumns = table.columns.filter(
+    (column) => !declared.has(column) && column !== CAPTIONS_COLUMN,
+  );
   const problems: string[] = [];
   const pattern = patternProblem(options.pattern, table.columns, options.format);
   if (pattern) problems.push(pattern);
@@ -311,6 +321,11 @@ export function checkBatch(
     const key = fileName.toLowerCase();
     const duplicateOf = fileName ? seen.get(key) : undefined;
     if (fileName && duplicateOf === undefined) seen.set(key, row);
+    const captionsCell = declared.has(CAPTIONS_COLUMN) ? undefined : cells[CAPTIONS_COLUMN];
+    const captions =
+      typeof captionsCell === "string" && captionsCell.trim() !== ""
+        ? captionsCell.trim()
+        : undefined;
     return {
       row,
       values,
@@ -318,6 +333,7 @@ export function checkBatch(
       fileName,
       duplicateOf,
       blocked: issues.length > 0 || duplicateOf !== undefined,
+      ...(captions ? { captions } : {}),
     };
   });
   const blockedRows = rows.filter((row) => row.blocked).map((row) => row.row);

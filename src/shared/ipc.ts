@@ -4,6 +4,7 @@
 // type for its output; push events are listed in `IpcEvents`. Both transports — Electron IPC
 // through the preload bridge, and web mode's HTTP + WebSocket — carry exactly these, and both wrap
 // every answer in `IpcResult`, so an error keeps its `{code, message, hint}` on either path.
+import { captionsRequestSchema } from "./captions";
 import { z } from "zod";
 import type { RenderList, RenderRecord } from "./api";
 import type { RenderQuote } from "./quote";
@@ -67,6 +68,8 @@ export const jobSettingsSchema = z
     title: z.string().max(500).optional(),
     /** Several files from one render (sizes, a GIF, a poster), as the API's `outputs`. */
     ...outputsShape,
+    /** Captions, as the API's `captions` (the app sends the creator's edited cues). */
+    captions: captionsRequestSchema.optional(),
   })
   .superRefine(renderSettingsRule)
   .superRefine(outputsRule);

@@ -3,10 +3,14 @@
 // same table (its bad rows fixed or dropped) renders against the real service: one asset, one
 // render per row, files named by --output-pattern, and running it again with the same key renders
 // no row twice.
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type ServiceProcess } from "../../server/testing/service-process";
+import {
+  queryServiceDatabase,
+  startService,
+  type ServiceProcess,
+} from "../../server/testing/service-process";
 import {
   runCli,
   runInProcess,
@@ -170,4 +174,38 @@ describe("svc cloud render --batch against the real service", () => {
     expect(again.stderr).toContain("11 of 11 rows rendered");
     expect(await serviceCounts(service.dataDir)).toMatchObject({ assets: 1, renders: 11 });
   }, 600_000);
+
+  it("gives each row the caption file its captions column names", async () => {
+    const project = join(work, "with-captions");
+    await cp(LOWER_THIRD, project, { recursive: true });
+    await mkdir(join(project, "subs"), { recursive: true });
+    await writeFile(join(project, "subs", "ada.srt"), "1\n00:00:00,000 --> 00:00:01,000\nAda\n");
+    await writeFile(join(project, "subs", "all.srt"), "1\n00:00:00,000 --> 00:00:01,000\nAll\n");
+    const rows = join(work, "captions.csv");
+    await writeFile(rows, "title,captions\nAda Lovelace,subs/ada.srt\nGrace Hopper,\n");
+    const env = { HOME: join(work, "home"), SVC_API_URL: service.url, SVC_API_KEY: service.apiKey };
+    const result = await runCli(
+      [
+        ...["cloud", "render", project, "--batch", rows, "--caption-style", "band"],
+        ...["--captions", join(project, "subs", "all.srt"), "--no-wait", "--fps", "1"],
+        ...["--quality", "draft", "--idempotency-key", "batch-captions-1"],
+      ],
+      { cwd: work, env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const stored = await queryServiceDatabase<{ captions_json: string }>(
+      service.dataDir,
+      "select captions_json from renders where captions_json is not null",
+    );
+    // Row 1 by its own column, row 2 (an empty cell) by the batch's --captions.
+    expect(stored).toHaveLength(2);
+    const looks = stored.map((render) => {
+      const captions = JSON.parse(render.captions_json) as {
+        style: string;
+        cues: Array<{ text: string }>;
+      };
+      return `${captions.style} ${captions.cues.map((cue) => cue.text).join()}`;
+    });
+    expect(looks.sort()).toEqual(["band Ada", "band All"]);
+  }, 300_000);
 });

@@ -149,6 +149,7 @@ export async function runCloudBatch(
             row: row.row,
             values: row.values,
             outputPath: resolve(outputDir, row.fileName),
+            ...(row.captions ? { captions: row.captions } : {}),
           })),
           concurrency: options.concurrency,
           wait: options.wait,

@@ -22,6 +22,7 @@ import {
   readVariablesOption,
 } from "../options";
 import type { CliIo } from "../io";
+import { addCaptionsFlags, readCloudCaptionsOption, type CaptionsFlags } from "../captions";
 import { printArchiveReport } from "./archive-report";
 import { batchInterruptedHint, runCloudBatch, type CloudBatchState } from "./batch";
 import { CLI_KEY_PREFIX, withCloudContext } from "./context";
@@ -208,7 +209,7 @@ export async function runCloudRender(
   }
 }
 
-interface CloudRenderFlags {
+interface CloudRenderFlags extends CaptionsFlags {
   fps: number;
   quality: Quality;
   format: OutputFormat;
@@ -255,6 +256,7 @@ function projectAndSettings(
     callbackUrl: flags.callbackUrl,
     callbackId: flags.callbackId,
     also: readAlsoOption(flags.also, flags),
+    captions: readCloudCaptionsOption(flags, project.type === "dir" ? project.dir : undefined),
   };
   checkCloudFlags(settings, flags.idempotencyKey);
   return { project, settings };
@@ -320,6 +322,7 @@ export function registerCloudRenderCommand(cloud: Command, io: CliIo): void {
     "detected from data-width/data-height; for --asset-id/--url the service detects it, else 16:9",
   );
   addAlsoFlag(command);
+  addCaptionsFlags(command, true);
   addCompositionFlag(command)
     .option("-o, --output <file>", "where to save the video (default: renders/<render_id>.<ext>)")
     .option("--dry-run", "build and inspect the zip only: no sign-in, upload or render")

@@ -306,3 +306,22 @@ export function applyReferenceFonts(): void {
     (document.head ?? document.documentElement).prepend(style);
   }
 }
+
+/**
+ * Gives `family` its bundled faces when it is one of the bundled families or an alias (the
+ * captions layer asks for its font this way: its CSS lives in a shadow root the scan above does
+ * not read). Resolves when the faces can draw; at once when there are none to give.
+ */
+export function provideBundledFamily(family: string): Promise<unknown> {
+  const key = family.toLowerCase();
+  const slug = FONT_ALIASES[key];
+  const files = slug ? BUNDLED_FONT_FILES[slug] : undefined;
+  if (!slug || !files || provided.has(key)) return document.fonts.ready;
+  provided.add(key);
+  const faces = Object.entries(files).map(([weight, base64]) => {
+    const face = new FontFace(family, faceData(slug, weight, base64), { weight, style: "normal" });
+    document.fonts.add(face);
+    return face.load();
+  });
+  return Promise.all(faces);
+}

@@ -4,6 +4,7 @@ import { bootRuntime, DEFAULT_EPOCH_MS } from "./boot";
 import { installDiagnostics } from "./diagnostics";
 import { markAspectRatio } from "./aspect";
 import { installChildFrame, isChildOfRuntimePage } from "./child-frame";
+import { installCaptions } from "./captions";
 
 if (!window.__svc && !window.__svcChildFrame && isChildOfRuntimePage()) {
   // An iframe of the composition: it follows the page's clock (child-frame.ts).
@@ -18,4 +19,6 @@ if (!window.__svc && !window.__svcChildFrame && isChildOfRuntimePage()) {
   });
   // What the page does that svc may not render faithfully: `__svc.findings()`.
   installDiagnostics(page);
+  // The captions layer draws after each seek (runtime/captions.ts).
+  installCaptions(page, config.captions);
 }

@@ -1,5 +1,6 @@
 // Shapes shared by the page runtime's modules: the page contract the engine reads
 // (`window.__svc`), the GSAP surface we rely on, and one mounted composition instance.
+import type { PageCaptions } from "../../shared/captions";
 import type { VariableDefinition } from "../../shared/variables";
 
 export interface CompositionInfo {
@@ -118,6 +119,8 @@ declare global {
       libraryBase?: string;
       /** The output's aspect ratio and the viewport the page is drawn at (runtime/aspect.ts). */
       aspect?: PageAspect;
+      /** Captions drawn on top of the composition (runtime/captions.ts). */
+      captions?: PageCaptions;
     };
     __timelines?: TimelineRegistry;
   }

@@ -6,15 +6,19 @@ import { useEffect, useLayoutEffect, useRef } from "react";
 import "../../player/index";
 import type { SvcPlayer } from "../../player/index";
 import type { VariableValues } from "../../shared/variables";
+import type { PageCaptions } from "../../shared/captions";
 
 export function Preview({
   url,
   fps,
   values,
+  captions,
 }: {
   url: string;
   fps: number;
   values: VariableValues;
+  /** Drawn over the composition by the player's runtime, live (no reload). */
+  captions?: PageCaptions | undefined;
 }) {
   const player = useRef<SvcPlayer>(null);
   const applied = useRef<string>("{}");
@@ -34,6 +38,14 @@ export function Preview({
     applied.current = json;
     element.variables = values;
   }, [values]);
+  const shownCaptions = useRef<string>("null");
+  useEffect(() => {
+    const element = player.current;
+    const json = JSON.stringify(captions ?? null);
+    if (!element || json === shownCaptions.current) return;
+    shownCaptions.current = json;
+    element.captions = captions;
+  }, [captions]);
   return (
     <svc-player ref={player} class="preview" controls="" loop="" aria-label="Composition preview" />
   );

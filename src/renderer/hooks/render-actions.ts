@@ -12,6 +12,7 @@ import {
 import { useUiStore } from "../store";
 import { useProjectScan, useVariableState } from "./project";
 import { useSubmitJob } from "./jobs";
+import { cueProblem, useCaptionsStore, useProjectCaptions } from "./captions";
 
 export function useRenderActions() {
   const scan = useProjectScan();
@@ -19,6 +20,11 @@ export function useRenderActions() {
   const render = useUiStore((state) => state.render);
   const submit = useSubmitJob();
   const project = scan.data;
+  const projectDir = useUiStore((state) => state.projectDir);
+  const captions = useProjectCaptions(projectDir);
+  const captionsInvalid = useCaptionsStore(
+    (state) => state.projectDir === projectDir && state.cues.some((cue) => cueProblem(cue)),
+  );
   const facts = { aspectRatio: project?.aspectRatio, duration: project?.duration };
   const optionsProblem = Number.isFinite(render.fps)
     ? renderOptionsProblem(render, facts)
@@ -27,7 +33,9 @@ export function useRenderActions() {
     ? "Choose a project first."
     : variables.blocksRender
       ? "Fix the variable values marked above first."
-      : optionsProblem;
+      : captionsInvalid
+        ? "Fix the captions marked above first."
+        : optionsProblem;
   const command =
     project && !optionsProblem
       ? cliCommand({
@@ -54,6 +62,7 @@ export function useRenderActions() {
         variables: variables.values,
         strictVariables: variables.strict,
         title: jobTitle(folderName(project.root), variables.resolved),
+        ...(captions ? { captions: { cues: captions.cues, style: captions.style } } : {}),
       },
     });
   };

@@ -13,6 +13,8 @@ import { QueuedNote } from "../components/QueuedNote";
 import { RenderManyPanel } from "../components/RenderManyPanel";
 import { RenderOptions } from "../components/RenderOptions";
 import { VariablesForm } from "../components/VariablesForm";
+import { CaptionsPanel } from "../components/CaptionsPanel";
+import { CAPTION_FILE, loadCaptionFile, useProjectCaptions } from "../hooks/captions";
 import { useDropFolder, usePickFolder } from "../hooks/folders";
 import {
   useDryRun,
@@ -88,6 +90,7 @@ function CompositionDetails() {
   const variables = useVariableState();
   const settledValues = useSettled(variables.values);
   const project = scan.data;
+  const captions = useProjectCaptions(useUiStore((state) => state.projectDir));
   const preview = usePreviewUrl(project?.composition);
   const checkedValues = useSettled(variables.values, 1000);
   const check = useProjectCheck(project?.composition, checkedValues);
@@ -155,6 +158,7 @@ function CompositionDetails() {
           url={preview.data.url}
           fps={Number.isFinite(fps) ? fps : 30}
           values={settledValues}
+          captions={captions}
         />
       ) : preview.error ? (
         <ErrorNote error={preview.error} title="The preview cannot start." />
@@ -300,6 +304,14 @@ export function ProjectScreen() {
       onDrop={(event) => {
         event.preventDefault();
         setDragging(false);
+        // A subtitle file dropped on an open project adds its captions.
+        const captionFile = [...event.dataTransfer.files].find((file) =>
+          CAPTION_FILE.test(file.name),
+        );
+        if (captionFile && dir) {
+          void loadCaptionFile(dir, captionFile);
+          return;
+        }
         drop.mutate({
           files: [...event.dataTransfer.files],
           uriList: event.dataTransfer.getData("text/uri-list"),
@@ -310,7 +322,9 @@ export function ProjectScreen() {
       <ProjectPicker />
       {dragging ? (
         <p className="drop-hint" aria-hidden="true">
-          Drop a project folder to open it
+          {dir
+            ? "Drop a project folder to open it, or a subtitle file to add captions"
+            : "Drop a project folder to open it"}
         </p>
       ) : null}
       {drop.error ? <ErrorNote error={drop.error} title="Cannot open the dropped item." /> : null}
@@ -323,6 +337,7 @@ export function ProjectScreen() {
             {scan.data ? (
               <>
                 <VariablesForm />
+                <CaptionsPanel />
                 <RenderOptions
                   detectedAspect={scan.data.aspectRatio}
                   duration={scan.data.duration}

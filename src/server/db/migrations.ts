@@ -361,6 +361,13 @@ const speculativeChunks: Migration = {
   },
 };
 
+/** Captions of a render (issue 37): the cues read from the project's caption file at submit (0009). */
+const renderCaptions: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable("renders").addColumn("captions_json", "text").execute();
+  },
+};
+
 export const migrationProvider: MigrationProvider = {
   async getMigrations() {
     return {
@@ -372,6 +379,7 @@ export const migrationProvider: MigrationProvider = {
       "0006_worker_presence": workerPresence,
       "0007_render_outputs": renderOutputs,
       "0008_speculative_chunks": speculativeChunks,
+      "0009_render_captions": renderCaptions,
     };
   },
 };

@@ -89,6 +89,8 @@ export interface RendersTable {
    */
   output_count: number;
   outputs_done: number;
+  /** JSON RenderCaptions (engine/types.ts) read from the project at submit, or null (0009). */
+  captions_json?: string | null;
 }
 
 /** One output of a render submitted with `outputs` (0007); its charge line once the render completes. */

@@ -2,6 +2,7 @@
 // and when its phases began. Shared by the kinds of job (job-whole.ts, job-chunk.ts,
 // job-join.ts, job-output.ts): the project unzipped from the object store, the engine's options from the render
 // row, and outputs stored under the render's prefix.
+import type { RenderCaptions } from "../../engine/types";
 import { createReadStream } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { AudioInput } from "../../engine/encode";
@@ -130,6 +131,9 @@ export function renderOptions(services: JobServices, attempt: Attempt, projectDi
     aspectRatio: render.aspect_ratio as AspectRatio,
     variables: JSON.parse(render.variables_json) as Record<string, unknown>,
     strictVariables: render.strict_variables === 1,
+    ...(render.captions_json
+      ? { captions: JSON.parse(render.captions_json) as RenderCaptions }
+      : {}),
     workers: 1,
     allowNetwork: services.ctx.config.allowPageNetwork,
     signal: attempt.signal,

@@ -3,6 +3,7 @@
 // Cancel fails the render (failure_code `cancelled`), stops its jobs and queues its webhook in one
 // transaction; a worker rendering it notices within a second (worker.ts) and stores nothing, and
 // a render that never completes is never charged.
+import { readRenderCaptions } from "./captions";
 import type { FastifyInstance } from "fastify";
 import type { Transaction } from "kysely";
 import type { z } from "zod";
@@ -149,6 +150,10 @@ export async function submitRender(
     );
   }
 
+  const captions = input.captions
+    ? await readRenderCaptions(ctx, asset.storage_key, input.captions)
+    : undefined;
+
   const planned = input.outputs ? planOutputs(input) : undefined;
   if (planned) checkStillTimes(planned, facts.duration);
   const detectedRatio = input.aspect_ratio ?? facts.aspectRatio ?? "16:9";
@@ -194,6 +199,7 @@ export async function submitRender(
     audio_json: null,
     output_count: outputs.length,
     outputs_done: 0,
+    captions_json: captions ? JSON.stringify(captions) : null,
   };
   // A render with several outputs renders each whole, side by side on as many workers.
   const chunks = planned ? undefined : await planRenderChunks(ctx, input.fps, facts.duration);
