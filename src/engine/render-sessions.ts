@@ -84,6 +84,7 @@ export class RenderSessions {
     this.initScript = runtimeScript({
       variables: prepared.variables,
       aspect: { ratio: prepared.aspectRatio, ...prepared.viewport },
+      fps: prepared.settings.fps,
     });
     this.initScript.catch(() => undefined); // surfaced by the sessions that await it
     options.signal?.addEventListener("abort", this.onAbort, { once: true });

@@ -18,6 +18,8 @@ export interface RuntimeConfig {
   libraryBase?: string;
   /** Renders: the output's aspect ratio and the page's viewport (runtime/aspect.ts). */
   aspect?: { ratio: string; width: number; height: number };
+  /** Renders: the output frame rate (runtime/video-time.ts). */
+  fps?: number;
 }
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -118,6 +118,8 @@ declare global {
       libraryBase?: string;
       /** The output's aspect ratio and the viewport the page is drawn at (runtime/aspect.ts). */
       aspect?: PageAspect;
+      /** Renders: the output frame rate (runtime/video-time.ts). */
+      fps?: number;
     };
     __timelines?: TimelineRegistry;
   }
