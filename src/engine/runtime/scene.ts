@@ -235,7 +235,7 @@ export class Scene {
     }
   }
 
-  /** Draws time `t`; true when a video had to move to another frame. */
+  /** Draws time `t`; true when a video had to move to another frame or appeared. */
   async seek(t: number): Promise<boolean> {
     this.clock.advanceTo(t * 1000);
 
@@ -255,6 +255,9 @@ export class Scene {
       // visibility and that of any ancestor but a hidden nested composition host.
       const inside = !entry.controlsVisibility || (entry.start <= t && t <= entry.end);
       const shown = inside && !entry.hosts.some((host) => host.hasAttribute(HIDDEN_ATTR));
+      // A video that appears joins the compositor frame late, as a moved one does: without the
+      // moved-video handling its first two frames came out without it (bench video-window).
+      const appeared = shown && entry.hidden !== false && !video.error;
       setHidden(entry, !shown);
       if (shown) video.setAttribute(SHOWN_ATTR, "");
       else video.removeAttribute(SHOWN_ATTR);
@@ -270,12 +273,14 @@ export class Scene {
       if (Math.abs(video.currentTime - target) > 0.0005) {
         seeks.push(this.seekVideo(video, target));
         this.moved.push(video);
+      } else if (appeared) {
+        this.moved.push(video);
       }
     }
 
     this.seekAnimations(t);
     if (seeks.length > 0) await Promise.all(seeks);
-    return seeks.length > 0;
+    return this.moved.length > 0;
   }
 
   /**
