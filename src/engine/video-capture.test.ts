@@ -52,7 +52,8 @@ afterAll(async () => {
 });
 
 describe("video tiles that move", () => {
-  it("are drawn where the timeline puts them on every frame", async () => {
+  // 24 frames of five 1080p videos: ~110 s at load 20, past two minutes at load 35.
+  it("are drawn where the timeline puts them on every frame", { timeout: 300_000 }, async () => {
     const output = join(scratch, "belt.mp4");
     await renderComposition({
       projectDir: PROJECT,
