@@ -198,8 +198,8 @@ describe("a page of clips offset, sped up and looped", () => {
         const b = mediaTimeAt({ start: 0, mediaStart: 3, rate: 1, loop: true }, t, 4, 4);
         expected.push({
           frame,
-          // Shown from its start to its end, that end included, as the reference draws it.
-          a: t >= 0.5 && t <= 2 ? clipFrame(a) : null,
+          // Shown from its start until its end, as the reference draws it.
+          a: t >= 0.5 && t < 2 ? clipFrame(a) : null,
           b: clipFrame(b),
         });
         // No shadow around B (the reference does not draw a video's shadow), and the CSS green

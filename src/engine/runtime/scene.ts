@@ -251,9 +251,10 @@ export class Scene {
         continue;
       }
       const video = entry.element;
-      // The reference draws a video's picture up to its end included, over the video's own
-      // visibility and that of any ancestor but a hidden nested composition host.
-      const inside = !entry.controlsVisibility || (entry.start <= t && t <= entry.end);
+      // The reference draws a video's picture from its start to its end (excluded: measured, bench
+      // video-window), over the video's own visibility and that of any ancestor but a hidden
+      // nested composition host.
+      const inside = !entry.controlsVisibility || (entry.start <= t && t < entry.end);
       const shown = inside && !entry.hosts.some((host) => host.hasAttribute(HIDDEN_ATTR));
       // A video that appears joins the compositor frame late, as a moved one does: without the
       // moved-video handling its first two frames came out without it (bench video-window).

@@ -1,8 +1,8 @@
 // Which picture of a <video> the page shows at a time, and when it is shown, as the reference
 // renderer draws video: it extracts the clip's frames with FFmpeg at the output frame rate
 // (frame k = the picture on screen at media time mediaStart + k / fps) and draws frame
-// floor(elapsed x rate x fps) as an image from data-start to the clip's end, that end included
-// (its engine's videoFrameExtractor.ts, FrameLookupTable). svc lets Chromium decode the clip and
+// floor(elapsed x rate x fps) as an image from data-start until the clip's end (its engine's
+// videoFrameExtractor.ts, FrameLookupTable). svc lets Chromium decode the clip and
 // seeks it to the same media time, so both show the same picture for every frame, at any
 // data-start, data-media-start or data-playback-rate, looping and holding the last frame alike.
 import { numberAttr } from "./layout";
