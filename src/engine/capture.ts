@@ -267,7 +267,10 @@ export class CaptureSession {
    * asked for at once, so animation pays nothing extra.
    */
   async capture(skipUnchanged = true): Promise<CapturedFrame> {
-    const holding = skipUnchanged && this.holding && this.lastData !== undefined;
+    // A video that moved or appeared reaches the compositor after the probe's commit, which then
+    // reports no damage: the previous image was kept for its first two frames (bench video-window).
+    const holding =
+      skipUnchanged && this.holding && this.lastData !== undefined && !this.videoMoved;
     const data = await this.captureRaw(holding);
     const unchanged = data === undefined || data === this.lastData;
     if (skipUnchanged && unchanged && data !== undefined && this.method === "beginframe") {

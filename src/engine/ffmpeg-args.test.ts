@@ -15,7 +15,10 @@ describe("FFmpeg arguments", () => {
       size: { width: 1920, height: 1080 },
     });
     expect(after(args, "-frames:v")).toBe("45");
-    expect(after(args, "-vf")).toBe("scale=1920:1080:flags=bicubic,format=yuv420p,fps=30");
+    expect(after(args, "-vf")).toBe(
+      "scale=1920:1080:flags=bicubic:in_color_matrix=bt601:in_range=pc,format=gbrp,scale=out_color_matrix=bt709:out_range=tv:flags=neighbor,format=yuv420p,fps=30",
+    );
+    expect(after(args, "-colorspace")).toBe("bt709");
     expect(after(args, "-bf")).toBe("0");
     expect(after(args, "-threads")).toBe("1");
     expect(args.at(-1)).toBe("/tmp/segment.mp4");

@@ -12,6 +12,14 @@ interface VideoCodecSettings {
   segmentExtension: string;
   /** Pixel format the encoder takes, converted once per new picture (not per repeated frame). */
   pixelFormat: string;
+  /**
+   * The YUV matrix the frames are converted with and tagged as. MP4 uses BT.709, as HD video and
+   * the reference renderer do: with BT.601 (the converter's default) the file was right for a
+   * player that reads the tags, but its luma differed from the reference's by up to 28 of 255 on
+   * a pure green (17% of a testsrc2 frame past the compat bench's threshold, issue 42). The
+   * formats with alpha keep BT.601 (their frames arrive as RGBA PNGs; one conversion, no detour).
+   */
+  matrix: "bt709" | "smpte170m";
   args(quality: Quality): string[];
   audioArgs: string[];
   muxArgs: string[];
@@ -29,6 +37,7 @@ const CODECS: Record<OutputFormat, VideoCodecSettings> = {
     segmentFormat: "mp4",
     segmentExtension: "mp4",
     pixelFormat: "yuv420p",
+    matrix: "bt709",
     args: (quality) => [
       "-c:v",
       "libx264",
@@ -59,6 +68,7 @@ const CODECS: Record<OutputFormat, VideoCodecSettings> = {
     segmentFormat: "webm",
     segmentExtension: "webm",
     pixelFormat: "yuva420p",
+    matrix: "smpte170m",
     args: (quality) => [
       "-c:v",
       "libvpx-vp9",
@@ -84,6 +94,7 @@ const CODECS: Record<OutputFormat, VideoCodecSettings> = {
     segmentFormat: "mov",
     segmentExtension: "mov",
     pixelFormat: "yuva444p10le",
+    matrix: "smpte170m",
     args: (quality) => [
       "-c:v",
       "prores_ks",
@@ -110,6 +121,7 @@ function losslessSegments(pixelFormat: "rgb24" | "argb"): VideoCodecSettings {
     segmentFormat: "mov",
     segmentExtension: "mov",
     pixelFormat,
+    matrix: "smpte170m",
     args: () => ["-c:v", "qtrle", "-pix_fmt", pixelFormat],
     audioArgs: [],
     muxArgs: [],
@@ -133,6 +145,22 @@ export interface SegmentEncodeSettings {
   threads?: number;
 }
 
+/**
+ * Scaling and colour conversion of a captured picture. The converter changes the matrix only on
+ * the way through RGB (YUV to YUV it only changes the range), so BT.709 goes through planar RGB:
+ * a JPEG screenshot is full-range BT.601, then BT.709 limited range, as the reference converts
+ * its screenshots (its engine's sdrCaptureColor.ts). Costs about 6 ms of CPU a new 1080p picture
+ * (120 JPEG frames: 1.9 s against 1.2 s, one thread).
+ */
+function pictureFilter(codec: VideoCodecSettings, width: number, height: number): string {
+  const scale = `scale=${width}:${height}:flags=bicubic`;
+  if (codec.matrix !== "bt709") return `${scale},format=${codec.pixelFormat}`;
+  return (
+    `${scale}:in_color_matrix=bt601:in_range=pc,format=gbrp,` +
+    `scale=out_color_matrix=bt709:out_range=tv:flags=neighbor,format=${codec.pixelFormat}`
+  );
+}
+
 /** One segment: a Matroska stream of JPEG/PNG frames on stdin, encoded to `output`. */
 export function segmentEncoderArgs(options: SegmentEncodeSettings): string[] {
   const codec = CODECS[options.format];
@@ -148,14 +176,14 @@ export function segmentEncoderArgs(options: SegmentEncodeSettings): string[] {
     "pipe:0",
     "-vf",
     // Scale and convert once per new picture, then let fps fill in the repeated frames.
-    `scale=${width}:${height}:flags=bicubic,format=${codec.pixelFormat},fps=${options.fps}`,
+    `${pictureFilter(codec, width, height)},fps=${options.fps}`,
     // Some FFmpeg versions let fps stretch the last picture by one more frame at the end.
     "-frames:v",
     String(options.frames),
     ...codec.args(options.quality),
-    // Frames are converted with the BT.601 matrix; say so, so players decode the colours exactly.
+    // Say which matrix the frames were converted with, so players decode the colours exactly.
     "-colorspace",
-    "smpte170m",
+    codec.matrix,
     "-color_primaries",
     "bt709",
     "-color_trc",

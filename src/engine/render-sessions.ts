@@ -95,6 +95,7 @@ export class RenderSessions {
       variables: prepared.variables,
       aspect: { ratio: prepared.aspectRatio, ...prepared.viewport },
       ...(prepared.captions ? { captions: prepared.captions } : {}),
+      fps: prepared.settings.fps,
     });
     this.initScript.catch(() => undefined); // surfaced by the sessions that await it
     options.signal?.addEventListener("abort", this.onAbort, { once: true });

@@ -21,6 +21,8 @@ export interface RuntimeConfig {
   aspect?: { ratio: string; width: number; height: number };
   /** Captions drawn on top of the composition (runtime/captions.ts). */
   captions?: PageCaptions;
+  /** Renders: the output frame rate (runtime/video-time.ts). */
+  fps?: number;
 }
 
 const HERE = dirname(fileURLToPath(import.meta.url));

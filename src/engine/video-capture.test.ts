@@ -3,7 +3,9 @@
 // pictures reached the compositor showed the whole page as it was one frame earlier, on some
 // renders and not others; every frame must show the belt where its timeline puts it. And a video
 // picture that Chromium dropped on its way to the compositor (it was handed over while the one
-// before was not acknowledged yet) must still be the one captured.
+// before was not acknowledged yet) must still be the one captured. And a page of offset, sped-up
+// and looping clips shows, on every frame and in a chunk as in a whole render, the picture the
+// reference renderer draws for that time, in CSS's colours.
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,7 +18,9 @@ import { startProjectServer } from "./project-server";
 import { renderComposition } from "./render";
 import { waitUntilReady } from "./render-sessions";
 import { runtimeScript } from "./runtime-bundle";
-import { decodeFrame, pixelAt } from "./testing/probe";
+import { compareLateChunk } from "./testing/chunk-compare";
+import { decodeFrame, pixelAt, probeMedia } from "./testing/probe";
+import { mediaTimeAt } from "./runtime/video-time";
 
 const PROJECT = resolve(
   import.meta.dirname,
@@ -48,7 +52,8 @@ afterAll(async () => {
 });
 
 describe("video tiles that move", () => {
-  it("are drawn where the timeline puts them on every frame", async () => {
+  // 24 frames of five 1080p videos: ~110 s at load 20, past two minutes at load 35.
+  it("are drawn where the timeline puts them on every frame", { timeout: 300_000 }, async () => {
     const output = join(scratch, "belt.mp4");
     await renderComposition({
       projectDir: PROJECT,
@@ -142,4 +147,74 @@ describe("a video seeked twice with no frame drawn between the seeks", () => {
     }
     expect(shown).toEqual(shown.map(({ frame }) => ({ frame, videoFrame: frame })));
   });
+});
+
+describe("a page of clips offset, sped up and looped", () => {
+  // 10 fps, grey (no chroma: no matrix can shift it) at luma 40 + 4n in frame n, every frame a
+  // key frame. A: from 0.5 s, media from 0.5 s
+  // at twice the speed, until 2 s; B: looped over its last second. The page is 3 s at 4 fps.
+  const PAGE = `<!doctype html><html><body style="margin:0;background:#000">
+<div id="root" data-composition-id="main" data-width="640" data-height="360" data-duration="3"
+ style="position:relative;width:640px;height:360px">
+<video id="a" src="clip.mp4" muted data-start="0.5" data-duration="1.5" data-media-start="0.5"
+ data-playback-rate="2" style="position:absolute;left:0;top:0;width:320px;height:180px"></video>
+<video id="b" src="clip.mp4" muted loop data-start="0" data-duration="3" data-media-start="3"
+ style="position:absolute;left:320px;top:0;width:320px;height:180px;box-shadow:0 0 40px #fff"></video>
+<div style="position:absolute;left:0;top:240px;width:640px;height:120px;background:#00ff00"></div>
+</div></body></html>`;
+
+  it(
+    "shows the reference's picture for every frame, in chunks as whole, in CSS's colours",
+    { timeout: 300_000 },
+    async () => {
+      const dir = join(scratch, "clips");
+      await mkdir(dir, { recursive: true });
+      const ffmpeg = await resolveFfmpeg();
+      execFileSync(ffmpeg.path, [
+        ...["-v", "error", "-f", "lavfi", "-i", "color=c=black:s=160x90:r=10:d=4"],
+        ...["-vf", "format=yuv420p,geq=lum='40+4*N':cb=128:cr=128", "-c:v", "libx264"],
+        ...["-pix_fmt", "yuv420p", "-g", "1", join(dir, "clip.mp4")],
+      ]);
+      await writeFile(join(dir, "index.html"), PAGE);
+      const options = { projectDir: dir, fps: 4, quality: "standard" as const, workers: 1 };
+      const output = join(dir, "whole.mp4");
+      const result = await renderComposition({ ...options, output, thumbnail: false });
+      expect(result.frames).toBe(12);
+      const info = await probeMedia(output);
+      expect(info.streams.find((s) => s.type === "video")).toMatchObject({ width: 1920 });
+      const shown: { frame: number; a: number | null; b: number | null }[] = [];
+      const expected: typeof shown = [];
+      for (let frame = 0; frame < 12; frame++) {
+        const t = frame / 4;
+        const picture = await decodeFrame(output, frame);
+        // The box centres, scaled 3x to the 1920x1080 output; a hidden video leaves black.
+        const level = (x: number) => {
+          const [red] = pixelAt(picture, x, 270);
+          return red < 10 ? null : Math.round(((red * 219) / 255 + 16 - 40) / 4);
+        };
+        shown.push({ frame, a: level(480), b: level(1440) });
+        const clipFrame = (media: number) => Math.floor(media * 10 + 1e-6);
+        const a = mediaTimeAt({ start: 0.5, mediaStart: 0.5, rate: 2, loop: false }, t, 4, 4);
+        const b = mediaTimeAt({ start: 0, mediaStart: 3, rate: 1, loop: true }, t, 4, 4);
+        expected.push({
+          frame,
+          // Shown from its start until its end, as the reference draws it.
+          a: t >= 0.5 && t < 2 ? clipFrame(a) : null,
+          b: clipFrame(b),
+        });
+        // No shadow around B (the reference does not draw a video's shadow), and the CSS green
+        // stays pure green in the BT.709 file.
+        expect(pixelAt(picture, 1440, 560).slice(0, 3)).toEqual([0, 0, 0]);
+        const [r, g, b2] = pixelAt(picture, 960, 900);
+        expect({ r, g, b: b2 }).toEqual({
+          r: expect.closeTo(0, -0.7),
+          g: expect.closeTo(255, -0.7),
+          b: expect.closeTo(0, -0.7),
+        });
+      }
+      expect(shown).toEqual(expected);
+      const late = await compareLateChunk(options, output, result.frames, join(dir, "chunk"));
+      expect(late.minSsim).toBeGreaterThanOrEqual(0.999);
+    },
+  );
 });

@@ -48,6 +48,8 @@ export interface RuntimeOptions {
    * interception instead).
    */
   libraryBase?: string;
+  /** Renders: the output frame rate (videos show the picture the reference draws per frame). */
+  fps?: number;
 }
 
 /**
@@ -321,7 +323,7 @@ export function bootRuntime(options: RuntimeOptions): SvcPage {
     // canvas from its composition's box at mount sees the box before the root's layout.
     layOutRootChildren(root);
     registerInlineCompositions(context);
-    scene = new Scene(rootInstance, context.instances, clock, warnings);
+    scene = new Scene(rootInstance, context.instances, clock, warnings, options.fps);
     await scene.seek(0);
     const found = scene.duration();
     if (found === undefined) {

@@ -16,6 +16,7 @@ if (!window.__svc && !window.__svcChildFrame && isChildOfRuntimePage()) {
     variables: config.variables ?? {},
     ...(config.epochMs !== undefined ? { epochMs: config.epochMs } : {}),
     ...(config.libraryBase ? { libraryBase: config.libraryBase } : {}),
+    ...(config.fps !== undefined ? { fps: config.fps } : {}),
   });
   // What the page does that svc may not render faithfully: `__svc.findings()`.
   installDiagnostics(page);

@@ -9,9 +9,21 @@ import { isTimeline, overlapInitFrames } from "./timelines";
 import { seekChildFrames } from "./child-frame";
 import { FrameAdapters } from "./adapters";
 import type { VirtualClock } from "./clock";
+import { mediaStartOf, mediaTimeAt, naturalEnd, playbackRate } from "./video-time";
 import type { CompositionInstance, JumpResult, MediaSource, TimelineLike } from "./types";
 
 const HIDDEN_ATTR = "data-svc-hidden";
+/** A video inside its span: shown even where its own or an ancestor's visibility is hidden. */
+const SHOWN_ATTR = "data-svc-video-shown";
+/**
+ * How the reference draws a video: as an image in its place that copies the video's box, fit,
+ * border, radius, opacity, transforms, filters, masks and z-index, but not its shadow, outline or
+ * background (the video itself is hidden). The image is positioned, so a video that is not gets
+ * position: relative (see collect): it then paints in the same layer order as that image.
+ */
+const VIDEO_STYLE =
+  `[${SHOWN_ATTR}]{visibility:visible!important}` +
+  `video{box-shadow:none!important;outline:none!important;background:none!important}`;
 /** A video that never reports `seeked` must not stall the render forever. */
 const SEEKED_TIMEOUT_MS = 5000;
 /** The reference runtime's re-render step around a seek (seekTimeline). */
@@ -32,6 +44,10 @@ interface MediaEntry extends TimedElement {
   declaredDuration: number | undefined;
   volume: number;
   controlsVisibility: boolean;
+  /** data-playback-rate (videos). */
+  rate: number;
+  /** Videos: the nested composition hosts around it; a hidden one hides the video too. */
+  hosts: HTMLElement[];
 }
 
 interface TimelineEntry {
@@ -61,6 +77,8 @@ export class Scene {
     private readonly instances: CompositionInstance[],
     private readonly clock: VirtualClock,
     private readonly warnings: string[],
+    /** The render's frame rate: videos show the picture the reference extracts for each frame. */
+    private readonly fps: number | undefined = undefined,
   ) {
     for (const instance of instances) this.byElement.set(instance.element, instance);
     this.adapters = new FrameAdapters(clock, (element) => this.ownerOf(element).offset);
@@ -83,7 +101,7 @@ export class Scene {
 
   private collect(): void {
     const style = document.createElement("style");
-    style.textContent = `[${HIDDEN_ATTR}]{visibility:hidden!important}`;
+    style.textContent = `[${HIDDEN_ATTR}]{visibility:hidden!important}${VIDEO_STYLE}`;
     document.head.append(style);
 
     for (const instance of this.instances) {
@@ -110,13 +128,19 @@ export class Scene {
     for (const element of Array.from(document.querySelectorAll<HTMLMediaElement>("video, audio"))) {
       const owner = this.ownerOf(element.parentElement);
       const start = owner.offset + (numberAttr(element, "data-start") ?? 0);
-      const declaredDuration = numberAttr(element, "data-duration");
-      const mediaStart = numberAttr(element, "data-media-start") ?? 0;
+      const isVideo = element instanceof HTMLVideoElement;
+      const declaredEnd = numberAttr(element, "data-end");
+      let declaredDuration = numberAttr(element, "data-duration");
+      if (declaredDuration === undefined && declaredEnd !== undefined) {
+        declaredDuration = Math.max(0, owner.offset + declaredEnd - start);
+      }
+      const mediaStart = isVideo
+        ? mediaStartOf(element)
+        : (numberAttr(element, "data-media-start") ?? 0);
+      const rate = isVideo ? playbackRate(element) : 1;
       let end = Infinity;
       if (declaredDuration !== undefined) end = start + declaredDuration;
-      else if (Number.isFinite(element.duration) && !element.loop) {
-        end = start + Math.max(0, element.duration - mediaStart);
-      }
+      else end = naturalEnd({ start, mediaStart, rate, loop: element.loop }, element.duration);
       const volume = element.hasAttribute("muted")
         ? 0
         : Math.max(0, numberAttr(element, "data-volume") ?? 1);
@@ -130,13 +154,27 @@ export class Scene {
         declaredDuration,
         volume,
         controlsVisibility: element.hasAttribute("data-start"),
+        rate,
+        hosts: [],
       };
       this.media.push(entry);
       // The page never plays media: video frames are seeked, audio is mixed by the encoder.
       element.pause();
       element.muted = true;
       element.addEventListener("play", () => element.pause());
-      if (element instanceof HTMLVideoElement) this.videos.push(entry);
+      if (isVideo) {
+        for (let at = element.parentElement; at; at = at.parentElement) {
+          if (at.hasAttribute("data-composition-src") || at.hasAttribute("data-composition-file")) {
+            entry.hosts.push(at);
+          }
+        }
+        // Layout is final here (the page is ready); an in-flow video is not moved by this.
+        if (getComputedStyle(element).position === "static") {
+          element.style.position = "relative";
+          element.style.inset = "auto";
+        }
+        this.videos.push(entry);
+      }
     }
   }
 
@@ -204,7 +242,7 @@ export class Scene {
     }
   }
 
-  /** Draws time `t`; true when a video had to move to another frame. */
+  /** Draws time `t`; true when a video had to move to another frame or appeared. */
   async seek(t: number): Promise<boolean> {
     this.clock.advanceTo(t * 1000);
 
@@ -216,20 +254,35 @@ export class Scene {
     const seeks: Promise<void>[] = [];
     this.moved = [];
     for (const entry of this.media) {
-      const inside = entry.start <= t && t < entry.end;
-      if (entry.controlsVisibility) setHidden(entry, !inside);
-      if (!(entry.element instanceof HTMLVideoElement)) continue;
+      if (!(entry.element instanceof HTMLVideoElement)) {
+        if (entry.controlsVisibility) setHidden(entry, !(entry.start <= t && t < entry.end));
+        continue;
+      }
       const video = entry.element;
+      // The reference draws a video's picture from its start to its end (excluded: measured, bench
+      // video-window), over the video's own visibility and that of any ancestor but a hidden
+      // nested composition host.
+      const inside = !entry.controlsVisibility || (entry.start <= t && t < entry.end);
+      const shown = inside && !entry.hosts.some((host) => host.hasAttribute(HIDDEN_ATTR));
+      // A video that appears joins the compositor frame late, as a moved one does: without the
+      // moved-video handling its first two frames came out without it (bench video-window).
+      const appeared = shown && entry.hidden !== false && !video.error;
+      setHidden(entry, !shown);
+      if (shown) video.setAttribute(SHOWN_ATTR, "");
+      else video.removeAttribute(SHOWN_ATTR);
       // A video that failed to load (readiness warned) never seeks: waiting for it would cost
       // SEEKED_TIMEOUT_MS on every frame (an unfilled template's src: 3 s a frame).
       if (video.error) continue;
-      let target = entry.mediaStart + Math.max(0, t - entry.start);
-      const length = video.duration;
-      if (Number.isFinite(length) && length > 0) {
-        target = video.loop ? target % length : Math.min(target, length);
-      }
+      const target = mediaTimeAt(
+        { start: entry.start, mediaStart: entry.mediaStart, rate: entry.rate, loop: video.loop },
+        t,
+        video.duration,
+        this.fps,
+      );
       if (Math.abs(video.currentTime - target) > 0.0005) {
         seeks.push(this.seekVideo(video, target));
+        this.moved.push(video);
+      } else if (appeared) {
         this.moved.push(video);
       }
     }
@@ -241,7 +294,7 @@ export class Scene {
       await Promise.all(seeks);
       await this.adapters.videosMoved(t, this.moved);
     }
-    return seeks.length > 0;
+    return this.moved.length > 0;
   }
 
   /**

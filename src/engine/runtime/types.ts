@@ -121,6 +121,8 @@ declare global {
       aspect?: PageAspect;
       /** Captions drawn on top of the composition (runtime/captions.ts). */
       captions?: PageCaptions;
+      /** Renders: the output frame rate (runtime/video-time.ts). */
+      fps?: number;
     };
     __timelines?: TimelineRegistry;
   }
