@@ -33,6 +33,10 @@ describe("svc doctor", () => {
       source: "bundled",
       reason: expect.stringContaining("starts in milliseconds"),
     });
+    // Service renders' browsers: closed by a namespace, Chromium's sandbox on (this machine
+    // and CI allow user namespaces; as root the browser runs as nobody).
+    expect(report.service_renders).toMatchObject({ network: "namespace", sandbox: true });
+    if (process.getuid?.() === 0) expect(report.service_renders.uid).toBe(65534);
     expect(report.ffmpeg.encoders.map((e: { name: string }) => e.name)).toEqual([
       "libx264",
       "libvpx-vp9",

@@ -7,7 +7,7 @@
 // and with the network open its WebRTC and WebSocket packets do arrive (so the probes are real).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createSocket, type Socket } from "node:dgram";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -18,6 +18,7 @@ import { createNetwork, netnsUnavailable, type Network } from "../server/testing
 import { confinementFor } from "./confinement";
 import { resolveChromium } from "./browser";
 import { renderComposition } from "./render";
+import { decodeFrame, pixelAt } from "./testing/probe";
 import type { NetworkAccess } from "./network";
 
 /** A place that counts what reaches it: TCP connections (HTTP, WebSocket) and UDP packets. */
@@ -234,5 +235,39 @@ describe("the same page with the network open (a local render of one's own proje
       expect(listener.hits().tcp).toBeGreaterThan(0);
       expect(listener.hits().udp).toBeGreaterThan(0);
     }
+  });
+});
+
+describe("a closed page and the files of the machine it renders on", () => {
+  it("cannot read a file outside its project, even with switches that would allow it", async () => {
+    const secretDir = join(scratch, "secret");
+    await mkdir(secretDir);
+    const secret = join(secretDir, "signing-secret.txt");
+    await writeFile(secret, "not for pages");
+    await chmod(secretDir, 0o700);
+    expect(await readFile(secret, "utf8")).toBe("not for pages"); // this process can
+    const project = join(scratch, "reader");
+    await mkdir(project);
+    // Synchronous reads, so the answer is in the first frame: green if anything was read.
+    await writeFile(
+      join(project, "index.html"),
+      `<!doctype html><html><head><style>html,body{margin:0;background:#f00}</style></head>
+<body><div id="stage" data-composition-id="main" data-width="320" data-height="180" data-duration="0.2"></div>
+<script>
+let read = "";
+for (const url of ["file://${secret}", "file:///etc/hostname"]) {
+  try { const x = new XMLHttpRequest(); x.open("GET", url, false); x.send(); read += x.responseText; } catch {}
+}
+if (read) document.body.style.background = "#0f0";
+</script></body></html>`,
+    );
+    const output = join(scratch, "reader.mp4");
+    await renderComposition(
+      { projectDir: project, output, fps: 5, workers: 1, allowNetwork: false, thumbnail: false },
+      { extraArgs: ["--allow-file-access-from-files", "--disable-web-security"] },
+    );
+    const [red, green] = pixelAt(await decodeFrame(output, 0), 160, 90);
+    expect(red).toBeGreaterThan(200);
+    expect(green).toBeLessThan(60);
   });
 });

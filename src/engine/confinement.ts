@@ -29,7 +29,18 @@ export interface Confinement {
   args: string[];
   /** Why it is so, in a sentence `svc doctor` and the service's start-up log show. */
   reason: string;
+  /**
+   * Chromium's own sandbox is on (renderers in their own namespaces under seccomp): where the
+   * browser runs as an unprivileged user in a user namespace svc could make. Then the browser runs
+   * in several processes; without it, in one (faster to start, --single-process).
+   */
+  sandbox: boolean;
+  /** Why the sandbox is on or off, in a sentence. */
+  sandboxReason: string;
 }
+
+/** Switches a sandboxed browser must not get: they turn the sandbox off or need it off. */
+export const UNSANDBOXED_ARGS = ["--no-sandbox", "--single-process", "--no-zygote"];
 
 /**
  * Switches that keep a browser off the network by themselves: every connection goes to a proxy
@@ -70,7 +81,14 @@ export function confinementFor(
   closedNetwork: boolean,
   env: NodeJS.ProcessEnv = process.env,
 ): Confinement {
-  const key = JSON.stringify([executablePath, closedNetwork]);
+  const key = JSON.stringify([
+    executablePath,
+    closedNetwork,
+    env.SVC_BROWSER_NAMESPACE,
+    env.SVC_BROWSER_SANDBOX,
+    env.SVC_BROWSER_UID,
+    env.SVC_BROWSER_GID,
+  ]);
   let found = probed.get(key);
   if (!found) probed.set(key, (found = probe(executablePath, closedNetwork, env)));
   return found;
@@ -89,6 +107,9 @@ function probe(
       prefix: [],
       args: [],
       reason: "the page may use the network (a local render of your own project)",
+      sandbox: false,
+      sandboxReason:
+        "a local render of your own project runs the browser as you, in one process (the fastest start)",
     };
   }
   if (env.SVC_BROWSER_NAMESPACE?.trim() === "0") {
@@ -98,6 +119,7 @@ function probe(
       ...owner,
       args: CLOSED_NETWORK_ARGS,
       reason: "SVC_BROWSER_NAMESPACE=0: the browser's own switches keep it off the network",
+      ...sandboxOff("SVC_BROWSER_NAMESPACE=0 turns svc's namespaces off"),
     };
   }
   const unshare = process.platform === "linux" ? UNSHARE_CANDIDATES.find(existsSync) : undefined;
@@ -125,6 +147,14 @@ function probe(
         args: CLOSED_NETWORK_ARGS,
         reason:
           "the browser runs in a network namespace of its own with no interface up, so it reaches nothing; svc answers its requests for the project's files",
+        ...(env.SVC_BROWSER_SANDBOX?.trim() === "0"
+          ? sandboxOff("SVC_BROWSER_SANDBOX=0 turns it off")
+          : {
+              sandbox: true,
+              sandboxReason: user
+                ? `Chromium's sandbox is on: the browser runs as uid ${user.uid} (not root), its pages in sandboxed processes`
+                : "Chromium's sandbox is on: its pages run in sandboxed processes",
+            }),
       };
     }
     return {
@@ -133,6 +163,9 @@ function probe(
       ...owner,
       args: CLOSED_NETWORK_ARGS,
       reason: `this kernel did not let svc make a user and network namespace (unshare exit ${check.status ?? check.signal ?? check.error?.message}); the browser's own switches keep it off the network (sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces>0 closes it by construction)`,
+      ...sandboxOff(
+        "Chromium's sandbox needs user namespaces, which this kernel does not give svc (sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces>0 turns it on)",
+      ),
     };
   }
   return {
@@ -144,5 +177,14 @@ function probe(
       process.platform === "linux"
         ? "unshare (util-linux) is not installed; the browser's own switches keep it off the network"
         : "network namespaces are a Linux feature; on this system the browser's own switches keep it off the network",
+    ...sandboxOff(
+      process.platform === "linux"
+        ? "without unshare svc cannot give the browser the user namespace its sandbox needs"
+        : "svc starts the browser without its sandbox on this system",
+    ),
   };
+}
+
+function sandboxOff(why: string): { sandbox: false; sandboxReason: string } {
+  return { sandbox: false, sandboxReason: `Chromium's sandbox is off: ${why}` };
 }

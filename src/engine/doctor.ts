@@ -3,6 +3,7 @@
 // what to install. One report backs both `svc doctor` outputs (human and --json).
 import { execFile } from "node:child_process";
 import { resolveChromium } from "./browser";
+import { confinementFor } from "./confinement";
 import type { BrowserSource } from "./browser";
 import { isEngineError } from "./errors";
 import { ffmpegInfo, REQUIRED_ENCODERS, resolveFfmpeg, resolveFfprobe } from "./ffmpeg";
@@ -44,10 +45,25 @@ export interface FfmpegCheck extends ToolCheck {
   encoders: Array<{ name: RequiredEncoder; purpose: string; present: boolean }>;
 }
 
+/**
+ * How the browser of a page whose network is closed (every service render) is fenced in
+ * (confinement.ts): "namespace" is closed by construction, "switches" by the browser's own flags.
+ */
+export interface ServiceRendersCheck {
+  network: "namespace" | "switches";
+  sandbox: boolean;
+  /** The user id the browser runs as, when not this process's (a root process). */
+  uid?: number;
+  reason: string;
+  sandboxReason: string;
+}
+
 export interface DoctorReport {
   /** Everything a render of any format needs is present. */
   ok: boolean;
   browser: BrowserCheck;
+  /** Present when a browser was found. */
+  serviceRenders?: ServiceRendersCheck;
   ffmpeg: FfmpegCheck;
   ffprobe: ToolCheck;
 }
@@ -65,7 +81,29 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
     checkFfmpeg(env),
     checkFfprobe(env),
   ]);
-  return { ok: browser.ok && ffmpeg.ok && ffprobe.ok, browser, ffmpeg, ffprobe };
+  const report: DoctorReport = {
+    ok: browser.ok && ffmpeg.ok && ffprobe.ok,
+    browser,
+    ffmpeg,
+    ffprobe,
+  };
+  if (browser.path) report.serviceRenders = serviceRendersCheck(browser.path, env);
+  return report;
+}
+
+/** How service renders' browsers would start here (also logged when the service starts). */
+export function serviceRendersCheck(
+  executablePath: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ServiceRendersCheck {
+  const confinement = confinementFor(executablePath, true, env);
+  return {
+    network: confinement.network === "namespace" ? "namespace" : "switches",
+    sandbox: confinement.sandbox,
+    ...(confinement.uid !== undefined ? { uid: confinement.uid } : {}),
+    reason: confinement.reason,
+    sandboxReason: confinement.sandboxReason,
+  };
 }
 
 async function checkBrowser(env: NodeJS.ProcessEnv): Promise<BrowserCheck> {

@@ -10,7 +10,7 @@ import { resolveChromium, type ResolvedBrowser } from "./browser";
 import { captureBrowserArgs } from "./capture-args";
 import type { CaptureMethod } from "./capture";
 import { CdpBrowser, type BrowserLaunch } from "./cdp";
-import { confinementFor } from "./confinement";
+import { confinementFor, UNSANDBOXED_ARGS } from "./confinement";
 import type { NetworkAccess } from "./network";
 import { resolveFfmpeg } from "./ffmpeg";
 
@@ -50,7 +50,9 @@ export function captureLaunch(
   allowNetwork: NetworkAccess,
 ): { key: string; launch: BrowserLaunch } {
   const confinement = confinementFor(browser.executablePath, allowNetwork !== true);
-  const args = [...captureBrowserArgs(method, frame), ...confinement.args];
+  const args = [...captureBrowserArgs(method, frame), ...confinement.args].filter(
+    (arg) => !confinement.sandbox || !UNSANDBOXED_ARGS.includes(arg),
+  );
   const { prefix, uid, gid } = confinement;
   return {
     key: JSON.stringify([
