@@ -15,13 +15,14 @@ export async function runDoctorCommand(options: DoctorOptions, io: CliIo): Promi
   const report = await runDoctor(io.env);
   if (options.json) {
     const { headlessShell, ...browser } = report.browser;
-    const { serviceRenders, ...rest } = report;
+    const { serviceRenders, mediaFfmpeg, ...rest } = report;
     printJson(io, {
       ...rest,
       browser: {
         ...browser,
         ...(headlessShell !== undefined ? { headless_shell: headlessShell } : {}),
       },
+      media_ffmpeg: mediaFfmpeg,
       ...(serviceRenders
         ? {
             service_renders: {
@@ -106,6 +107,14 @@ export function formatDoctorReport(report: DoctorReport): string {
       }
     }
     problem(tool);
+  }
+
+  const media = report.mediaFfmpeg;
+  if (media.path) {
+    row(media.ok, "media ffmpeg", `${media.version ?? "version unknown"} (${media.source})`);
+    more(media.path);
+    more("decodes customers' audio and video; svc's own frames go through the ffmpeg above");
+    if (media.reason) more(`why: ${media.reason}`);
   }
 
   lines.push("");

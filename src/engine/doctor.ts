@@ -6,7 +6,13 @@ import { resolveChromium } from "./browser";
 import { confinementFor } from "./confinement";
 import type { BrowserSource } from "./browser";
 import { isEngineError } from "./errors";
-import { ffmpegInfo, REQUIRED_ENCODERS, resolveFfmpeg, resolveFfprobe } from "./ffmpeg";
+import {
+  ffmpegInfo,
+  REQUIRED_ENCODERS,
+  resolveFfmpeg,
+  resolveFfprobe,
+  resolveMediaFfmpeg,
+} from "./ffmpeg";
 import type { ToolSource } from "./ffmpeg";
 
 export type RequiredEncoder = (typeof REQUIRED_ENCODERS)[number];
@@ -66,6 +72,8 @@ export interface DoctorReport {
   serviceRenders?: ServiceRendersCheck;
   ffmpeg: FfmpegCheck;
   ffprobe: ToolCheck;
+  /** The FFmpeg that decodes customers' audio and video (a maintained release, where there is one). */
+  mediaFfmpeg: ToolCheck;
 }
 
 const BROWSER_HINT =
@@ -76,14 +84,16 @@ const FFPROBE_HINT =
   "Install FFmpeg, which includes ffprobe (apt-get install ffmpeg), or set SVC_FFPROBE_PATH to an ffprobe executable.";
 
 export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<DoctorReport> {
-  const [browser, ffmpeg, ffprobe] = await Promise.all([
+  const [browser, ffmpeg, ffprobe, mediaFfmpeg] = await Promise.all([
     checkBrowser(env),
     checkFfmpeg(env),
     checkFfprobe(env),
+    checkTool(() => resolveMediaFfmpeg(env), FFMPEG_HINT).then((check) => check.tool),
   ]);
   const report: DoctorReport = {
     ok: browser.ok && ffmpeg.ok && ffprobe.ok,
     browser,
+    mediaFfmpeg,
     ffmpeg,
     ffprobe,
   };
