@@ -33,6 +33,17 @@ describe("svc doctor", () => {
       source: "bundled",
       reason: expect.stringContaining("starts in milliseconds"),
     });
+    // Service renders' browsers: closed by a namespace, Chromium's sandbox on (this machine
+    // and CI allow user namespaces; as root the browser runs as nobody).
+    expect(report.service_renders).toMatchObject({ network: "namespace", sandbox: true });
+    if (process.getuid?.() === 0) expect(report.service_renders.uid).toBe(65534);
+    // Customers' media are decoded by a maintained FFmpeg: Debian's (5.1 on bookworm, a
+    // supported release line), not the 2018 static build (N-47683).
+    expect(report.media_ffmpeg).toMatchObject({
+      ok: true,
+      source: "path",
+      version: expect.stringMatching(/^(5\.1|[6-9])\.\d/),
+    });
     expect(report.ffmpeg.encoders.map((e: { name: string }) => e.name)).toEqual([
       "libx264",
       "libvpx-vp9",

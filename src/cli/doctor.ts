@@ -15,12 +15,25 @@ export async function runDoctorCommand(options: DoctorOptions, io: CliIo): Promi
   const report = await runDoctor(io.env);
   if (options.json) {
     const { headlessShell, ...browser } = report.browser;
+    const { serviceRenders, mediaFfmpeg, ...rest } = report;
     printJson(io, {
-      ...report,
+      ...rest,
       browser: {
         ...browser,
         ...(headlessShell !== undefined ? { headless_shell: headlessShell } : {}),
       },
+      media_ffmpeg: mediaFfmpeg,
+      ...(serviceRenders
+        ? {
+            service_renders: {
+              network: serviceRenders.network,
+              sandbox: serviceRenders.sandbox,
+              ...(serviceRenders.uid !== undefined ? { uid: serviceRenders.uid } : {}),
+              reason: serviceRenders.reason,
+              sandbox_reason: serviceRenders.sandboxReason,
+            },
+          }
+        : {}),
     });
   } else {
     io.stdout.write(formatDoctorReport(report));
@@ -65,6 +78,17 @@ export function formatDoctorReport(report: DoctorReport): string {
     row(false, "browser", "not found");
   }
   problem(browser);
+  const fence = report.serviceRenders;
+  if (fence) {
+    // Not a readiness check: renders work either way; this says how safely.
+    row(
+      fence.network === "namespace" && fence.sandbox,
+      "page fence",
+      `network ${fence.network === "namespace" ? "closed by a namespace" : "closed by browser switches only"}, Chromium sandbox ${fence.sandbox ? "on" : "off"}`,
+    );
+    more(`why: ${fence.reason}`);
+    more(`sandbox: ${fence.sandboxReason}`);
+  }
 
   for (const [label, tool] of [
     ["ffmpeg", ffmpeg],
@@ -83,6 +107,14 @@ export function formatDoctorReport(report: DoctorReport): string {
       }
     }
     problem(tool);
+  }
+
+  const media = report.mediaFfmpeg;
+  if (media.path) {
+    row(media.ok, "media ffmpeg", `${media.version ?? "version unknown"} (${media.source})`);
+    more(media.path);
+    more("decodes customers' audio and video; svc's own frames go through the ffmpeg above");
+    if (media.reason) more(`why: ${media.reason}`);
   }
 
   lines.push("");

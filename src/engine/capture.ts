@@ -12,6 +12,8 @@ import { EngineError } from "./errors";
 import type { FrameImageFormat } from "./encode";
 import {
   applyNetworkPolicy,
+  networkClosed,
+  watchRefusedAttempts,
   type NetworkAccess,
   type NetworkPolicy,
   type PolicyTarget,
@@ -92,7 +94,7 @@ export class CaptureSession {
     options: CaptureSessionOptions,
     method: CaptureMethod,
   ): Promise<CaptureSession> {
-    const { key, launch } = captureLaunch(options.browser, method, options);
+    const { key, launch } = captureLaunch(options.browser, method, options, options.allowNetwork);
     const spare = await takeSpareBrowser(key);
     if (!spare) startedOwnBrowser(key, launch, options, method);
     const browser = spare?.browser ?? (await CdpBrowser.launch(launch));
@@ -147,6 +149,31 @@ export class CaptureSession {
       // Covers the page's dedicated workers too: their requests go through the page.
       applyNetworkPolicy(this.target(this.sessionId), policy),
       this.holdWorkersToPolicy(policy),
+      networkClosed(options.allowNetwork) ? this.watchRefusedAttempts() : undefined,
+    ]);
+  }
+
+  /**
+   * A closed page's attempts that no request shows (WebSockets, WebRTC, DNS hints), in the page
+   * and in its dedicated workers (each held until watched), become refused requests to warn of.
+   */
+  private async watchRefusedAttempts(): Promise<void> {
+    const onBlocked = (url: string) => this.options.onBlockedRequest?.(url);
+    const page = this.target(this.sessionId);
+    page.on("Target.attachedToTarget", (params) => {
+      const worker = this.target(params.sessionId as string);
+      void watchRefusedAttempts(worker, onBlocked, false)
+        .then(() => worker.send("Runtime.runIfWaitingForDebugger"))
+        .catch(() => undefined);
+    });
+    await Promise.all([
+      watchRefusedAttempts(page, onBlocked, true),
+      page.send("Target.setAutoAttach", {
+        autoAttach: true,
+        waitForDebuggerOnStart: true,
+        flatten: true,
+        filter: [{ type: "worker" }],
+      }),
     ]);
   }
 

@@ -5,7 +5,7 @@
 // browser, fd 4 back, messages ending in NUL) needs no listening port, so no other local user can
 // drive the browser, and the browser quits when our end closes.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, chown, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -28,6 +28,8 @@ export interface BrowserLaunch {
   timeoutMs?: number;
   /** How long any later command may go unanswered (default: browserCommandTimeoutMs()). */
   commandTimeoutMs?: number;
+  /** A command the browser starts behind (its network namespace) and the user it runs as. */
+  confinement?: { prefix: string[]; uid?: number; gid?: number };
 }
 
 /**
@@ -62,6 +64,18 @@ class CrashedAtStart extends Error {
   constructor(readonly error: EngineError) {
     super(error.message);
   }
+}
+
+/**
+ * Where profiles of browsers run as another user go: the system's /tmp, not TMPDIR, which is
+ * often a folder only this user may enter (tests, services with a private temp dir). The folder
+ * is this user's, and others may pass through it (0711) but not list it.
+ */
+async function sharedProfileRoot(): Promise<string> {
+  const root = join("/tmp", `svc-browser-profiles-${process.getuid?.() ?? 0}`);
+  await mkdir(root, { recursive: true, mode: 0o711 });
+  await chmod(root, 0o711);
+  return root;
 }
 
 /** How long Browser.close may take before the process is killed. */
@@ -137,11 +151,35 @@ export class CdpBrowser {
   }
 
   private static async launchOnce(options: BrowserLaunch): Promise<CdpBrowser> {
-    const userDataDir = await mkdtemp(join(tmpdir(), "svc-chromium-"));
+    const { prefix = [], uid, gid } = options.confinement ?? {};
+    const asOtherUser = uid !== undefined && gid !== undefined;
+    const userDataDir = await mkdtemp(
+      join(asOtherUser ? await sharedProfileRoot() : tmpdir(), "svc-chromium-"),
+    );
+    // A browser started as another user owns its profile, and keeps its files there (HOME).
+    if (asOtherUser) await chown(userDataDir, uid, gid);
+    const browserArgs = [
+      ...options.args,
+      `--user-data-dir=${userDataDir}`,
+      "--remote-debugging-pipe",
+    ];
     const child = spawn(
-      options.executablePath,
-      [...options.args, `--user-data-dir=${userDataDir}`, "--remote-debugging-pipe"],
-      { env: options.env, stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] },
+      prefix[0] ?? options.executablePath,
+      prefix.length > 0
+        ? [...prefix.slice(1), options.executablePath, ...browserArgs]
+        : browserArgs,
+      {
+        env: asOtherUser
+          ? {
+              ...options.env,
+              HOME: userDataDir,
+              XDG_CONFIG_HOME: userDataDir,
+              XDG_CACHE_HOME: userDataDir,
+            }
+          : options.env,
+        stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
+        ...(asOtherUser ? { uid, gid } : {}),
+      },
     );
     const spawned = new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);

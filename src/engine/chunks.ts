@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { AudioInput } from "./encode";
 import { finishOutput } from "./outputs/pictures";
-import { resolveFfmpeg } from "./ffmpeg";
+import { resolveFfmpeg, resolveMediaFfmpeg } from "./ffmpeg";
 import type { Chunk } from "./plan";
 import { captureSegments, progressReporter } from "./render-capture";
 import { finishChunk, pageAudio } from "./render-finish";
@@ -109,7 +109,8 @@ export interface JoinChunksOptions {
 
 /** Joins the chunks' segments (in order) without re-encoding and mixes the audio once. */
 export async function joinChunks(options: JoinChunksOptions): Promise<void> {
-  const ffmpeg = await resolveFfmpeg();
+  // The mix decodes customers' audio: a maintained FFmpeg then (resolveMediaFfmpeg).
+  const ffmpeg = await (options.audio.length > 0 ? resolveMediaFfmpeg() : resolveFfmpeg());
   const workDir = await mkdtemp(join(tmpdir(), "svc-join-"));
   const partial = join(dirname(options.output), `.${basename(options.output)}.partial`);
   try {

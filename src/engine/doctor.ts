@@ -3,9 +3,16 @@
 // what to install. One report backs both `svc doctor` outputs (human and --json).
 import { execFile } from "node:child_process";
 import { resolveChromium } from "./browser";
+import { confinementFor } from "./confinement";
 import type { BrowserSource } from "./browser";
 import { isEngineError } from "./errors";
-import { ffmpegInfo, REQUIRED_ENCODERS, resolveFfmpeg, resolveFfprobe } from "./ffmpeg";
+import {
+  ffmpegInfo,
+  REQUIRED_ENCODERS,
+  resolveFfmpeg,
+  resolveFfprobe,
+  resolveMediaFfmpeg,
+} from "./ffmpeg";
 import type { ToolSource } from "./ffmpeg";
 
 export type RequiredEncoder = (typeof REQUIRED_ENCODERS)[number];
@@ -44,12 +51,29 @@ export interface FfmpegCheck extends ToolCheck {
   encoders: Array<{ name: RequiredEncoder; purpose: string; present: boolean }>;
 }
 
+/**
+ * How the browser of a page whose network is closed (every service render) is fenced in
+ * (confinement.ts): "namespace" is closed by construction, "switches" by the browser's own flags.
+ */
+export interface ServiceRendersCheck {
+  network: "namespace" | "switches";
+  sandbox: boolean;
+  /** The user id the browser runs as, when not this process's (a root process). */
+  uid?: number;
+  reason: string;
+  sandboxReason: string;
+}
+
 export interface DoctorReport {
   /** Everything a render of any format needs is present. */
   ok: boolean;
   browser: BrowserCheck;
+  /** Present when a browser was found. */
+  serviceRenders?: ServiceRendersCheck;
   ffmpeg: FfmpegCheck;
   ffprobe: ToolCheck;
+  /** The FFmpeg that decodes customers' audio and video (a maintained release, where there is one). */
+  mediaFfmpeg: ToolCheck;
 }
 
 const BROWSER_HINT =
@@ -60,12 +84,36 @@ const FFPROBE_HINT =
   "Install FFmpeg, which includes ffprobe (apt-get install ffmpeg), or set SVC_FFPROBE_PATH to an ffprobe executable.";
 
 export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<DoctorReport> {
-  const [browser, ffmpeg, ffprobe] = await Promise.all([
+  const [browser, ffmpeg, ffprobe, mediaFfmpeg] = await Promise.all([
     checkBrowser(env),
     checkFfmpeg(env),
     checkFfprobe(env),
+    checkTool(() => resolveMediaFfmpeg(env), FFMPEG_HINT).then((check) => check.tool),
   ]);
-  return { ok: browser.ok && ffmpeg.ok && ffprobe.ok, browser, ffmpeg, ffprobe };
+  const report: DoctorReport = {
+    ok: browser.ok && ffmpeg.ok && ffprobe.ok,
+    browser,
+    mediaFfmpeg,
+    ffmpeg,
+    ffprobe,
+  };
+  if (browser.path) report.serviceRenders = serviceRendersCheck(browser.path, env);
+  return report;
+}
+
+/** How service renders' browsers would start here (also logged when the service starts). */
+export function serviceRendersCheck(
+  executablePath: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ServiceRendersCheck {
+  const confinement = confinementFor(executablePath, true, env);
+  return {
+    network: confinement.network === "namespace" ? "namespace" : "switches",
+    sandbox: confinement.sandbox,
+    ...(confinement.uid !== undefined ? { uid: confinement.uid } : {}),
+    reason: confinement.reason,
+    sandboxReason: confinement.sandboxReason,
+  };
 }
 
 async function checkBrowser(env: NodeJS.ProcessEnv): Promise<BrowserCheck> {

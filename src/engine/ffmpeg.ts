@@ -61,6 +61,23 @@ export function resolveFfmpeg(env: NodeJS.ProcessEnv = process.env): Promise<Res
   return resolveTool(FFMPEG, env);
 }
 
+const MEDIA_FFMPEG: ToolSpec = { ...FFMPEG, preferBundled: false };
+
+/**
+ * The FFmpeg that decodes customers' audio and video (the mix of a render's audio): a maintained
+ * release, SVC_FFMPEG_PATH or the one on PATH (Debian's, kept up to date by the system), before
+ * the 2018 static build, which lacks seven years of security fixes. svc's own frames keep
+ * resolveFfmpeg's fast-starting build: their bytes are ours.
+ */
+export async function resolveMediaFfmpeg(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ResolvedTool> {
+  const found = await resolveTool(MEDIA_FFMPEG, env);
+  return found.source === "path"
+    ? { ...found, reason: "found on PATH: a maintained FFmpeg decodes customers' media" }
+    : found;
+}
+
 export function resolveFfprobe(env: NodeJS.ProcessEnv = process.env): Promise<ResolvedTool> {
   return resolveTool(FFPROBE, env);
 }

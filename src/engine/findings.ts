@@ -20,13 +20,34 @@ export async function pageFindings(sessions: CaptureSession[]): Promise<Finding[
   return mergeFindings(...lists.map((list) => list ?? []));
 }
 
+/**
+ * A refused attempt in plain words: what the page tried (a request, a WebSocket, a WebRTC
+ * connection, a DNS hint) and to where. `url` is the request's URL, or for what no request shows,
+ * the scheme network.ts gives it (ws:, stun:, turn:, webrtc:, dns-prefetch:). `reason`: why svc
+ * could not answer a CDN library itself (not on npm, registry unreachable).
+ */
 export function networkRefused(url: string, reason?: string): Finding {
+  if (reason) {
+    return {
+      code: "network-refused",
+      severity: "error",
+      message: `The page asked for ${url}, and svc could not answer it itself: ${reason}. Network access is off, so whatever it brings is missing from the picture. Load a version published on npm, or copy the file into the project and use a relative path.`,
+      detail: url,
+    };
+  }
+  const tried = /^wss?:/i.test(url)
+    ? `The page tried to open a WebSocket to ${url}`
+    : /^(stuns?|turns?):/i.test(url)
+      ? `The page tried a WebRTC connection through ${url}`
+      : url.startsWith("webrtc:")
+        ? `The page tried a WebRTC connection to ${url.slice("webrtc:".length)}`
+        : url.startsWith("dns-prefetch:")
+          ? `The page asked to look up or connect to ${url.slice("dns-prefetch:".length)} ahead of time (DNS prefetch or preconnect)`
+          : `The page asked for ${url}, which is outside the project`;
   return {
     code: "network-refused",
     severity: "error",
-    message: reason
-      ? `The page asked for ${url}, and svc could not answer it itself: ${reason}. Network access is off, so whatever it brings is missing from the picture. Load a version published on npm, or copy the file into the project and use a relative path.`
-      : `The page asked for ${url}, which is outside the project, and network access is off, so whatever it brings is missing from the picture. Copy the file into the project and use a relative path, or allow network access.`,
+    message: `${tried}, and network access is off, so it reached nothing and whatever it brings is missing from the picture. Copy the file into the project and use a relative path, or allow network access.`,
     detail: url,
   };
 }

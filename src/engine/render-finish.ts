@@ -8,6 +8,7 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { CaptureSession } from "./capture";
 import { extractThumbnail, type AudioInput } from "./encode";
+import { resolveMediaFfmpeg } from "./ffmpeg";
 import { networkAllows } from "./network";
 import { finishOutput } from "./outputs/pictures";
 import { representativeFrame } from "./plan";
@@ -64,7 +65,8 @@ export async function finishWhole(
   run.closePages();
   // A picture format (gif, png-sequence) returns the joined frames to cut the thumbnail from.
   const pictures = await finishOutput({
-    ffmpegPath: run.ffmpegPath,
+    // Mixing the audio decodes customers' files: a maintained FFmpeg then (resolveMediaFfmpeg).
+    ffmpegPath: audio.length > 0 ? (await resolveMediaFfmpeg()).path : run.ffmpegPath,
     segments: captured.segmentFiles,
     output: files.partialOutput,
     format,

@@ -10,6 +10,8 @@ import { resolveChromium, type ResolvedBrowser } from "./browser";
 import { captureBrowserArgs } from "./capture-args";
 import type { CaptureMethod } from "./capture";
 import { CdpBrowser, type BrowserLaunch } from "./cdp";
+import { confinementFor, UNSANDBOXED_ARGS } from "./confinement";
+import type { NetworkAccess } from "./network";
 import { resolveFfmpeg } from "./ffmpeg";
 
 /** The frame a spare browser is started for: most compositions are 1080p. */
@@ -37,32 +39,49 @@ type Frame = Parameters<typeof captureBrowserArgs>[1];
 
 /**
  * The launch of a capture session's browser (capture.ts), for a spare and for a fresh start, and
- * its key: what makes two interchangeable (executable, flags, extra env, page size, method).
+ * its key: what makes two interchangeable (executable, flags, extra env, page size, method, and
+ * whether the page may use the network: a page that may not gets a closed browser,
+ * confinement.ts).
  */
 export function captureLaunch(
   browser: ResolvedBrowser,
   method: CaptureMethod,
   frame: Frame,
+  allowNetwork: NetworkAccess,
 ): { key: string; launch: BrowserLaunch } {
-  const args = captureBrowserArgs(method, frame);
+  const confinement = confinementFor(browser.executablePath, allowNetwork !== true);
+  const args = [...captureBrowserArgs(method, frame), ...confinement.args].filter(
+    (arg) => !confinement.sandbox || !UNSANDBOXED_ARGS.includes(arg),
+  );
+  const { prefix, uid, gid } = confinement;
   return {
-    key: JSON.stringify([browser.executablePath, args, browser.env, frame.viewport, method]),
+    key: JSON.stringify([
+      browser.executablePath,
+      args,
+      browser.env,
+      frame.viewport,
+      method,
+      prefix,
+    ]),
     launch: {
       executablePath: browser.executablePath,
       args,
       env: { ...process.env, ...browser.env },
+      confinement: { prefix, ...(uid !== undefined && gid !== undefined ? { uid, gid } : {}) },
     },
   };
 }
 
 /**
  * Gets this process ready to render before any work arrives: finds the browser and FFmpeg, builds
- * the page runtime, and starts a spare browser for the usual frame (resolves once it answers).
+ * the page runtime, and starts a spare browser for the usual frame (resolves once it answers), for
+ * pages with the network access the renders will have (closed unless told).
  */
-export async function warmUp(): Promise<void> {
+export async function warmUp(options: { allowNetwork?: NetworkAccess } = {}): Promise<void> {
   const [browser] = await Promise.all([resolveChromium(), resolveFfmpeg(), runtimeBundle()]);
   const method = browser.headlessShell ? "beginframe" : "screenshot";
-  wanted = { ...captureLaunch(browser, method, USUAL_FRAME), frame: USUAL_FRAME, method };
+  const launch = captureLaunch(browser, method, USUAL_FRAME, options.allowNetwork ?? false);
+  wanted = { ...launch, frame: USUAL_FRAME, method };
   refillSpareBrowser();
   await spare?.ready;
 }

@@ -153,6 +153,29 @@ describe("service basics", () => {
 });
 
 describe("assets", () => {
+  it("refuses 480 entries of 4 MiB of zeros at complete, charging nothing and unpacking nothing", async () => {
+    const zeros = Buffer.alloc(4 * 1024 * 1024);
+    const zip = buildZip([
+      { name: "index.html", data: compositionHtml() },
+      ...Array.from({ length: 480 }, (_, i) => ({
+        name: `pad/${i}.bin`,
+        data: zeros,
+        deflate: true,
+      })),
+    ]);
+    const before = await api(svc, "GET", "/v3/users/me", { key: svc.apiKey });
+    const { complete } = await uploadProject(svc, svc.apiKey, zip);
+    expect(complete.status).toBe(422);
+    expect(complete.body.error).toMatchObject({
+      code: "svc_archive_bomb",
+      message: expect.stringMatching(/unpacks to \d+ bytes.*Zip the project's files/),
+    });
+    const after = await api(svc, "GET", "/v3/users/me", { key: svc.apiKey });
+    expect(after.body.data.billing).toEqual(before.body.data.billing);
+    // Nothing unpacked: the data folder holds no file larger than the zip, nor 2 GB in all.
+    expect(await folderBytes(svc.dataDir)).toBeLessThan(zip.length * 4 + 64 * 1024 * 1024);
+  });
+
   it("creates, uploads and completes an asset, and completing again answers the same", async () => {
     const zip = buildZip([{ name: "index.html", data: compositionHtml({ seconds: 2 }) }]);
     const { assetId: id, complete } = await uploadProject(svc, svc.apiKey, zip);
@@ -715,3 +738,12 @@ describe("wire format", () => {
     );
   });
 });
+
+/** Bytes of every file under `dir`. */
+async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return total;
+}

@@ -230,6 +230,7 @@ export async function startServer(
     },
     "service started",
   );
+  if (config.workers > 0) void logPageFence(ctx, config.allowPageNetwork);
 
   let closing: Promise<void> | undefined;
   return {
@@ -248,4 +249,30 @@ export async function startServer(
       return closing;
     },
   };
+}
+
+/**
+ * Says at start-up how customers' pages are fenced in on this machine (engine confinement.ts): a
+ * warning when the network is closed by browser switches only or Chromium's sandbox is off, with
+ * why, so an operator sees it without running `svc doctor`.
+ */
+async function logPageFence(ctx: ServiceContext, allowPageNetwork: boolean): Promise<void> {
+  try {
+    const [{ resolveChromium }, { serviceRendersCheck }] = await Promise.all([
+      import("../engine/browser"),
+      import("../engine/doctor"),
+    ]);
+    const fence = serviceRendersCheck((await resolveChromium()).executablePath);
+    const strong = fence.network === "namespace" && fence.sandbox && !allowPageNetwork;
+    ctx.log[strong ? "info" : "warn"](
+      {
+        pageNetwork: allowPageNetwork ? "open (SVC_SERVER_ALLOW_PAGE_NETWORK)" : fence.network,
+        sandbox: fence.sandbox,
+        ...(fence.uid !== undefined ? { browserUid: fence.uid } : {}),
+      },
+      `customers' pages: ${allowPageNetwork ? "network open by SVC_SERVER_ALLOW_PAGE_NETWORK" : fence.reason}; ${fence.sandboxReason}`,
+    );
+  } catch (error) {
+    ctx.log.warn({ err: error }, "could not tell how customers' pages are fenced in");
+  }
 }

@@ -73,7 +73,7 @@ describe("inspectZip", () => {
     ).toBe("svc_archive_symlink");
   });
 
-  it("refuses a compression bomb and an archive that claims more than 2 GiB", async () => {
+  it("refuses a compression bomb and an archive that claims more than 1 GiB", async () => {
     const zeros = Buffer.alloc(20 * 1024 * 1024);
     expect(deflateRawSync(zeros).length).toBeLessThan(zeros.length / 100);
     expect(
@@ -88,6 +88,23 @@ describe("inspectZip", () => {
       { name: "b.bin", data: "b", declaredSize: 1_500_000_000, deflate: true },
     ]);
     expect(await refusal(inspectZip(await zipFile("huge.zip", huge)))).toBe("svc_archive_bomb");
+  });
+
+  it("refuses many small entries of zeros by the whole archive's size and ratio", async () => {
+    // Issue 41: 480 entries of 4 MiB each pass the per-entry ratio check (4 MiB or less).
+    const zeros = Buffer.alloc(4 * 1024 * 1024);
+    const bomb = buildZip(
+      Array.from({ length: 480 }, (_, i) => ({ name: `z${i}.bin`, data: zeros, deflate: true })),
+    );
+    const error = await inspectZip(await zipFile("many-zeros.zip", bomb)).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: "svc_archive_bomb",
+      message: expect.stringMatching(/unpacks to \d+ bytes.*Zip the project's files as they are/),
+    });
+    // Nothing was unpacked to find out.
+    const target = join(dir, "never");
+    expect(await refusal(extractZip(join(dir, "many-zeros.zip"), target))).toBe("svc_archive_bomb");
+    expect(await readdir(target)).toEqual([]);
   });
 
   it("refuses 20,000 entries, truncated archives and non-zip bytes", async () => {

@@ -3,7 +3,7 @@
 // checked by us, not trusted to the zip library, and extraction resolves each path under the
 // destination and refuses anything that would leave it.
 import { createWriteStream } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import { dirname, resolve, sep } from "node:path";
 import { Writable, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -11,7 +11,17 @@ import yauzl from "yauzl";
 import type { ApiErrorCode } from "../../shared/api";
 
 export const MAX_ARCHIVE_ENTRIES = 10_000;
-export const MAX_UNCOMPRESSED_BYTES = 2 * 1024 * 1024 * 1024;
+/**
+ * The most a whole archive may unpack to. Five times the largest upload (200 MiB): projects are
+ * mostly media that zip does not shrink, and a worker keeps unpacked projects in its cache.
+ */
+export const MAX_UNCOMPRESSED_BYTES = 1024 * 1024 * 1024;
+/**
+ * The most a whole archive may unpack to per byte of zip, past MIN_RATIO_CHECK_BYTES in all: many
+ * small entries of zeros each pass a per-entry check (issue 41: 480 x 4 MiB from an 8.8 MB zip).
+ * Text of a real project packs 3-10 times; 50 leaves room for the most repetitive data files.
+ */
+export const MAX_ARCHIVE_RATIO = 50;
 /** An entry that inflates more than this many times, past MIN_RATIO_CHECK_BYTES, is a bomb. */
 export const MAX_COMPRESSION_RATIO = 100;
 export const MIN_RATIO_CHECK_BYTES = 4 * 1024 * 1024;
@@ -115,10 +125,64 @@ export function checkEntryName(raw: string): string {
   return name;
 }
 
-function walkZip(
+/** How to fix an archive refused for its size, in the words of the API answer. */
+const BOMB_HINT =
+  "Zip the project's files as they are (svc cloud render does), without padding or generated filler.";
+
+/**
+ * Checks the whole archive's declared sizes (its central directory, before any entry is
+ * inflated): total unpacked bytes and the ratio of those to the zip's own size. The per-entry
+ * walk then proves the declared sizes (validateEntrySizes), so a lie fails there.
+ */
+async function checkDeclaredTotals(file: string): Promise<void> {
+  const { size } = await stat(file);
+  let total = 0;
+  await new Promise<void>((done, fail) => {
+    yauzl.open(file, { lazyEntries: true, decodeStrings: false, autoClose: true }, (error, zip) => {
+      if (error || !zip) {
+        fail(
+          new ArchiveError(
+            "svc_archive_corrupt",
+            `not a readable zip archive (${error?.message ?? "unknown error"})`,
+          ),
+        );
+        return;
+      }
+      if (zip.entryCount > MAX_ARCHIVE_ENTRIES) {
+        zip.close();
+        done(); // walkZip refuses it with its own code
+        return;
+      }
+      zip.on("error", (cause: Error) =>
+        fail(new ArchiveError("svc_archive_corrupt", `the archive is damaged (${cause.message})`)),
+      );
+      zip.on("end", () => done());
+      zip.on("entry", (entry: yauzl.Entry) => {
+        total += entry.uncompressedSize;
+        zip.readEntry();
+      });
+      zip.readEntry();
+    });
+  });
+  if (total > MAX_UNCOMPRESSED_BYTES) {
+    throw new ArchiveError(
+      "svc_archive_bomb",
+      `the archive unpacks to ${total} bytes; at most ${MAX_UNCOMPRESSED_BYTES} are allowed. ${BOMB_HINT}`,
+    );
+  }
+  if (total > MIN_RATIO_CHECK_BYTES && total > MAX_ARCHIVE_RATIO * Math.max(1, size)) {
+    throw new ArchiveError(
+      "svc_archive_bomb",
+      `the archive unpacks to ${total} bytes from ${size}, more than ${MAX_ARCHIVE_RATIO} times its size, as compression bombs do. ${BOMB_HINT}`,
+    );
+  }
+}
+
+async function walkZip(
   file: string,
   visit: (entry: EntryVisit) => Promise<void>,
 ): Promise<ArchiveSummary> {
+  await checkDeclaredTotals(file);
   return new Promise((resolvePromise, reject) => {
     yauzl.open(
       file,

@@ -27,7 +27,7 @@ export interface Engine {
   /** Closes the pages chunks left open for the next chunk, and the spare browser (shutdown). */
   closeWarmPages(): Promise<void>;
   /** Finds the tools, builds the page runtime and starts a spare browser, before any job. */
-  warmUp(): Promise<void>;
+  warmUp(options?: { allowNetwork?: boolean }): Promise<void>;
 }
 
 /** What every job runs against. */

@@ -91,9 +91,11 @@ export class WorkerPool {
     // to report.
     const ready =
       count > 0 && this.ctx.config.role === "worker"
-        ? this.services.engine.warmUp().catch((error: unknown) => {
-            this.ctx.log.warn({ err: error }, "worker warm-up failed");
-          })
+        ? this.services.engine
+            .warmUp({ allowNetwork: this.ctx.config.allowPageNetwork })
+            .catch((error: unknown) => {
+              this.ctx.log.warn({ err: error }, "worker warm-up failed");
+            })
         : Promise.resolve();
     for (let i = 0; i < count; i++) this.loops.push(ready.then(() => this.loop()));
     // Counted by the API when it cuts a render into chunks (worker-presence.ts).

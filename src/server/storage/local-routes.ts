@@ -55,6 +55,8 @@ export function registerStorageRoutes(app: FastifyInstance, store: LocalObjectSt
         if (!info)
           throw new ApiError("not_found", "the object does not exist (it may have been deleted)");
         reply.header("content-type", contentTypeOf(key));
+        // Customers' bytes: never sniffed into HTML or script by a browser that opens the URL.
+        reply.header("x-content-type-options", "nosniff");
         reply.header("accept-ranges", "bytes");
         reply.header("cache-control", "private, max-age=0");
         const range = parseRange(request.headers.range, info.size);

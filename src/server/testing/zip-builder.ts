@@ -14,6 +14,15 @@ export interface ZipEntrySpec {
   declaredSize?: number;
 }
 
+/** Compressed bytes and CRC of each data buffer, so many entries of one buffer cost one deflate. */
+const packed = new WeakMap<Buffer, { deflated: Buffer; crc: number }>();
+
+function pack(raw: Buffer): { deflated: Buffer; crc: number } {
+  let found = packed.get(raw);
+  if (!found) packed.set(raw, (found = { deflated: deflateRawSync(raw), crc: crc32(raw) >>> 0 }));
+  return found;
+}
+
 export function buildZip(entries: ZipEntrySpec[]): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
@@ -21,8 +30,8 @@ export function buildZip(entries: ZipEntrySpec[]): Buffer {
   for (const entry of entries) {
     const name = Buffer.from(entry.name, "utf8");
     const raw = Buffer.isBuffer(entry.data) ? entry.data : Buffer.from(entry.data ?? "", "utf8");
-    const body = entry.deflate ? deflateRawSync(raw) : raw;
-    const crc = crc32(raw) >>> 0;
+    const body = entry.deflate ? pack(raw).deflated : raw;
+    const crc = Buffer.isBuffer(entry.data) ? pack(raw).crc : crc32(raw) >>> 0;
     const size = entry.declaredSize ?? raw.length;
     const method = entry.deflate ? 8 : 0;
     const local = Buffer.alloc(30);
