@@ -1,8 +1,9 @@
 // `svc still [dir] --time 2.5 -o poster.png`: one frame of a composition as PNG, JPEG or WebP on
 // this computer (a poster, a social card). runStill does the work and prints; the command only
 // turns flags into StillOptions.
-import { basename, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { Option, type Command } from "commander";
+import { valuesWithBrand } from "../core/brand-file";
 import {
   renderStill,
   STILL_FORMATS,
@@ -22,6 +23,7 @@ import { UsageError } from "./errors";
 import type { CliIo } from "./io";
 import {
   addAspectRatioFlag,
+  addBrandFlag,
   addCompositionFlag,
   addVariablesFlags,
   parseStrictInteger,
@@ -96,6 +98,7 @@ function parseTime(value: string): number {
 }
 
 type StillFlags = Omit<StillOptions, "dir" | "variables" | "signal"> & {
+  brand?: string;
   variables?: string;
   variablesFile?: string;
 };
@@ -126,11 +129,16 @@ export function registerStillCommand(program: Command, io: CliIo): void {
     );
   addCompositionFlag(command);
   addAspectRatioFlag(command, "from data-width/data-height");
+  addBrandFlag(command);
   addVariablesFlags(command)
     .option("--json", "print the result as JSON on stdout")
     .action((dir: string, flags: StillFlags) =>
-      runAction(io, flags.json, (signal) =>
-        runStill({ ...flags, dir, variables: readVariablesOption(flags), signal }, io),
-      ),
+      runAction(io, flags.json, async (signal) => {
+        const given = readVariablesOption(flags);
+        const variables = flags.brand
+          ? await valuesWithBrand(flags.brand, join(dir, flags.composition), given)
+          : given;
+        return runStill({ ...flags, dir, variables, signal }, io);
+      }),
     );
 }
