@@ -209,11 +209,7 @@ export function VariablesForm() {
     <section className="panel" aria-labelledby="variables-title">
       <div className="panel-head">
         <h2 id="variables-title">Variables</h2>
-        <button
-          type="button"
-          onClick={resetValues}
-          disabled={Object.keys(state.values).length === 0}
-        >
+        <button type="button" onClick={resetValues} disabled={Object.keys(state.own).length === 0}>
           Reset to defaults
         </button>
       </div>

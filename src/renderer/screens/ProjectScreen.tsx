@@ -7,6 +7,7 @@ import { useEffect, useState, type DragEvent } from "react";
 import { DryRunReport } from "../components/DryRunReport";
 import { ErrorNote } from "../components/ErrorNote";
 import { FolderBrowser } from "../components/FolderBrowser";
+import { GalleryPanel } from "../components/GalleryPanel";
 import { Preview } from "../components/Preview";
 import { PreviewFindings } from "../components/PreviewFindings";
 import { QueuedNote } from "../components/QueuedNote";
@@ -34,9 +35,13 @@ function ProjectPicker() {
   const openProject = useUiStore((state) => state.openProject);
   const browserOpen = useUiStore((state) => state.folderBrowserOpen);
   const pick = usePickFolder();
+  const setGalleryOpen = useUiStore((state) => state.setGalleryOpen);
   return (
     <section className="project-bar" aria-label="Project folder">
-      <button type="button" className="primary" onClick={() => pick.mutate()}>
+      <button type="button" className="primary" onClick={() => setGalleryOpen(true)}>
+        New video
+      </button>
+      <button type="button" onClick={() => pick.mutate()}>
         Choose folder…
       </button>
       <span className="path" title={dir}>
@@ -281,6 +286,7 @@ export function ProjectScreen() {
   const scan = useProjectScan();
   const drop = useDropFolder();
   const batchOpen = useUiStore((state) => state.batch.open);
+  const galleryOpen = useUiStore((state) => state.galleryOpen);
   const [dragging, setDragging] = useState(false);
   useProjectOutcome();
   const accepts = (event: DragEvent) =>
@@ -314,7 +320,9 @@ export function ProjectScreen() {
         </p>
       ) : null}
       {drop.error ? <ErrorNote error={drop.error} title="Cannot open the dropped item." /> : null}
-      {dir ? (
+      {galleryOpen ? (
+        <GalleryPanel />
+      ) : dir ? (
         <div className="project-grid">
           <div className="column">
             <CompositionDetails />
