@@ -18,7 +18,9 @@ export function useTemplatePoster(name: string) {
     queryKey: ["gallery.poster", name],
     queryFn: () => desktopApi()["gallery.poster"]({ name }),
     staleTime: Infinity,
-    retry: false,
+    // The first opening draws the tiles one after another; a request that waited too long is
+    // asked again and joins the drawing already under way (or finds the picture made).
+    retry: 4,
   });
 }
 
