@@ -11,10 +11,13 @@ export function Preview({
   url,
   fps,
   values,
+  aspectRatio,
 }: {
   url: string;
   fps: number;
   values: VariableValues;
+  /** Lay the composition out at this size (one of the sizes ticked); undefined: its own. */
+  aspectRatio?: string | undefined;
 }) {
   const player = useRef<SvcPlayer>(null);
   const applied = useRef<string>("{}");
@@ -25,8 +28,10 @@ export function Preview({
     if (!element) return;
     element.setAttribute("frame", "served");
     element.setAttribute("fps", String(fps));
+    if (aspectRatio) element.setAttribute("aspect-ratio", aspectRatio);
+    else element.removeAttribute("aspect-ratio");
     if (element.getAttribute("src") !== url) element.setAttribute("src", url);
-  }, [url, fps]);
+  }, [url, fps, aspectRatio]);
   useEffect(() => {
     const element = player.current;
     const json = JSON.stringify(values);

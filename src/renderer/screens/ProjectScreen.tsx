@@ -25,7 +25,8 @@ import {
 } from "../hooks/project";
 import { useExamples } from "../hooks/media";
 import { useRenderActions } from "../hooks/render-actions";
-import { formatSeconds } from "../render-plan";
+import { formatSeconds, tickedSizes } from "../render-plan";
+import type { AspectRatio } from "../../shared/render-options";
 import { IpcCallError } from "../../shared/ipc";
 import { useUiStore } from "../store";
 
@@ -96,6 +97,11 @@ function CompositionDetails() {
   const preview = usePreviewUrl(project?.composition);
   const checkedValues = useSettled(variables.values, 1000);
   const check = useProjectCheck(project?.composition, checkedValues);
+  // The preview can show each size ticked under Render options, as its render lays it out.
+  const render = useUiStore((state) => state.render);
+  const sizes = tickedSizes(render, project?.aspectRatio);
+  const [previewSize, setPreviewSize] = useState<AspectRatio | undefined>();
+  const shownSize = previewSize && sizes.includes(previewSize) ? previewSize : sizes[0];
   if (scan.isPending) return <p role="status">Reading the project…</p>;
   if (scan.error)
     return (
@@ -155,11 +161,27 @@ function CompositionDetails() {
           ))}
         </ul>
       ) : null}
+      {sizes.length > 1 ? (
+        <label className="inline">
+          Preview size
+          <select
+            value={shownSize}
+            onChange={(event) => setPreviewSize(event.target.value as AspectRatio)}
+          >
+            {sizes.map((size) => (
+              <option key={size} value={size}>
+                {size}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
       {preview.data ? (
         <Preview
           url={preview.data.url}
           fps={Number.isFinite(fps) ? fps : 30}
           values={settledValues}
+          aspectRatio={shownSize !== project.aspectRatio ? shownSize : undefined}
         />
       ) : preview.error ? (
         <ErrorNote error={preview.error} title="The preview cannot start." />
