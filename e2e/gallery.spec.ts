@@ -77,7 +77,7 @@ test("pick the 9:16 promo, brand it, change the headline, render three sizes, pl
 
   // First opening: every tile is drawn from its template (made now, then kept).
   await page.getByRole("button", { name: "New video" }).click();
-  const gallery = page.getByRole("region", { name: "New video" });
+  let gallery = page.getByRole("region", { name: "New video" });
   await expect(gallery.getByRole("listitem")).toHaveCount(templates);
   await allTilesDrawn(page, templates);
   await photograph(page, "gallery");
@@ -88,6 +88,7 @@ test("pick the 9:16 promo, brand it, change the headline, render three sizes, pl
   page = await openAppPage(browser, app, pageErrors, { width: 1280, height: 900 });
   const started = Date.now();
   await page.getByRole("button", { name: "New video" }).click();
+  gallery = page.getByRole("region", { name: "New video" });
   await allTilesDrawn(page, templates);
   const seconds = (Date.now() - started) / 1000;
   const load = (await readFile("/proc/loadavg", "utf8")).split(" ")[0];
