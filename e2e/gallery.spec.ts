@@ -123,15 +123,15 @@ test("pick the 9:16 promo, brand it, change the headline, render three sizes, pl
   await expect(brand.getByRole("img", { name: "Your logo" })).toBeVisible();
   await brand.getByLabel("Main colour").fill("#00aa77");
   await brand.getByLabel("Background colour").fill("#102030");
-  await brand.getByRole("button", { name: "Save brand" }).click();
-  await expect(brand.getByRole("button", { name: "Save brand" })).toBeDisabled();
+  await brand.getByRole("button", { name: "Save brand", exact: true }).click();
+  await expect(brand.getByRole("button", { name: "Save brand", exact: true })).toBeDisabled();
   await photograph(page, "brand-settings");
   await look(page);
 
   // Back in the video: the brand's colours are in its form; the headline is the creator's.
   await nav(page, "Project").click();
-  await expect(page.getByLabel("Main colour")).toHaveValue("#00aa77");
-  await expect(page.getByLabel("Background colour")).toHaveValue("#102030");
+  await expect(page.getByLabel("Main colour", { exact: true })).toHaveValue("#00aa77");
+  await expect(page.getByLabel("Background colour", { exact: true })).toHaveValue("#102030");
   await page.getByLabel("Headline").fill("Summer sale is on");
   await page.getByLabel("Frames per second").fill("4");
   await page.getByLabel("Quality").selectOption("draft");
