@@ -118,6 +118,7 @@ export function BrandSettings() {
           <input
             type="file"
             accept="image/png,image/jpeg,image/webp,image/gif,image/svg+xml"
+            className="sr-only"
             onChange={(event) => void pickLogo(event.target.files?.[0])}
           />
         </label>
@@ -214,6 +215,7 @@ export function BrandSettings() {
           <input
             type="file"
             accept="application/json,.json"
+            className="sr-only"
             onChange={(event) => void loadFile(event.target.files?.[0])}
           />
         </label>
