@@ -82,6 +82,17 @@ export function addVariablesFlags(command: Command, strict = true): Command {
     : command;
 }
 
+/**
+ * --brand FILE: a brand kit exported by the app (Settings -> Brand); its logo, colours and fonts
+ * fill the composition's brand variables (docs/composition-format.md) unless --variables sets them.
+ */
+export function addBrandFlag(command: Command): Command {
+  return command.option(
+    "--brand <file>",
+    "brand kit file (exported from the app's Settings -> Brand): fills the brand-* variables",
+  );
+}
+
 /** --poll-interval and --max-wait, for the commands that wait for a render. */
 export function addWaitFlags(command: Command): Command {
   return command

@@ -3,8 +3,9 @@
 // `--also` the same composition is rendered again per extra file (another aspect ratio's viewport,
 // another format, a still), each named next to the main file.
 import { stat } from "node:fs/promises";
-import { basename, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
+import { valuesWithBrand } from "../core/brand-file";
 import { renderComposition } from "../engine/render";
 import { renderStill } from "../engine/outputs/still";
 import { detectAspectRatio } from "../shared/composition-scan";
@@ -21,6 +22,7 @@ import { printJson, runAction } from "./command";
 import {
   addAlsoFlag,
   addAspectRatioFlag,
+  addBrandFlag,
   addCompositionFlag,
   addOutputOptionFlags,
   addVariablesFlags,
@@ -250,6 +252,7 @@ async function renderAlso(
 
 type RenderFlags = Omit<RenderOptions, "dir" | "variables" | "signal" | "also" | "captions"> &
   CaptionsFlags & {
+    brand?: string;
     variables?: string;
     variablesFile?: string;
     also?: string;
@@ -266,6 +269,7 @@ export function registerRenderCommand(program: Command, io: CliIo): void {
   addAspectRatioFlag(command, "from data-width/data-height");
   addAlsoFlag(command);
   addCaptionsFlags(command, true);
+  addBrandFlag(command);
   addVariablesFlags(command)
     .option(
       "--workers <n>",
@@ -277,10 +281,13 @@ export function registerRenderCommand(program: Command, io: CliIo): void {
     .option("--json", "print the result as JSON on stdout")
     .action((dir: string, flags: RenderFlags & { quote?: boolean }) =>
       runAction(io, flags.json, async (signal) => {
+        const given = readVariablesOption(flags);
         const options = {
           ...flags,
           dir,
-          variables: readVariablesOption(flags),
+          variables: flags.brand
+            ? await valuesWithBrand(flags.brand, join(dir, flags.composition), given)
+            : given,
           also: readAlsoOption(flags.also, flags),
           captions: readCaptionsOption(flags),
           signal,

@@ -3,8 +3,9 @@
 // turns flags into StillOptions.
 import type { RenderCaptions } from "../engine/types";
 import { addCaptionsFlags, readCaptionsOption, type CaptionsFlags } from "./captions";
-import { basename, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { Option, type Command } from "commander";
+import { valuesWithBrand } from "../core/brand-file";
 import {
   renderStill,
   STILL_FORMATS,
@@ -24,6 +25,7 @@ import { UsageError } from "./errors";
 import type { CliIo } from "./io";
 import {
   addAspectRatioFlag,
+  addBrandFlag,
   addCompositionFlag,
   addVariablesFlags,
   parseStrictInteger,
@@ -102,6 +104,7 @@ function parseTime(value: string): number {
 
 type StillFlags = Omit<StillOptions, "dir" | "variables" | "signal" | "captions"> &
   CaptionsFlags & {
+    brand?: string;
     variables?: string;
     variablesFile?: string;
   };
@@ -133,20 +136,19 @@ export function registerStillCommand(program: Command, io: CliIo): void {
   addCompositionFlag(command);
   addAspectRatioFlag(command, "from data-width/data-height");
   addCaptionsFlags(command, false);
+  addBrandFlag(command);
   addVariablesFlags(command)
     .option("--json", "print the result as JSON on stdout")
     .action((dir: string, flags: StillFlags) =>
-      runAction(io, flags.json, (signal) =>
-        runStill(
-          {
-            ...flags,
-            dir,
-            variables: readVariablesOption(flags),
-            captions: readCaptionsOption(flags),
-            signal,
-          },
+      runAction(io, flags.json, async (signal) => {
+        const given = readVariablesOption(flags);
+        const variables = flags.brand
+          ? await valuesWithBrand(flags.brand, join(dir, flags.composition), given)
+          : given;
+        return runStill(
+          { ...flags, dir, variables, captions: readCaptionsOption(flags), signal },
           io,
-        ),
-      ),
+        );
+      }),
     );
 }

@@ -27,6 +27,7 @@ import { ProjectChecks } from "./project-check";
 import { LocalQuotes } from "./local-quote";
 import { listProjectImages, projectImageValue, projectRoot } from "./project-images";
 import { ServiceConnection } from "./service-connection";
+import { Gallery } from "./gallery";
 import { ServiceSupervisor } from "./service-supervisor";
 import { defaultSettings, SettingsStore } from "./settings-store";
 
@@ -52,6 +53,10 @@ export interface DesktopAppOptions {
   pollIntervalMs?: number;
   /** The bundled example projects (default: <appRoot>/examples). */
   examplesDir?: string;
+  /** The starter templates (default: <appRoot>/gallery). */
+  galleryDir?: string;
+  /** Where "New video" makes projects (default: the Videos folder of the home folder). */
+  videosDir?: string;
 }
 
 export interface DesktopApp {
@@ -109,6 +114,12 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
   const checks = new ProjectChecks(join(options.appRoot, "bin", "svc.js"));
   const quotes = new LocalQuotes(join(options.appRoot, "bin", "svc.js"));
   const media = new MediaServer();
+  const gallery = new Gallery({
+    galleryDir: options.galleryDir ?? join(options.appRoot, "gallery"),
+    cacheDir: join(options.dataDir, "gallery-tiles"),
+    svcBin: join(options.appRoot, "bin", "svc.js"),
+    projectsDir: options.videosDir ?? join(home, "Videos"),
+  });
 
   jobs.onUpdate((job) => events.emit("job", job));
   jobs.onBatchUpdate((batch) => events.emit("batch", batch));
@@ -287,6 +298,9 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
       );
     },
     "app.examples": () => listExamples(options.examplesDir ?? join(options.appRoot, "examples")),
+    "gallery.list": () => gallery.list(),
+    "gallery.poster": ({ name }) => gallery.poster(name),
+    "gallery.create": ({ name, folderName }) => gallery.create(name, folderName),
     "jobs.cancel": ({ jobId }) => jobs.cancel(jobId),
     "jobs.retry": ({ jobId }) => jobs.retry(jobId),
     "jobs.list": async () => jobs.list(),

@@ -44,7 +44,7 @@ export interface WebServer {
  * finished videos play from the media server (src/main/media-server.ts) or a signed URL.
  */
 export const RENDERER_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' http: https:; connect-src 'self' ws://127.0.0.1:*; frame-src http://127.0.0.1:*; media-src 'self' http: https:; object-src 'none'; base-uri 'self'; form-action 'self'";
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: http: https:; connect-src 'self' ws://127.0.0.1:*; frame-src http://127.0.0.1:*; media-src 'self' http: https:; object-src 'none'; base-uri 'self'; form-action 'self'";
 
 const SECURITY_HEADERS = {
   // The same policy as src/renderer/index.html (keep the two equal; web-server.test.ts checks).

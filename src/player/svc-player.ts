@@ -15,8 +15,10 @@
 import FRAME_SCRIPT from "svc:frame-script";
 import {
   buildFrameDocument as injectFrameScript,
+  frameAspect,
   inlineFrameConfigScript,
   servedFrameUrl,
+  type FrameAspect,
 } from "../shared/frame-document";
 import type { PageCaptions } from "../shared/captions";
 import { isFrameMessage, PLAYER_TAG, type FrameInfo, type FrameMessage } from "./protocol";
@@ -74,9 +76,10 @@ export function buildFrameDocument(
   baseUrl: string,
   variables: Record<string, unknown>,
   libraryBase?: string,
+  aspect?: FrameAspect,
 ): string {
   return injectFrameScript(source, {
-    script: `${inlineFrameConfigScript(variables, libraryBase)}\n${FRAME_SCRIPT}`,
+    script: `${inlineFrameConfigScript(variables, libraryBase, aspect)}\n${FRAME_SCRIPT}`,
     baseUrl,
     ...(libraryBase ? { libraryBase } : {}),
   });
@@ -100,7 +103,15 @@ function adoptStyles(shadow: ShadowRoot): void {
 }
 
 export class SvcPlayer extends HTMLElement {
-  static observedAttributes = ["src", "frame", "width", "height", "controls", "fps"];
+  static observedAttributes = [
+    "src",
+    "frame",
+    "width",
+    "height",
+    "controls",
+    "fps",
+    "aspect-ratio",
+  ];
 
   private readonly shadow: ShadowRoot;
   private readonly stage: HTMLDivElement;
@@ -162,7 +173,11 @@ export class SvcPlayer extends HTMLElement {
   attributeChangedCallback(name: string, previous: string | null, value: string | null): void {
     if (name === "controls") this.controlsBar.hidden = value === null;
     if (name === "width" || name === "height") this.layout();
-    if ((name === "src" || name === "frame") && previous !== value && this.isConnected)
+    if (
+      (name === "src" || name === "frame" || name === "aspect-ratio") &&
+      previous !== value &&
+      this.isConnected
+    )
       void this.load();
   }
 
@@ -367,7 +382,7 @@ export class SvcPlayer extends HTMLElement {
     if (this.getAttribute("frame") === "served") {
       const iframe = this.createFrame();
       // Set before the frame is attached, so no load event fires for an initial about:blank.
-      iframe.src = servedFrameUrl(url, this.values);
+      iframe.src = servedFrameUrl(url, this.values, this.aspect());
       iframe.addEventListener("load", () => this.checkServedFrameStarted(iframe, src));
       this.mountFrame(iframe);
       return;
@@ -390,8 +405,17 @@ export class SvcPlayer extends HTMLElement {
       url,
       this.values,
       libraryBase ? new URL(libraryBase, document.baseURI).href : undefined,
+      this.aspect(),
     );
     this.mountFrame(iframe);
+  }
+
+  /**
+   * `aspect-ratio="9:16"` (or 16:9, 1:1): the composition laid out as a render of that size lays
+   * it out (data-aspect-ratio, the size's viewport; docs/composition-format.md). Default: its own.
+   */
+  private aspect(): FrameAspect | undefined {
+    return frameAspect(this.getAttribute("aspect-ratio"));
   }
 
   private createFrame(): HTMLIFrameElement {

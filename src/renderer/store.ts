@@ -95,6 +95,8 @@ interface UiState {
   strictVariables: boolean;
   render: RenderChoices;
   folderBrowserOpen: boolean;
+  /** The "New video" gallery of starter templates is shown (not persisted). */
+  galleryOpen: boolean;
   batch: BatchDraft;
   show(screen: Screen): void;
   setTheme(theme: ThemeChoice): void;
@@ -110,6 +112,7 @@ interface UiState {
   setStrictVariables(strict: boolean): void;
   setRender(change: Partial<RenderChoices>): void;
   setFolderBrowserOpen(open: boolean): void;
+  setGalleryOpen(open: boolean): void;
   setFolderBrowserPath(path: string | undefined): void;
   setBatchOpen(open: boolean): void;
   loadBatchTable(source: string, table: BatchTable): void;
@@ -142,6 +145,7 @@ export const useUiStore = create<UiState>()(
       folderBrowserPath: undefined,
       ...DEFAULT_CHOICES,
       folderBrowserOpen: false,
+      galleryOpen: false,
       batch: NO_BATCH,
       show: (screen) => set({ screen }),
       setTheme: (theme) => set({ theme }),
@@ -156,6 +160,7 @@ export const useUiStore = create<UiState>()(
             render: { ...DEFAULT_RENDER_CHOICES, ...remembered.render },
             projects: Object.fromEntries([[dir, remembered], ...kept]),
             folderBrowserOpen: false,
+            galleryOpen: false,
             batch: NO_BATCH,
           };
         }),
@@ -185,6 +190,7 @@ export const useUiStore = create<UiState>()(
       setRender: (change) =>
         set((state) => withChoices(state, { render: { ...state.render, ...change } })),
       setFolderBrowserOpen: (folderBrowserOpen) => set({ folderBrowserOpen }),
+      setGalleryOpen: (galleryOpen) => set({ galleryOpen }),
       setFolderBrowserPath: (folderBrowserPath) => set({ folderBrowserPath }),
       setBatchOpen: (open) => set((state) => ({ batch: { ...state.batch, open } })),
       loadBatchTable: (source, table) =>

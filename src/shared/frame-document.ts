@@ -13,6 +13,31 @@ import { rewriteCdnUrls } from "./cdn";
 export const FRAME_QUERY = "svc-frame";
 /** Fragment parameter of a served frame's URL that carries its variables (JSON). */
 export const FRAME_VARIABLES_PARAM = "svc-variables";
+/** Fragment parameter of a served frame's URL: the aspect ratio to lay the page out at. */
+export const FRAME_ASPECT_PARAM = "svc-aspect";
+
+/**
+ * The page viewport of each aspect ratio, as a render draws it at 1080p (shared/render-options
+ * outputSize; repeated here because the player's bundle must not pull in zod): a preview at an
+ * aspect ratio gets the same `data-aspect-ratio` marks and viewport as the render of that size.
+ */
+const ASPECT_VIEWPORTS: Record<string, [number, number]> = {
+  "16:9": [1920, 1080],
+  "9:16": [1080, 1920],
+  "1:1": [1080, 1080],
+};
+
+export interface FrameAspect {
+  ratio: string;
+  width: number;
+  height: number;
+}
+
+/** The runtime's aspect config for a ratio, or undefined for none or an unknown one. */
+export function frameAspect(ratio: string | null | undefined): FrameAspect | undefined {
+  const size = ratio ? ASPECT_VIEWPORTS[ratio] : undefined;
+  return size && ratio ? { ratio, width: size[0], height: size[1] } : undefined;
+}
 
 /**
  * Sets the runtime's config in a served frame: the variables from the frame's own URL fragment
@@ -23,7 +48,9 @@ export function servedFrameConfigScript(libraryBase: string): string {
   return (
     `window.__svcConfig={libraryBase:new URL(${scriptString(libraryBase)},location.href).href,` +
     `variables:(function(){try{var v=JSON.parse(new URLSearchParams(location.hash.slice(1)).get(${JSON.stringify(FRAME_VARIABLES_PARAM)})||"{}");` +
-    `return v&&typeof v==="object"&&!Array.isArray(v)?v:{}}catch(e){return{}}})()};`
+    `return v&&typeof v==="object"&&!Array.isArray(v)?v:{}}catch(e){return{}}})(),` +
+    `aspect:(function(){var a=new URLSearchParams(location.hash.slice(1)).get(${JSON.stringify(FRAME_ASPECT_PARAM)});` +
+    `var s=${JSON.stringify(ASPECT_VIEWPORTS)}[a];return s?{ratio:a,width:s[0],height:s[1]}:undefined})()};`
   );
 }
 
@@ -31,8 +58,9 @@ export function servedFrameConfigScript(libraryBase: string): string {
 export function inlineFrameConfigScript(
   variables: Record<string, unknown>,
   libraryBase?: string,
+  aspect?: FrameAspect,
 ): string {
-  return `window.__svcConfig=${scriptString({ variables, ...(libraryBase ? { libraryBase } : {}) })};`;
+  return `window.__svcConfig=${scriptString({ variables, ...(libraryBase ? { libraryBase } : {}), ...(aspect ? { aspect } : {}) })};`;
 }
 
 /** `value` as JSON that is safe inside a <script>. */
@@ -42,10 +70,17 @@ function scriptString(value: unknown): string {
 }
 
 /** The URL of the served frame document for the composition at `src` (absolute). */
-export function servedFrameUrl(src: string, variables: Record<string, unknown>): string {
+export function servedFrameUrl(
+  src: string,
+  variables: Record<string, unknown>,
+  aspect?: FrameAspect,
+): string {
   const url = new URL(src);
   url.searchParams.set(FRAME_QUERY, "1");
-  url.hash = new URLSearchParams({ [FRAME_VARIABLES_PARAM]: JSON.stringify(variables) }).toString();
+  url.hash = new URLSearchParams({
+    [FRAME_VARIABLES_PARAM]: JSON.stringify(variables),
+    ...(aspect ? { [FRAME_ASPECT_PARAM]: aspect.ratio } : {}),
+  }).toString();
   return url.href;
 }
 

@@ -125,6 +125,9 @@ export interface ExampleProject {
   description: string;
 }
 
+/** A starter template as the "New video" gallery shows it (src/shared/gallery.ts). */
+export type { StarterTemplate } from "./gallery";
+
 export type AuthSource =
   "env:SVC_API_KEY" | "env:SVC_ALIAS_API_KEY" | "credentials-file" | "keychain" | "local-service";
 

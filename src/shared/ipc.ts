@@ -14,6 +14,8 @@ import type { LocalRenderQuote } from "./quote";
 
 export type { LocalRenderQuote };
 import { BATCH_MAX_ROWS } from "./batch";
+import { brandKitSchema } from "./brand";
+import { TEMPLATE_NAME } from "./gallery";
 import { renderSettingsRule, renderSettingsShape } from "./render-options";
 import { MAX_OUTPUTS, outputsRule, outputsShape } from "./outputs";
 import type { OutputFormat, Quality, Resolution } from "./render-options";
@@ -59,6 +61,20 @@ const output = z
   .max(MAX_OUTPUTS - 1)
   .optional();
 const empty = z.object({}).strict().optional();
+const templateName = z.string().regex(TEMPLATE_NAME, { error: "name must be a template's name" });
+/** A new folder's name: no separators, not hidden, not "." or "..". */
+const folderName = z
+  .string()
+  .trim()
+  .min(1, { error: "Give the new video a name." })
+  .max(80, { error: "A name may be at most 80 characters." })
+  .refine(
+    (name) =>
+      !/[\\/:*?"<>|]/.test(name) &&
+      ![...name].some((char) => char.charCodeAt(0) < 32) &&
+      !name.startsWith("."),
+    { error: 'A name cannot contain / \\ : * ? " < > | or start with a dot.' },
+  );
 
 export const jobSettingsSchema = z
   .object({
@@ -91,6 +107,8 @@ export const settingsSchema = z.object({
    * drives the user owns. A limit (a browser tab should not see other users' files), not a start.
    */
   folderBrowserRoot: z.string().min(1).optional(),
+  /** The brand kit (Settings -> Brand) that fills compositions' brand variables. */
+  brand: brandKitSchema.optional(),
 });
 export type DesktopSettings = z.output<typeof settingsSchema>;
 
@@ -111,6 +129,7 @@ import type {
   ProjectFolderListing,
   ProjectScanView,
   ServiceState,
+  StarterTemplate,
 } from "./ipc-views";
 
 // ---------------------------------------------------------------- methods
@@ -181,6 +200,12 @@ export const ipcInputSchemas = {
     z.object({ renderId, output }).strict(),
   ]),
   "app.examples": empty,
+  /** The starter templates ("New video"), without their pictures. */
+  "gallery.list": empty,
+  /** A template's tile: a frame rendered from it, made on first ask and kept. */
+  "gallery.poster": z.object({ name: templateName }).strict(),
+  /** Copies a template into a new folder of that name in the creator's Videos folder. */
+  "gallery.create": z.object({ name: templateName, folderName: folderName }).strict(),
   "jobs.cancel": z.object({ jobId }),
   "jobs.retry": z.object({ jobId }),
   "jobs.list": empty,
@@ -251,6 +276,9 @@ export interface IpcOutputs {
   "batches.openFolder": { shown: boolean };
   "media.url": MediaSource;
   "app.examples": ExampleProject[];
+  "gallery.list": StarterTemplate[];
+  "gallery.poster": { url: string };
+  "gallery.create": { dir: string };
   "jobs.cancel": JobView;
   "jobs.retry": JobView;
   "jobs.list": JobView[];

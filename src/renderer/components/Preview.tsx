@@ -13,12 +13,15 @@ export function Preview({
   fps,
   values,
   captions,
+  aspectRatio,
 }: {
   url: string;
   fps: number;
   values: VariableValues;
   /** Drawn over the composition by the player's runtime, live (no reload). */
   captions?: PageCaptions | undefined;
+  /** Lay the composition out at this size (one of the sizes ticked); undefined: its own. */
+  aspectRatio?: string | undefined;
 }) {
   const player = useRef<SvcPlayer>(null);
   const applied = useRef<string>("{}");
@@ -29,8 +32,10 @@ export function Preview({
     if (!element) return;
     element.setAttribute("frame", "served");
     element.setAttribute("fps", String(fps));
+    if (aspectRatio) element.setAttribute("aspect-ratio", aspectRatio);
+    else element.removeAttribute("aspect-ratio");
     if (element.getAttribute("src") !== url) element.setAttribute("src", url);
-  }, [url, fps]);
+  }, [url, fps, aspectRatio]);
   useEffect(() => {
     const element = player.current;
     const json = JSON.stringify(values);

@@ -46,13 +46,15 @@ function ImageControl({ definition, value, common, onChange }: FieldControlProps
 }
 
 function ImageTextInput({ definition, value, common, onChange }: FieldControlProps) {
+  // A picture carried in the value itself (the brand kit's logo) is named, not shown as its code.
+  const embedded = typeof value === "string" && value.startsWith("data:");
   return (
     <input
       {...common}
       type="text"
       spellCheck={false}
-      value={String(value ?? "")}
-      placeholder="path inside the project"
+      value={embedded ? "" : String(value ?? "")}
+      placeholder={embedded ? "The picture of your brand" : "path inside the project"}
       onChange={(event) => onChange(definition.id, event.target.value)}
     />
   );
@@ -209,11 +211,7 @@ export function VariablesForm() {
     <section className="panel" aria-labelledby="variables-title">
       <div className="panel-head">
         <h2 id="variables-title">Variables</h2>
-        <button
-          type="button"
-          onClick={resetValues}
-          disabled={Object.keys(state.values).length === 0}
-        >
+        <button type="button" onClick={resetValues} disabled={Object.keys(state.own).length === 0}>
           Reset to defaults
         </button>
       </div>

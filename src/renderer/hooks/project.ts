@@ -11,7 +11,9 @@ import {
   type VariableValues,
 } from "../../shared/variables";
 import type { JobRenderSettings } from "../../shared/ipc";
+import { brandValues } from "../../shared/brand";
 import { desktopApi } from "../transport";
+import { useSettings } from "./account";
 import { useUiStore } from "../store";
 
 export function useProjectScan() {
@@ -60,24 +62,32 @@ export function useProjectCheck(composition: string | undefined, values: Variabl
 }
 
 /** The creator's values checked against the schema, by variable id, plus the merged values. */
+/**
+ * The composition's variables and their values: the brand kit's (Settings -> Brand) for the brand
+ * variables it declares, under the values the creator changed for this project, which win.
+ */
 export function useVariableState() {
   const scan = useProjectScan();
-  const values = useUiStore((state) => state.values);
+  const own = useUiStore((state) => state.values);
   const strict = useUiStore((state) => state.strictVariables);
+  const brand = useSettings().data?.brand;
   return useMemo(() => {
     const definitions = scan.data?.variables ?? [];
+    const values = brand ? { ...brandValues(brand, definitions), ...own } : own;
     const issues = validateVariables(definitions, values);
     const byId = new Map<string, VariableIssue>(issues.map((issue) => [issue.id, issue]));
     return {
       definitions,
       values,
+      /** Only the values the creator changed for this project. */
+      own,
       issues,
       issueFor: (id: string) => byId.get(id),
       resolved: resolveVariables(definitions, values),
       blocksRender: blockingIssues(issues, strict).length > 0,
       strict,
     };
-  }, [scan.data, values, strict]);
+  }, [scan.data, own, brand, strict]);
 }
 
 /** `value`, once it has stopped changing for `delayMs` (typing must not reload the preview). */

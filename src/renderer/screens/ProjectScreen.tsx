@@ -7,6 +7,7 @@ import { useEffect, useState, type DragEvent } from "react";
 import { DryRunReport } from "../components/DryRunReport";
 import { ErrorNote } from "../components/ErrorNote";
 import { FolderBrowser } from "../components/FolderBrowser";
+import { GalleryPanel } from "../components/GalleryPanel";
 import { Preview } from "../components/Preview";
 import { PreviewFindings } from "../components/PreviewFindings";
 import { QueuedNote } from "../components/QueuedNote";
@@ -26,7 +27,8 @@ import {
 } from "../hooks/project";
 import { useExamples } from "../hooks/media";
 import { useRenderActions } from "../hooks/render-actions";
-import { formatSeconds } from "../render-plan";
+import { formatSeconds, tickedSizes } from "../render-plan";
+import type { AspectRatio } from "../../shared/render-options";
 import { IpcCallError } from "../../shared/ipc";
 import { useUiStore } from "../store";
 
@@ -36,9 +38,13 @@ function ProjectPicker() {
   const openProject = useUiStore((state) => state.openProject);
   const browserOpen = useUiStore((state) => state.folderBrowserOpen);
   const pick = usePickFolder();
+  const setGalleryOpen = useUiStore((state) => state.setGalleryOpen);
   return (
     <section className="project-bar" aria-label="Project folder">
-      <button type="button" className="primary" onClick={() => pick.mutate()}>
+      <button type="button" className="primary" onClick={() => setGalleryOpen(true)}>
+        New video
+      </button>
+      <button type="button" onClick={() => pick.mutate()}>
         Choose folder…
       </button>
       <span className="path" title={dir}>
@@ -94,6 +100,11 @@ function CompositionDetails() {
   const preview = usePreviewUrl(project?.composition);
   const checkedValues = useSettled(variables.values, 1000);
   const check = useProjectCheck(project?.composition, checkedValues);
+  // The preview can show each size ticked under Render options, as its render lays it out.
+  const render = useUiStore((state) => state.render);
+  const sizes = tickedSizes(render, project?.aspectRatio);
+  const [previewSize, setPreviewSize] = useState<AspectRatio | undefined>();
+  const shownSize = previewSize && sizes.includes(previewSize) ? previewSize : sizes[0];
   if (scan.isPending) return <p role="status">Reading the project…</p>;
   if (scan.error)
     return (
@@ -153,12 +164,28 @@ function CompositionDetails() {
           ))}
         </ul>
       ) : null}
+      {sizes.length > 1 ? (
+        <label className="inline">
+          Preview size
+          <select
+            value={shownSize}
+            onChange={(event) => setPreviewSize(event.target.value as AspectRatio)}
+          >
+            {sizes.map((size) => (
+              <option key={size} value={size}>
+                {size}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
       {preview.data ? (
         <Preview
           url={preview.data.url}
           fps={Number.isFinite(fps) ? fps : 30}
           values={settledValues}
           captions={captions}
+          aspectRatio={shownSize !== project.aspectRatio ? shownSize : undefined}
         />
       ) : preview.error ? (
         <ErrorNote error={preview.error} title="The preview cannot start." />
@@ -285,6 +312,7 @@ export function ProjectScreen() {
   const scan = useProjectScan();
   const drop = useDropFolder();
   const batchOpen = useUiStore((state) => state.batch.open);
+  const galleryOpen = useUiStore((state) => state.galleryOpen);
   const [dragging, setDragging] = useState(false);
   useProjectOutcome();
   const accepts = (event: DragEvent) =>
@@ -328,7 +356,9 @@ export function ProjectScreen() {
         </p>
       ) : null}
       {drop.error ? <ErrorNote error={drop.error} title="Cannot open the dropped item." /> : null}
-      {dir ? (
+      {galleryOpen ? (
+        <GalleryPanel />
+      ) : dir ? (
         <div className="project-grid">
           <div className="column">
             <CompositionDetails />

@@ -1,6 +1,7 @@
 // Settings: where renders run (on this computer, or on a service at an address), downloads
 // folder, concurrency, where the sign-in is kept, the folder browser's limit (web mode: a limit,
 // and why) and the theme (this window only). Words for creators: no URLs of the local service.
+import { BrandSettings } from "../components/BrandSettings";
 import { ErrorNote } from "../components/ErrorNote";
 import { useSettingsForm } from "../hooks/settings-form";
 import { useUiStore, type ThemeChoice } from "../store";
@@ -24,6 +25,7 @@ export function SettingsScreen() {
           </select>
         </label>
       </section>
+      {form.settings.data ? <BrandSettings /> : null}
       {form.settings.isPending ? <p role="status">Loading the settings…</p> : null}
       {form.settings.error ? <ErrorNote error={form.settings.error} /> : null}
       {draft ? (

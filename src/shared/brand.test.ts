@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { brandKitSchema, brandValues, usesBrand } from "./brand";
+import { parseVariablesSchema } from "./variables";
+
+const schema = parseVariablesSchema(
+  JSON.stringify([
+    { id: "headline", type: "string", default: "Hi" },
+    { id: "brand-logo", type: "image", default: "logo.svg" },
+    { id: "brand-primary", type: "color", default: "#ff0000" },
+    { id: "brand-text", type: "string", default: "not a colour" },
+    { id: "brand-font", type: "font", default: "Inter" },
+  ]),
+).variables;
+
+describe("brandValues", () => {
+  it("fills only the brand variables the composition declares, with the expected type", () => {
+    const kit = brandKitSchema.parse({
+      logo: "data:image/svg+xml;base64,PHN2Zy8+",
+      colors: { primary: "#00aa77", secondary: "#111111", text: "#ffffff" },
+      fonts: { heading: "Playfair Display", body: "Inter" },
+    });
+    expect(brandValues(kit, schema)).toEqual({
+      "brand-logo": "data:image/svg+xml;base64,PHN2Zy8+",
+      "brand-primary": "#00aa77",
+      "brand-font": "Playfair Display",
+    });
+    expect(usesBrand(schema)).toBe(true);
+    expect(usesBrand(schema.filter((v) => v.id === "headline"))).toBe(false);
+  });
+
+  it("refuses a logo that is not a picture, a colour that is not #rrggbb and a font with quotes", () => {
+    const result = brandKitSchema.safeParse({
+      logo: "data:text/html;base64,PGgxPg==",
+      colors: { primary: "red" },
+      fonts: { heading: 'Inter"; color: red' },
+    });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.path.join("."))).toEqual([
+      "logo",
+      "colors.primary",
+      "fonts.heading",
+    ]);
+  });
+});
