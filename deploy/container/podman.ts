@@ -54,6 +54,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Passed through to the test's stderr as it comes (long builds). */
   echo?: boolean;
+  /** stderr is part of the answer too (`podman logs` gives a container's stderr on its own). */
+  withStderr?: boolean;
 }
 
 /** Runs a command with podman's environment; resolves stdout, rejects with stderr's tail. */
@@ -78,6 +80,7 @@ export async function run(
     });
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-20_000);
+      if (options.withStderr) stdout += chunk;
       if (options.echo) process.stderr.write(chunk);
     });
     child.on("error", reject);
