@@ -203,6 +203,29 @@ async function chunkRows(renderId: string): Promise<ChunkRow[]> {
   return result.rows;
 }
 
+/**
+ * Chunks of a render being rendered now, with the pod rendering each: a row in "rendering" with
+ * frames done, whose pod logged "chunk started" for it and no "chunk finished" yet (the row names
+ * its worker only once the chunk is done).
+ */
+async function runningChunks(renderId: string): Promise<{ idx: number; pod: string }[]> {
+  const pods = await workerPods();
+  const running: { idx: number; pod: string }[] = [];
+  const rows = (await chunkRows(renderId)).filter(
+    (row) => row.state === "rendering" && row.frames_done > 0,
+  );
+  for (const pod of pods) {
+    const lines = (await podLog(pod, "worker")).filter((line) => line.renderId === renderId);
+    const started = lines.filter((line) => line.msg === "chunk started").map((l) => l.chunk);
+    const finished = lines.filter((line) => line.msg === "chunk finished").map((l) => l.chunk);
+    for (const row of rows) {
+      if (started.includes(row.idx) && !finished.includes(row.idx))
+        running.push({ idx: row.idx, pod });
+    }
+  }
+  return running;
+}
+
 async function credits(): Promise<{ remaining: number; used: number }> {
   const me = await api(service, "GET", "/v3/users/me", { key: service.apiKey });
   expect(me.status).toBe(200);
@@ -430,13 +453,10 @@ describe.skipIf(unavailable !== undefined && !inCi)(
         const renderId = await submit();
         const victim = await waitFor(
           "a chunk being rendered",
-          async () =>
-            (await chunkRows(renderId)).find(
-              (row) => row.state === "rendering" && row.frames_done > 0,
-            ),
+          async () => (await runningChunks(renderId))[0],
           { timeoutMs: 300_000, intervalMs: 100 },
         );
-        const pod = victim.worker!;
+        const { pod } = victim;
         await podman(["pod", "kill", "--signal", "KILL", pod]);
         // The Deployment's controller would start a new pod; podman starts the same one again.
         await podman(["pod", "start", pod]);
@@ -471,9 +491,7 @@ describe.skipIf(unavailable !== undefined && !inCi)(
         await waitFor(
           "a chunk being rendered on a pod that is about to stop",
           async () =>
-            (await chunkRows(renderId)).some(
-              (row) => row.state === "rendering" && stop.includes(row.worker ?? ""),
-            ) || undefined,
+            (await runningChunks(renderId)).some((chunk) => stop.includes(chunk.pod)) || undefined,
           { timeoutMs: 300_000, intervalMs: 100 },
         );
         // What a scale-down does: SIGTERM, then the grace period of the manifest.
