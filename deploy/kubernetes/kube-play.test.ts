@@ -500,16 +500,17 @@ describe.skipIf(unavailable !== undefined && !inCi)(
         const record = await waitForTerminalRender(service, renderId, 600_000);
         expect(record).toMatchObject({ status: "completed", duration: SECONDS });
         const chunks = await chunkRows(renderId);
-        expect(chunks.every((chunk) => chunk.state === "done" && chunk.attempts === 1)).toBe(true);
+        expect(chunks.every((chunk) => chunk.state === "done")).toBe(true);
+        // Each chunk finished once across the pods (a chunk handed back at SIGTERM is rendered
+        // again elsewhere, never completed twice), and the customer is charged once.
         const finished = (await chunkLines(renderId, "chunk finished")).map((line) => line.chunk);
         expect(finished.sort()).toEqual(chunks.map((chunk) => chunk.idx).sort());
-        expect(chunks.some((chunk) => stop.includes(chunk.worker ?? ""))).toBe(true);
         const cost = renderCostMilli(SECONDS, "1080p") / 1000;
         expect(record.credits_charged).toBeCloseTo(cost, 6);
         const after = await credits();
         expect(after.used - before.used).toBeCloseTo(cost, 6);
         report(
-          `scale 3 -> 1 (kept ${keep}): ${chunks.map((c) => `${c.idx}@${c.worker}`).join(" ")}`,
+          `scale 3 -> 1 (kept ${keep}): ${chunks.map((c) => `${c.idx}:${c.attempts}@${c.worker}`).join(" ")}`,
         );
       },
     );
