@@ -1,6 +1,7 @@
 import { configDefaults, defineConfig } from "vitest/config";
 import { postgresUnavailable } from "./src/server/testing/postgres.js";
 import { swiftMissing } from "./src/server/testing/s3-server.js";
+import { CONTAINER_TESTS } from "./vitest.containers.config.js";
 
 // Test files of the scale-out shape (PostgreSQL, pg-boss, S3), and the API suite that runs once
 // more against it.
@@ -43,8 +44,10 @@ export default defineConfig({
             "src/**/*.test.tsx",
             "scripts/**/*.test.ts",
             "bench/**/*.test.ts",
+            "deploy/**/*.test.ts",
           ],
-          exclude: [...configDefaults.exclude, ...SCALE_OUT_ONLY],
+          // The container tests run on their own (vitest.containers.config.ts).
+          exclude: [...configDefaults.exclude, ...SCALE_OUT_ONLY, ...CONTAINER_TESTS],
         },
       },
       ...(withScaleOut

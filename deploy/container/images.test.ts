@@ -1,0 +1,133 @@
+// The images build from this checkout with podman, never pulling (the bases are the local
+// stand-ins of deploy/container/stand-in-base.sh), and run as built: the service image is
+// non-root, has its health check, carries production dependencies only and passes `svc doctor`
+// with a read-only root and no capabilities; the template's image, built the same way, serves
+// /healthz. Sizes are printed; the service image stays within 700 MB of compressed layers.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../../src/shared/testing/wait-for";
+import {
+  buildAllImages,
+  buildImage,
+  compressedSize,
+  IMAGES,
+  podman,
+  podmanUnavailable,
+  REPO,
+  tryRun,
+  unpackedSize,
+} from "./podman";
+
+const inCi = !/^(|0|false|no|off)$/i.test((process.env.CI ?? "").trim());
+const unavailable = podmanUnavailable();
+if (unavailable && !inCi) console.warn(`container image tests skipped: ${unavailable}`);
+const MB = 1024 * 1024;
+const TEMPLATE_CONTAINER = "svc-template-image-test";
+
+describe.skipIf(unavailable !== undefined && !inCi)("the container images", () => {
+  beforeAll(async () => {
+    if (unavailable) throw new Error(`the image tests cannot run in CI: ${unavailable}`);
+    const started = Date.now();
+    await buildAllImages();
+    await buildImage(IMAGES.template, `${REPO}/templates/preview-render/Dockerfile`, REPO);
+    process.stderr.write(`images: built in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  }, 2_400_000);
+
+  afterAll(async () => {
+    await tryRun("podman", ["rm", "-f", "--time", "0", TEMPLATE_CONTAINER]);
+  });
+
+  it(
+    "the service image: at most 700 MB of compressed layers (sizes printed)",
+    { timeout: 600_000 },
+    async () => {
+      for (const [name, tag] of Object.entries(IMAGES)) {
+        const [compressed, unpacked] = await Promise.all([compressedSize(tag), unpackedSize(tag)]);
+        process.stderr.write(
+          `images: ${name} (${tag}) ${(compressed / MB).toFixed(0)} MB compressed, ${(unpacked / MB).toFixed(0)} MB unpacked\n`,
+        );
+        if (name === "service") expect(compressed).toBeLessThanOrEqual(700 * MB);
+      }
+    },
+  );
+
+  it("runs as uid 1000 under tini with a health check, and holds production dependencies only", async () => {
+    const [image] = JSON.parse(await podman(["image", "inspect", IMAGES.service]));
+    const config = image.Config;
+    expect(config.User).toBe("1000:1000");
+    expect(config.Entrypoint.slice(0, 2)).toEqual(["/usr/bin/tini", "--"]);
+    // Podman shows a Docker-format image's health check beside its config.
+    const healthcheck = image.Healthcheck ?? config.Healthcheck;
+    expect(String(healthcheck?.Test)).toContain("/healthz");
+    const modules = await podman([
+      "run",
+      "--rm",
+      "--entrypoint",
+      "ls",
+      IMAGES.service,
+      "/srv/svc/node_modules",
+    ]);
+    const names = modules.split("\n");
+    expect(names).toContain("pg-boss");
+    // react is still there: the desktop UI's @tanstack/react-query and zustand are listed under
+    // "dependencies" and bring it as a peer (moving them to devDependencies would drop it).
+    for (const dev of [
+      "electron",
+      "vite",
+      "typescript",
+      "vitest",
+      "playwright-core",
+      "@playwright",
+    ]) {
+      expect(names).not.toContain(dev);
+    }
+  });
+
+  it("passes `svc doctor` with Debian's Chromium and FFmpeg, read-only, no capabilities", async () => {
+    const output = await podman([
+      "run",
+      "--rm",
+      "--read-only",
+      "--tmpfs",
+      "/tmp",
+      "--cap-drop",
+      "ALL",
+      "--security-opt",
+      "no-new-privileges",
+      IMAGES.service,
+      "doctor",
+    ]);
+    expect(output).toContain("/usr/lib/chromium/chromium-headless-shell");
+    expect(output).toContain("/usr/bin/ffmpeg");
+    expect(output).toMatch(/Ready: svc can render/);
+  });
+
+  it(
+    "the template's image, built the same way, serves /healthz",
+    { timeout: 180_000 },
+    async () => {
+      await tryRun("podman", ["rm", "-f", "--time", "0", TEMPLATE_CONTAINER]);
+      await podman([
+        "run",
+        "-d",
+        "--name",
+        TEMPLATE_CONTAINER,
+        "-e",
+        "RENDER_API_TOKEN=test-token-of-the-image-test",
+        IMAGES.template,
+      ]);
+      const address = (
+        await podman(["inspect", "--format", "{{.NetworkSettings.IPAddress}}", TEMPLATE_CONTAINER])
+      ).trim();
+      const status = await waitFor(
+        "the template container's /healthz",
+        () =>
+          fetch(`http://${address}:7740/healthz`).then(
+            (response) => response.status,
+            () => undefined,
+          ),
+        { timeoutMs: 120_000, intervalMs: 250 },
+      );
+      expect(status).toBe(200);
+    },
+  );
+});

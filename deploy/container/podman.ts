@@ -1,0 +1,200 @@
+// Test support: podman as this machine and CI run it (root, runc, cgroupfs, a containers.conf
+// with no default ulimits, logs kept in files), the local stand-in base images, and the images of
+// the service, the template and the dev store built from this checkout. Nothing is pulled:
+// `--pull=never` everywhere, the bases come from deploy/container/stand-in-base.sh. Podman keeps
+// layers between runs on one machine, so a second build of unchanged sources takes seconds.
+import { execFile, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const REPO = resolve(import.meta.dirname, "../..");
+const CONTAINERS_DIR = resolve(import.meta.dirname);
+const HOST_CA = "/etc/ssl/certs/ca-certificates.crt";
+const APT = "apt-get install -y --no-install-recommends podman runc catatonit mmdebstrap";
+
+/** The images the tests build, by tag. */
+export const IMAGES = {
+  service: "localhost/svc:latest",
+  template: "localhost/svc-preview-render:latest",
+  postgres: "localhost/svc-postgres:latest",
+  s3Store: "localhost/svc-s3-store:latest",
+} as const;
+
+/** Undefined when podman can run here; otherwise why not (and how to fix it). */
+export function podmanUnavailable(): string | undefined {
+  if (process.getuid?.() !== 0) return "podman runs as root here (run the tests as root)";
+  const missing = ["podman", "runc", "catatonit", "mmdebstrap", "kubectl"].filter(
+    (tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0,
+  );
+  if (missing.length > 0) {
+    return `${missing.join(", ")} not installed; as root: ${APT} kubernetes-client`;
+  }
+  return undefined;
+}
+
+let confFile: string | undefined;
+
+/** The environment podman runs with: CONTAINERS_CONF naming our containers.conf. */
+async function podmanEnv(): Promise<NodeJS.ProcessEnv> {
+  if (!confFile) {
+    const dir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "svc-ci");
+    await mkdir(dir, { recursive: true });
+    confFile = join(dir, "containers.conf");
+    // default_ulimits: podman's defaults fail setrlimit on this kernel; k8s-file: `podman logs`
+    // works without journald.
+    await writeFile(confFile, '[containers]\ndefault_ulimits = []\nlog_driver = "k8s-file"\n');
+  }
+  return { ...process.env, CONTAINERS_CONF: confFile };
+}
+
+export interface RunOptions {
+  input?: string;
+  signal?: AbortSignal;
+  /** Passed through to the test's stderr as it comes (long builds). */
+  echo?: boolean;
+  /** stderr is part of the answer too (`podman logs` gives a container's stderr on its own). */
+  withStderr?: boolean;
+}
+
+/** Runs a command with podman's environment; resolves stdout, rejects with stderr's tail. */
+export async function run(
+  command: string,
+  args: string[],
+  options: RunOptions = {},
+): Promise<string> {
+  const env = await podmanEnv();
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, {
+      env,
+      cwd: REPO,
+      stdio: ["pipe", "pipe", "pipe"],
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+      if (options.echo) process.stderr.write(chunk);
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-20_000);
+      if (options.withStderr) stdout += chunk;
+      if (options.echo) process.stderr.write(chunk);
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code === 0) resolvePromise(stdout);
+      else
+        reject(
+          new Error(`${command} ${args.join(" ")} exited with ${code}:\n${stderr.slice(-4000)}`),
+        );
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** `podman` with the flags this machine needs (runc: crun refuses the hybrid cgroups). */
+export function podman(args: string[], options: RunOptions = {}): Promise<string> {
+  return run("podman", ["--runtime", "runc", "--cgroup-manager", "cgroupfs", ...args], options);
+}
+
+/** The stand-in node:22-bookworm-slim and debian:bookworm-slim (made once per machine). */
+export async function ensureBaseImages(signal?: AbortSignal): Promise<void> {
+  await run("bash", [join(CONTAINERS_DIR, "stand-in-base.sh")], { echo: true, signal });
+}
+
+/**
+ * `podman build` of a Dockerfile, never pulling, in Docker's format (OCI images drop
+ * HEALTHCHECK). The machine's CA bundle reaches npm inside the build as a mounted file named by
+ * NODE_EXTRA_CA_CERTS, never as a layer.
+ */
+export async function buildImage(
+  tag: string,
+  dockerfile: string,
+  context: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const ca = existsSync(HOST_CA)
+    ? [
+        "--build-arg",
+        "NODE_EXTRA_CA_CERTS=/run/host-ca.crt",
+        "-v",
+        `${HOST_CA}:/run/host-ca.crt:ro`,
+      ]
+    : [];
+  await podman(
+    ["build", "--format", "docker", "--pull=never", ...ca, "-f", dockerfile, "-t", tag, context],
+    { echo: true, ...(signal ? { signal } : {}) },
+  );
+}
+
+/** Every image the tests use, built from this checkout (cached layers make it quick the 2nd time). */
+export async function buildAllImages(signal?: AbortSignal): Promise<void> {
+  await ensureBaseImages(signal);
+  await buildImage(IMAGES.service, join(REPO, "Dockerfile"), REPO, signal);
+  await buildImage(
+    IMAGES.postgres,
+    join(CONTAINERS_DIR, "postgres/Dockerfile"),
+    join(CONTAINERS_DIR, "postgres"),
+    signal,
+  );
+  await buildImage(
+    IMAGES.s3Store,
+    join(CONTAINERS_DIR, "s3-store/Dockerfile"),
+    join(CONTAINERS_DIR, "s3-store"),
+    signal,
+  );
+}
+
+/** What a registry would store: the image's layers gzip-compressed, in bytes. */
+export async function compressedSize(tag: string): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), "svc-image-"));
+  try {
+    const out = join(dir, "image");
+    await podman(["save", "--format", "docker-dir", "--compress", "-o", out, tag]);
+    let total = 0;
+    for (const name of await readdir(out)) {
+      if (name === "manifest.json" || name === "version") continue;
+      total += (await stat(join(out, name))).size;
+    }
+    return total;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The image's size as stored here (layers unpacked), in bytes. */
+export async function unpackedSize(tag: string): Promise<number> {
+  return Number((await podman(["image", "inspect", "--format", "{{.Size}}", tag])).trim());
+}
+
+/** The address of a pod on podman's network (what a ClusterIP Service would give). */
+export async function podAddress(pod: string): Promise<string> {
+  const infra = (await podman(["pod", "inspect", "--format", "{{.InfraContainerID}}", pod])).trim();
+  const address = (
+    await podman([
+      "inspect",
+      "--format",
+      "{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}",
+      infra,
+    ])
+  )
+    .trim()
+    .split(" ")[0];
+  if (!address) throw new Error(`pod ${pod} has no address`);
+  return address;
+}
+
+/** Runs a command and answers its exit code, for cleanup that may find nothing to remove. */
+export function tryRun(command: string, args: string[]): Promise<number> {
+  return podmanEnv().then(
+    (env) =>
+      new Promise((resolvePromise) => {
+        execFile(command, args, { env }, (error) =>
+          resolvePromise(error ? ((error as { code?: number }).code ?? 1) : 0),
+        );
+      }),
+  );
+}
