@@ -125,56 +125,22 @@ export interface CompatRow {
  */
 export type StandInKind = "testsrc2" | "testsrc2-bt709" | "testsrc2-webm" | "tone";
 
+/** The moving pattern and its tone, 60 s, as FFmpeg inputs. */
+const TESTSRC2_INPUTS = [
+  ...["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25:duration=60"],
+  ...["-f", "lavfi", "-i", "sine=frequency=440:duration=60"],
+];
+const H264 = ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-g", "50"];
+const BT709_TAGS = ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709"];
+
 const STAND_IN_ARGS: Record<StandInKind, { ext: string; args: string[] }> = {
-  testsrc2: {
-    ext: "mp4",
-    args: [
-      "-f",
-      "lavfi",
-      "-i",
-      "testsrc2=size=1280x720:rate=25:duration=60",
-      "-f",
-      "lavfi",
-      "-i",
-      "sine=frequency=440:duration=60",
-      "-c:v",
-      "libx264",
-      "-preset",
-      "veryfast",
-      "-pix_fmt",
-      "yuv420p",
-      "-g",
-      "50",
-      "-c:a",
-      "aac",
-      "-shortest",
-    ],
-  },
+  testsrc2: { ext: "mp4", args: [...TESTSRC2_INPUTS, ...H264, "-c:a", "aac", "-shortest"] },
   "testsrc2-bt709": {
     ext: "mp4",
     args: [
-      "-f",
-      "lavfi",
-      "-i",
-      "testsrc2=size=1280x720:rate=25:duration=60",
-      "-f",
-      "lavfi",
-      "-i",
-      "sine=frequency=440:duration=60",
-      "-c:v",
-      "libx264",
-      "-preset",
-      "veryfast",
-      "-pix_fmt",
-      "yuv420p",
-      "-g",
-      "50",
-      "-colorspace",
-      "bt709",
-      "-color_primaries",
-      "bt709",
-      "-color_trc",
-      "bt709",
+      ...TESTSRC2_INPUTS,
+      ...H264,
+      ...BT709_TAGS,
       "-color_range",
       "tv",
       "-c:a",
@@ -185,25 +151,9 @@ const STAND_IN_ARGS: Record<StandInKind, { ext: string; args: string[] }> = {
   "testsrc2-webm": {
     ext: "webm",
     args: [
-      "-f",
-      "lavfi",
-      "-i",
-      "testsrc2=size=1280x720:rate=25:duration=60",
-      "-f",
-      "lavfi",
-      "-i",
-      "sine=frequency=440:duration=60",
-      "-c:v",
-      "libvpx-vp9",
-      "-deadline",
-      "realtime",
-      "-cpu-used",
-      "8",
-      "-b:v",
-      "2M",
-      "-c:a",
-      "libopus",
-      "-shortest",
+      ...TESTSRC2_INPUTS,
+      ...["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "2M"],
+      ...["-c:a", "libopus", "-shortest"],
     ],
   },
   tone: {
