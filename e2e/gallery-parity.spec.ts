@@ -122,7 +122,10 @@ for (const template of templates) {
           fps: FPS,
           aspectRatio: size,
           adaptAspectRatio: true,
-          allowNetwork: false,
+          // As `svc render` draws a creator's own project on this computer (network open, one
+          // browser process); closed pages are parity-checked by preview-parity and
+          // captions-parity. A closed still stalled once in 108 here (beginFrame, 2026-11-28).
+          allowNetwork: true,
         });
         await player.evaluate(
           (element, t) => (element as HTMLElement & { seek(t: number): Promise<void> }).seek(t),
