@@ -123,13 +123,13 @@ test("every screen has an empty state before anything is opened or rendered", as
   await photograph(page, "settings");
   const concurrency = page.getByLabel("Renders at once");
   await concurrency.fill("2");
-  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("button", { name: "Save", exact: true }).click();
   await expect(page.getByText("Saved.")).toBeVisible();
   await page.reload();
   await nav(page, "Settings").click();
   await expect(concurrency).toHaveValue("2");
   await concurrency.fill("1");
-  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("button", { name: "Save", exact: true }).click();
   await expect(page.getByText("Saved.")).toBeVisible();
   await closePage(page);
 });
@@ -372,7 +372,7 @@ test("an oversize project shows the over-limit report, and its render fails befo
     const folderRoot = page.getByLabel("Only show folders under (in a browser tab)");
     const previousRoot = await folderRoot.inputValue();
     await folderRoot.fill(root);
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
     await expect(page.getByText("Saved.")).toBeVisible();
 
     await nav(page, "Project").click();
@@ -403,7 +403,7 @@ test("an oversize project shows the over-limit report, and its render fails befo
 
     await nav(page, "Settings").click();
     await folderRoot.fill(previousRoot);
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
     await expect(page.getByText("Saved.")).toBeVisible();
   } finally {
     await closePage(page);

@@ -90,7 +90,7 @@ test("an image variable's Choose… picks an image inside the project as a relat
   const folderRoot = page.getByLabel("Only show folders under (in a browser tab)");
   const previousRoot = await folderRoot.inputValue();
   await folderRoot.fill(scratch);
-  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("button", { name: "Save", exact: true }).click();
   await expect(page.getByText("Saved.")).toBeVisible();
   try {
     await nav(page, "Project").click();
@@ -137,7 +137,7 @@ test("an image variable's Choose… picks an image inside the project as a relat
   } finally {
     await nav(page, "Settings").click();
     await folderRoot.fill(previousRoot);
-    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
     await expect(page.getByText("Saved.")).toBeVisible();
     await page.close();
   }
