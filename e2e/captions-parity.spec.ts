@@ -155,7 +155,10 @@ for (const shape of SHAPES) {
         output,
         fps: FPS,
         quality: "high",
-        allowNetwork: false,
+        // As `svc render` draws a creator's own project (network open, one browser process): a
+        // closed page's browser stalled here once on beginFrame ("Readback from surface
+        // failed", 2026-11-28, issue 41); closed pages keep their own tests.
+        allowNetwork: true,
         thumbnail: false,
         workers: 1,
         captions,
