@@ -18,7 +18,7 @@ function svc(args: string[], env: Record<string, string> = {}) {
 
 describe("svc doctor", () => {
   it("reports the browser, FFmpeg with its encoders and ffprobe as JSON", async () => {
-    const { code, stdout } = await svc(["doctor", "--json"]);
+    const { code, stdout } = await svc(["doctor", "--json"], { SVC_BROWSER_NAMESPACE: "1" });
     const report = JSON.parse(stdout);
     expect(report).toMatchObject({
       ok: true,

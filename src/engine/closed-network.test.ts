@@ -196,6 +196,16 @@ async function renderProbe(allowNetwork: NetworkAccess, name: string): Promise<s
   return result.warnings;
 }
 
+// The fence is opt-in (confinement.ts fenceRequested): these tests are about the fence.
+const fenceBefore = process.env.SVC_BROWSER_NAMESPACE;
+beforeAll(() => {
+  process.env.SVC_BROWSER_NAMESPACE = "1";
+});
+afterAll(() => {
+  if (fenceBefore === undefined) delete process.env.SVC_BROWSER_NAMESPACE;
+  else process.env.SVC_BROWSER_NAMESPACE = fenceBefore;
+});
+
 describe("a composition whose network is closed", () => {
   it("reaches no listener by any protocol, renders, and names every attempt", async () => {
     const warnings = await renderProbe(false, "closed");

@@ -11,6 +11,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { cdnAnswer } from "../node/cdn-files";
+import { fenceRequested } from "./confinement";
 import type { ResolvedLibrary } from "../node/library-cache";
 
 /**
@@ -77,7 +78,8 @@ async function answerRequest(
   policy: NetworkPolicy,
 ): Promise<unknown> {
   const { url } = request;
-  const closed = networkClosed(policy.allowNetwork);
+  // Fenced browsers reach nothing, so svc hands them what they may have; others fetch it.
+  const closed = networkClosed(policy.allowNetwork) && fenceRequested();
   if (originOf(url) === policy.projectOrigin) {
     return closed
       ? fulfillFromHere(target, requestId, request)
