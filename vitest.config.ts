@@ -21,6 +21,7 @@ const API_SUITE = [
   "src/server/cancel.test.ts",
   "src/server/outputs.test.ts",
   "src/server/speculative.test.ts",
+  "src/server/failed-credentials.test.ts",
 ];
 const inCi = !/^(|0|false|no|off)$/i.test((process.env.CI ?? "").trim());
 const missing = [swiftMissing(), postgresUnavailable()].filter(Boolean).join("; ");

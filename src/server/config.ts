@@ -52,6 +52,17 @@ export interface ServerConfig {
    * API process on one database shares it.
    */
   rateLimitPerMinute: number;
+  /**
+   * Failed credentials (wrong or revoked API keys and access tokens, refused OAuth grants) one
+   * client address may send per authFailureWindowSeconds before every credential it sends is
+   * answered 429 until the window ends; 0 turns the throttle off (http/failed-credentials.ts).
+   */
+  authFailuresPerClient: number;
+  /** The same per key prefix (`svc_key_` and its next 4 characters), from any client. */
+  authFailuresPerKeyPrefix: number;
+  authFailureWindowSeconds: number;
+  /** Device codes (`POST /v1/oauth/device/code`) one client address may create per window. */
+  deviceCodesPerClient: number;
   /** Renders in progress per account (queued for a worker or rendering); more wait held. 0: no cap. */
   maxRendersPerAccount: number;
   /**
@@ -144,6 +155,10 @@ export function loadConfig(
     downloadUrlTtlSeconds: num("SVC_SERVER_DOWNLOAD_URL_TTL_SECONDS", 15 * 60),
     uploadUrlTtlSeconds: num("SVC_SERVER_UPLOAD_URL_TTL_SECONDS", 60 * 60),
     rateLimitPerMinute: num("SVC_SERVER_RATE_LIMIT_PER_MINUTE", 600),
+    authFailuresPerClient: Math.floor(num("SVC_SERVER_AUTH_FAILURES_PER_CLIENT", 30)),
+    authFailuresPerKeyPrefix: Math.floor(num("SVC_SERVER_AUTH_FAILURES_PER_KEY_PREFIX", 10)),
+    authFailureWindowSeconds: Math.max(1, num("SVC_SERVER_AUTH_FAILURE_WINDOW_SECONDS", 600)),
+    deviceCodesPerClient: Math.floor(num("SVC_SERVER_DEVICE_CODES_PER_CLIENT", 20)),
     maxRendersPerAccount: Math.floor(num("SVC_SERVER_MAX_RENDERS_PER_ACCOUNT", 0)),
     metricsHost: env.SVC_SERVER_METRICS_HOST?.trim() || "127.0.0.1",
     metricsPort: env.SVC_SERVER_METRICS_PORT?.trim()

@@ -1,7 +1,8 @@
 // Limits that hold across API processes on one PostgreSQL (the scale-out shape behind a load
 // balancer): the per-credential rate limit is counted in the database, so the request over it is
-// 429 whichever process answers; and the per-account cap on renders in progress keeps the extra
+// 429 whichever process answers; so are failed credentials (issue 41); and the per-account cap on renders in progress keeps the extra
 // renders queued (held) until the account is under it, whichever process took them.
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createApiKey } from "./auth/accounts";
@@ -20,10 +21,13 @@ import { buildZip, compositionHtml } from "./testing/zip-builder";
 import { waitFor } from "../shared/testing/wait-for";
 
 const RATE = 8;
+const FAILURES = 6;
 let first: ServiceProcess;
 let second: ServiceProcess;
 /** A second key of the account, spent by the rate-limit test (the renders use the first). */
 let key: string;
+/** A third key, for the failed-key test's right key. */
+let third: string;
 
 beforeAll(async () => {
   const dir = await tempDir();
@@ -37,6 +41,7 @@ beforeAll(async () => {
       SVC_SERVER_RATE_LIMIT_PER_MINUTE: String(RATE),
       SVC_SERVER_MAX_RENDERS_PER_ACCOUNT: "1",
       SVC_SERVER_MAX_CHUNKS: "1",
+      SVC_SERVER_AUTH_FAILURES_PER_CLIENT: String(FAILURES),
     },
   };
   // The first migrates the database and makes the account; it renders too (one worker).
@@ -50,6 +55,7 @@ beforeAll(async () => {
   try {
     const user = await db.selectFrom("users").select("id").executeTakeFirstOrThrow();
     key = await createApiKey(db, user.id);
+    third = await createApiKey(db, user.id);
   } finally {
     await db.destroy();
   }
@@ -76,6 +82,30 @@ it("holds the rate limit across both API processes: the request over it is 429 o
     "A429",
     "B429",
   ]);
+});
+
+it("holds the failed-key throttle across both API processes: the limit in total, then 429 on either; another client still gets in", async () => {
+  const statuses: string[] = [];
+  for (let i = 0; i < FAILURES + 4; i++) {
+    const service = i % 2 === 0 ? first : second;
+    const wrong = `svc_key_${randomBytes(32).toString("base64url")}`;
+    const answer = await api(service, "GET", "/v3/users/me", { key: wrong, from: "127.0.4.1" });
+    statuses.push(`${service === first ? "A" : "B"}${answer.status}`);
+    if (answer.status === 429) {
+      expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    }
+  }
+  expect(statuses).toEqual([
+    ...Array.from({ length: FAILURES }, (_, i) => `${i % 2 === 0 ? "A" : "B"}401`),
+    "A429",
+    "B429",
+    "A429",
+    "B429",
+  ]);
+  for (const service of [first, second]) {
+    const answer = await api(service, "GET", "/v3/users/me", { key: third, from: "127.0.4.2" });
+    expect(answer.status).toBe(200);
+  }
 });
 
 it("keeps an account's renders beyond its cap queued until one finishes, whichever process took them", async () => {

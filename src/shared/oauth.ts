@@ -23,7 +23,10 @@ export const REFRESH_TOKEN_PREFIX = "svc_rt_";
 
 export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
-/** Error codes of RFC 6749 section 5.2, RFC 8628 section 3.5 and RFC 7009. */
+/**
+ * Error codes of RFC 6749 section 5.2, RFC 8628 section 3.5 and RFC 7009, and RFC 6749's
+ * `temporarily_unavailable` for an address throttled after failed grants or too many device codes.
+ */
 export const OAUTH_ERROR_CODES = [
   "invalid_request",
   "invalid_client",
@@ -38,6 +41,7 @@ export const OAUTH_ERROR_CODES = [
   "expired_token",
   "unsupported_token_type",
   "server_error",
+  "temporarily_unavailable",
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 

@@ -56,6 +56,8 @@ export const HINTS: Record<string, string> = {
   access_denied: "The sign-in was denied in the browser; start the sign-in again to retry.",
   expired_token: "The code expired before it was approved; start the device sign-in again.",
   invalid_grant: "The sign-in is no longer valid; sign in again.",
+  temporarily_unavailable:
+    "The service refuses sign-ins from this address for a while after too many attempts; wait and try again.",
 };
 
 /** One POST to an OAuth endpoint: form body, no retries, RFC errors as ClientErrors. */

@@ -108,10 +108,15 @@ export class ApiKeyAuthenticator {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async authenticate(key: string): Promise<Principal | undefined> {
+  /** `beforeLookup` runs when the key is not in the cache (the failed-credential throttle). */
+  async authenticate(
+    key: string,
+    beforeLookup?: () => Promise<void>,
+  ): Promise<Principal | undefined> {
     const hash = hashApiKey(key);
     const hit = this.cache.get(hash);
     if (hit && hit.expires > this.now()) return hit.principal;
+    await beforeLookup?.();
     const principal = await authenticateApiKey(this.db, key);
     if (this.cache.size > 10_000) this.cache.clear();
     if (principal) this.cache.set(hash, { principal, expires: this.now() + this.ttlMs });

@@ -18,6 +18,8 @@ export class OAuthError extends Error {
     readonly code: OAuthErrorCode,
     message: string,
     readonly status = code === "invalid_client" ? 401 : 400,
+    /** More response headers, e.g. Retry-After of a throttled address. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }

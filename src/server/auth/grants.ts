@@ -391,13 +391,20 @@ export class AuthorizationServer {
     if (row) await this.revokeFamily(this.db, row.family_id, this.now());
   }
 
-  /** The account behind a live access token, for the /v3 API. */
-  async authenticateAccessToken(token: string): Promise<Principal | undefined> {
+  /**
+   * The account behind a live access token, for the /v3 API. `beforeLookup` runs when the token
+   * is not in the cache (the failed-credential throttle).
+   */
+  async authenticateAccessToken(
+    token: string,
+    beforeLookup?: () => Promise<void>,
+  ): Promise<Principal | undefined> {
     if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return undefined;
     const hash = hashSecret(token);
     const now = this.now();
     const cached = this.accessTokens.get(hash);
     if (cached && cached.until > now) return cached.principal;
+    await beforeLookup?.();
     const row = await this.db
       .selectFrom("oauth_tokens")
       .innerJoin("users", "users.id", "oauth_tokens.user_id")

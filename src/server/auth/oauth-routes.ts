@@ -1,11 +1,31 @@
 // The JSON endpoints of the authorization server: `POST /v1/oauth/token` (authorization_code,
 // refresh_token, device_code), `POST /v1/oauth/device/code` and `POST /v1/oauth/revoke`. They
 // take form bodies (RFC 6749) or JSON, answer RFC-shaped errors `{error, error_description}`
-// (not the /v3 envelope, which OAuth clients do not understand) and are never cached.
+// (not the /v3 envelope, which OAuth clients do not understand) and are never cached. A client
+// address that sent too many refused grants (codes, refresh tokens, device codes: secrets) shares
+// the /v3 failed-credential throttle, and device codes are limited per address: both answer 429
+// `temporarily_unavailable` with Retry-After.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { OAUTH_PATHS } from "../../shared/oauth";
+import type { FailedCredentialThrottle } from "../http/failed-credentials";
+import type { SharedWindowCounter } from "../http/rate-limit";
 import { OAuthError } from "./authorize-request";
 import type { AuthorizationServer } from "./grants";
+
+/** Refused grants that mean a wrong or stale secret, counted as failed credentials. */
+const FAILED_GRANTS = new Set(["invalid_grant", "invalid_client", "expired_token"]);
+
+export interface OAuthLimits {
+  failures: FailedCredentialThrottle;
+  /** Device codes per client address; undefined: not limited. */
+  deviceCodes: { counter: SharedWindowCounter; max: number } | undefined;
+}
+
+function throttled(seconds: number, message: string): OAuthError {
+  return new OAuthError("temporarily_unavailable", message, 429, {
+    "retry-after": String(seconds),
+  });
+}
 
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
 
@@ -35,6 +55,7 @@ function bodyOf(request: FastifyRequest): Record<string, unknown> {
 }
 
 function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   if (error.status === 401)
     reply.header("www-authenticate", 'Basic realm="svc", error="invalid_client"');
   return reply
@@ -43,7 +64,11 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
     .send({ error: error.code, error_description: error.message });
 }
 
-export function registerOAuthRoutes(app: FastifyInstance, oauth: AuthorizationServer): void {
+export function registerOAuthRoutes(
+  app: FastifyInstance,
+  oauth: AuthorizationServer,
+  limits: OAuthLimits,
+): void {
   void app.register(async (endpoints) => {
     addFormParser(endpoints);
     endpoints.setErrorHandler((error, request, reply) => {
@@ -63,11 +88,35 @@ export function registerOAuthRoutes(app: FastifyInstance, oauth: AuthorizationSe
     });
 
     endpoints.post(OAUTH_PATHS.token, async (request, reply) => {
-      const tokens = await oauth.token(bodyOf(request));
-      return reply.headers(NO_STORE).send(tokens);
+      const wait = await limits.failures.check(request.ip);
+      if (wait) {
+        throw throttled(
+          wait.retryAfterSeconds,
+          `too many refused grants from this address; retry in ${wait.retryAfterSeconds} s`,
+        );
+      }
+      try {
+        const tokens = await oauth.token(bodyOf(request));
+        return reply.headers(NO_STORE).send(tokens);
+      } catch (error) {
+        if (error instanceof OAuthError && FAILED_GRANTS.has(error.code)) {
+          await limits.failures.recordFailure(request.ip);
+        }
+        throw error;
+      }
     });
 
     endpoints.post(OAUTH_PATHS.deviceCode, async (request, reply) => {
+      if (limits.deviceCodes) {
+        const counted = await limits.deviceCodes.counter.count(`device-codes:${request.ip}`);
+        if (counted.current > limits.deviceCodes.max) {
+          const seconds = Math.max(1, Math.ceil(counted.ttl / 1000));
+          throw throttled(
+            seconds,
+            `too many device codes from this address; finish a sign-in already started, or retry in ${seconds} s`,
+          );
+        }
+      }
       const authorization = await oauth.createDeviceAuthorization(
         bodyOf(request),
         publicBaseUrl(request),

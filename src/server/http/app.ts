@@ -24,7 +24,8 @@ import { AuthorizationServer } from "../auth/grants";
 import { oauthSettings } from "../auth/token-store";
 import { registerOAuthRoutes } from "../auth/oauth-routes";
 import type { JobQueue } from "../queue/job-queue";
-import { registerRateLimit } from "./rate-limit";
+import { reconciledCounter, registerRateLimit } from "./rate-limit";
+import { FailedCredentialThrottle, throttledMessage } from "./failed-credentials";
 import { registerRenderRoutes } from "../render/renders";
 import { registerQuoteRoute } from "../render/quote";
 import { LocalObjectStore } from "../storage/local-store";
@@ -222,7 +223,32 @@ export function configureApp(
 
   // Sign-in (SPEC.md section 5): OAuth endpoints, sign-in pages; access tokens work on /v3.
   const oauth = new AuthorizationServer(ctx.db, oauthSettings(ctx.config), ctx.now);
-  registerOAuthRoutes(app, oauth);
+  // Failed credentials, per client address and key prefix, shared by /v3 and the token endpoint.
+  const failures = new FailedCredentialThrottle(
+    ctx.db,
+    {
+      perClient: ctx.config.authFailuresPerClient,
+      perKeyPrefix: ctx.config.authFailuresPerKeyPrefix,
+      windowMs: ctx.config.authFailureWindowSeconds * 1000,
+    },
+    ctx.now,
+  );
+  const deviceCodesMax = ctx.config.deviceCodesPerClient;
+  registerOAuthRoutes(app, oauth, {
+    failures,
+    deviceCodes:
+      deviceCodesMax > 0
+        ? {
+            counter: reconciledCounter(
+              app,
+              ctx,
+              deviceCodesMax,
+              ctx.config.deviceCodeTtlSeconds * 1000,
+            ),
+            max: deviceCodesMax,
+          }
+        : undefined,
+  });
   registerAuthPages(app, ctx, oauth);
 
   const authenticator = new ApiKeyAuthenticator(ctx.db);
@@ -230,11 +256,24 @@ export function configureApp(
     v3.addHook("onRequest", async (request) => {
       const key = credentialOf(request.headers);
       const isAccessToken = key?.startsWith(ACCESS_TOKEN_PREFIX) ?? false;
+      // Runs only when the credential is not one this process accepted moments ago.
+      const unlessThrottled = async () => {
+        const wait = await failures.check(request.ip, key);
+        if (!wait) return;
+        throw new ApiError("rate_limit_exceeded", throttledMessage(wait), undefined, {
+          "retry-after": String(wait.retryAfterSeconds),
+        });
+      };
       const principal = !key
         ? undefined
         : isAccessToken
-          ? await oauth.authenticateAccessToken(key)
-          : await authenticator.authenticate(key);
+          ? await oauth.authenticateAccessToken(key, unlessThrottled)
+          : await authenticator.authenticate(key, unlessThrottled);
+      if (key && !principal && failures.enabled) {
+        await failures.recordFailure(request.ip, key).catch((error: unknown) => {
+          request.log.warn({ err: error }, "a failed credential could not be counted");
+        });
+      }
       if (!principal) {
         throw new ApiError(
           "authentication_failed",

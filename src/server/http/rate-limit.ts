@@ -156,11 +156,17 @@ function counterStore(counter: SharedWindowCounter) {
   };
 }
 
-/** Limits every request of the scope (after authentication) per credential. */
-export async function registerRateLimit(scope: FastifyInstance, ctx: ServiceContext) {
-  const perMinute = ctx.config.rateLimitPerMinute;
-  if (perMinute <= 0) return;
-  const counter = new SharedWindowCounter(ctx.db, perMinute, WINDOW_MS, ctx.now);
+/**
+ * A SharedWindowCounter of `max` per `windowMs` whose local counts are added to the database every
+ * RECONCILE_MS while `scope` is open, and once more when it closes.
+ */
+export function reconciledCounter(
+  scope: FastifyInstance,
+  ctx: ServiceContext,
+  max: number,
+  windowMs: number,
+): SharedWindowCounter {
+  const counter = new SharedWindowCounter(ctx.db, max, windowMs, ctx.now);
   const timer = setInterval(() => {
     counter.reconcile().catch((error: unknown) => {
       ctx.log.warn({ err: error }, "the rate limit's counts could not be added to the database");
@@ -171,6 +177,14 @@ export async function registerRateLimit(scope: FastifyInstance, ctx: ServiceCont
     clearInterval(timer);
     await counter.reconcile().catch(() => undefined);
   });
+  return counter;
+}
+
+/** Limits every request of the scope (after authentication) per credential. */
+export async function registerRateLimit(scope: FastifyInstance, ctx: ServiceContext) {
+  const perMinute = ctx.config.rateLimitPerMinute;
+  if (perMinute <= 0) return;
+  const counter = reconciledCounter(scope, ctx, perMinute, WINDOW_MS);
   await scope.register(rateLimit, {
     // After the scope's authentication hook, which sets the principal.
     hook: "onRequest",

@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
+import { Agent, fetch as undiciFetch } from "undici";
 import { startHttpsReceiver, type Receiver } from "./https-receiver";
 import { s3ServiceEnv, type S3Coordinates } from "./s3-server";
 import { waitFor } from "../../shared/testing/wait-for";
@@ -262,16 +263,33 @@ export async function api<T = Json>(
   service: { url: string },
   method: string,
   path: string,
-  options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+  options: {
+    key?: string | null;
+    body?: unknown;
+    /** A form body (the OAuth endpoints), instead of `body`. */
+    form?: Record<string, string>;
+    headers?: Record<string, string>;
+    /** Another client: the loopback address the request leaves from, e.g. "127.0.0.2". */
+    from?: string;
+  } = {},
 ): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers["x-api-key"] = options.key;
   if (options.body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
+  if (options.form) headers["content-type"] = "application/x-www-form-urlencoded";
+  const payload = options.form
+    ? new URLSearchParams(options.form).toString()
+    : options.body === undefined
+      ? undefined
+      : JSON.stringify(options.body);
+  const response = options.from
+    ? ((await undiciFetch(`${service.url}${path}`, {
+        method,
+        headers,
+        body: payload,
+        dispatcher: clientAgent(options.from),
+      })) as unknown as Response)
+    : await fetch(`${service.url}${path}`, { method, headers, body: payload });
   const text = await response.text();
   let body: Json = text;
   try {
@@ -280,6 +298,18 @@ export async function api<T = Json>(
     // not JSON
   }
   return { status: response.status, headers: response.headers, body };
+}
+
+const clientAgents = new Map<string, Agent>();
+
+/** Connections from one loopback address (Linux answers all of 127/8): another client's. */
+function clientAgent(localAddress: string): Agent {
+  let agent = clientAgents.get(localAddress);
+  if (!agent) {
+    agent = new Agent({ localAddress });
+    clientAgents.set(localAddress, agent);
+  }
+  return agent;
 }
 
 export function sha256(bytes: Buffer): string {
