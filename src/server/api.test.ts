@@ -484,6 +484,37 @@ describe("render submit rules", () => {
     expect(project.body.error).toMatchObject({ code: "invalid_parameter", param: "project.url" });
   });
 
+  it("refuses a callback or project URL the same way whether its host resolves or not, naming no kind of address", async () => {
+    // localhost resolves (to 127.0.0.1), nothing-here.invalid does not, the others are literals.
+    const hosts = ["localhost", "nothing-here.invalid", "127.0.0.1", "10.0.3.7", "169.254.169.254"];
+    const answers = new Set<string>();
+    for (const host of hosts) {
+      const callback = await submit({ callback_url: `https://${host}/hook` });
+      const project = await api(svc, "POST", "/v3/svc/renders", {
+        key: svc.apiKey,
+        body: { project: { type: "url", url: `https://${host}/project.zip` } },
+      });
+      for (const answer of [callback, project]) {
+        expect(answer.status, host).toBe(400);
+        const text = JSON.stringify(answer.body.error).replaceAll(host, "HOST");
+        expect(text).not.toMatch(/resolv|private|loopback|link-local|ENOTFOUND|127\.|10\.|169\./i);
+        answers.add(text);
+      }
+    }
+    expect([...answers]).toEqual([
+      JSON.stringify({
+        code: "invalid_parameter",
+        message: "callback_url refused: HOST is not a public address the service may reach",
+        param: "callback_url",
+      }),
+      JSON.stringify({
+        code: "invalid_parameter",
+        message: "project.url refused: HOST is not a public address the service may reach",
+        param: "project.url",
+      }),
+    ]);
+  });
+
   it("answers 402 svc_insufficient_credits for an account without credits", async () => {
     const email = `broke-${Date.now()}@example.com`;
     expect((await runCli(["server", "users", "add", email, "--data-dir", svc.dataDir])).code).toBe(

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderCostMilli } from "./render/credits";
-import { isPrivateAddress } from "./webhooks/outbound";
+import { checkTarget, isPrivateAddress, OutboundError } from "./webhooks/outbound";
 import { countRequest, SharedWindowCounter } from "./http/rate-limit";
 import { openSqliteDatabase } from "./db/sqlite";
 import { backoffMs, signWebhook } from "./webhooks/webhooks";
@@ -154,6 +154,51 @@ describe("SSRF guard", () => {
     }
     for (const address of ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111"]) {
       expect(isPrivateAddress(address), address).toBe(false);
+    }
+  });
+
+  it("refuses an unresolvable name, a name of a private or loopback address and a private literal with one answer", async () => {
+    // A resolver standing in for a network's internal names (the real one cannot be told what
+    // internal.test is; api.test.ts refuses localhost and a name that does not resolve).
+    const names: Record<string, string> = {
+      "db.internal.test": "10.0.3.7",
+      "admin.internal.test": "127.0.0.1",
+      "metadata.internal.test": "169.254.169.254",
+    };
+    const resolve = async (host: string) => {
+      const address = names[host];
+      if (!address)
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
+      return [{ address, family: 4 }];
+    };
+    const answers = new Set<string>();
+    for (const host of [...Object.keys(names), "missing.internal.test", "10.0.3.7", "127.0.0.1"]) {
+      const error = await checkTarget(`https://${host}/hook`, {
+        allowPrivate: false,
+        allowHttpLoopback: false,
+        resolve,
+      }).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(error, host).toBeInstanceOf(OutboundError);
+      const { reason, message } = error as OutboundError;
+      const said = message.replace(host, "HOST");
+      expect(said).not.toMatch(/resolv|private|loopback|link-local|ENOTFOUND|10\.0|127\.|169\./i);
+      answers.add(`${reason}: ${said}`);
+    }
+    expect([...answers]).toEqual([
+      "refused_target: HOST is not a public address the service may reach",
+    ]);
+    // Plain http is refused before the name is looked up: the same answer for every host.
+    for (const host of ["db.internal.test", "missing.internal.test"]) {
+      await expect(
+        checkTarget(`http://${host}/hook`, {
+          allowPrivate: false,
+          allowHttpLoopback: false,
+          resolve,
+        }),
+      ).rejects.toThrow("the URL must use https");
     }
   });
 });

@@ -33,7 +33,7 @@ export async function fetchUrlProject(
         );
       case "invalid_url":
       case "insecure_scheme":
-      case "private_target":
+      case "refused_target":
         throw new ApiError(
           "invalid_parameter",
           `project.url refused: ${error.message}`,

@@ -2,6 +2,12 @@
 // every address is checked (private, loopback, link-local, multicast... refused unless the
 // configuration allows them) and the connection is pinned to the checked address so a second
 // DNS answer cannot swap it. Bodies are capped and requests time out.
+//
+// A refusal says nothing about name resolution (issue 41): a host that does not resolve and one
+// that resolves to a private address get the same reason and sentence, which names neither the
+// address nor its kind, and the scheme is checked before the name is looked up whenever the
+// answer cannot depend on it. Otherwise a caller could ask the service which internal names exist.
+// Connection failures name their error code, not the address connected to.
 import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
@@ -13,7 +19,11 @@ export interface TargetPolicy {
   allowHttpLoopback: boolean;
   /** Plain http to any host (project downloads); the private-address check still applies. */
   allowHttp?: boolean;
+  /** How host names are resolved; default the system's resolver (a test gives its own). */
+  resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
 }
+
+const systemResolve = (host: string) => dnsLookup(host, { all: true });
 
 export class OutboundError extends Error {
   override readonly name = "OutboundError";
@@ -21,8 +31,8 @@ export class OutboundError extends Error {
     readonly reason:
       | "invalid_url"
       | "insecure_scheme"
-      | "private_target"
-      | "dns"
+      /** The host does not resolve, or resolves to an address the policy refuses: one answer. */
+      | "refused_target"
       | "too_large"
       | "timeout"
       | "network"
@@ -89,16 +99,21 @@ export async function checkTarget(raw: string, policy: TargetPolicy): Promise<Ch
   }
   if (url.username || url.password)
     throw new OutboundError("invalid_url", "URLs with credentials are not allowed");
+  if (url.protocol === "http:" && !policy.allowHttp && !policy.allowHttpLoopback) {
+    throw new OutboundError("insecure_scheme", "the URL must use https");
+  }
   const host = url.hostname.replace(/^\[|\]$/g, "");
+  const refused = () =>
+    new OutboundError("refused_target", `${host} is not a public address the service may reach`);
   let addresses: Array<{ address: string; family: number }>;
   try {
     addresses = isIP(host)
       ? [{ address: host, family: isIP(host) }]
-      : await dnsLookup(host, { all: true });
-  } catch (error) {
-    throw new OutboundError("dns", `cannot resolve ${host}: ${(error as Error).message}`);
+      : await (policy.resolve ?? systemResolve)(host);
+  } catch {
+    throw refused();
   }
-  if (addresses.length === 0) throw new OutboundError("dns", `cannot resolve ${host}`);
+  if (addresses.length === 0) throw refused();
   const loopbackOnly = addresses.every((a) => isLoopbackAddress(a.address));
   if (
     url.protocol === "http:" &&
@@ -107,9 +122,7 @@ export async function checkTarget(raw: string, policy: TargetPolicy): Promise<Ch
   ) {
     throw new OutboundError("insecure_scheme", "the URL must use https");
   }
-  if (!policy.allowPrivate && addresses.some((a) => isPrivateAddress(a.address))) {
-    throw new OutboundError("private_target", `${host} resolves to a private or loopback address`);
-  }
+  if (!policy.allowPrivate && addresses.some((a) => isPrivateAddress(a.address))) throw refused();
   const first = addresses[0]!;
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
 }
@@ -214,7 +227,14 @@ function send(target: CheckedTarget, request: OutboundRequest): Promise<Outbound
       req.destroy(new OutboundError("timeout", `no answer within ${request.timeoutMs} ms`)),
     );
     req.on("error", (error) =>
-      reject(error instanceof OutboundError ? error : new OutboundError("network", error.message)),
+      reject(
+        error instanceof OutboundError
+          ? error
+          : new OutboundError(
+              "network",
+              `the connection failed (${(error as NodeJS.ErrnoException).code ?? "no answer"})`,
+            ),
+      ),
     );
     req.end(request.body);
   });
