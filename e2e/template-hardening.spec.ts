@@ -173,3 +173,65 @@ test.describe("with a token on 0.0.0.0", () => {
     await expect(page.locator("#status-text")).toHaveText("Done.", { timeout: 90_000 });
   });
 });
+
+test.describe("the preview page's answers", () => {
+  let app: TemplateApp;
+  let compositions: string;
+
+  test.beforeAll(async () => {
+    compositions = await mkdtemp(join(tmpdir(), "svc-template-libs-"));
+    await mkdir(join(compositions, "titles"), { recursive: true });
+    await writeFile(
+      join(compositions, "titles", "index.html"),
+      `<!doctype html>
+<html><body>
+<div data-composition-id="titles" data-width="160" data-height="90" data-duration="1"></div>
+<script src="https://cdn.jsdelivr.net/npm/gsap@3.15.0/dist/gsap.min.js"></script>
+</body></html>`,
+    );
+    app = await startTemplate({ COMPOSITIONS_DIR: compositions });
+  });
+  test.afterAll(async () => {
+    await app?.stop();
+    await rm(compositions, { recursive: true, force: true });
+  });
+
+  test("may not be framed by another site: CSP frame-ancestors 'none' and X-Frame-Options DENY", async () => {
+    for (const path of ["/", "/app.js", "/api/compositions", "/compositions/titles/index.html"]) {
+      const answer = await call(app, "GET", path);
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers.get("content-security-policy"), path).toContain(
+        "frame-ancestors 'none'",
+      );
+      expect(answer.headers.get("x-frame-options"), path).toBe("DENY");
+      expect(answer.headers.get("x-content-type-options"), path).toBe("nosniff");
+    }
+  });
+
+  test("/libs/cdn/ answers the library files the compositions load, and refuses manifests, sources, maps and other packages", async () => {
+    const cdn = "/libs/cdn/cdn.jsdelivr.net/npm";
+    // What the page names, and another file of the same package and version (a GSAP plugin).
+    for (const path of [
+      `${cdn}/gsap@3.15.0/dist/gsap.min.js`,
+      `${cdn}/gsap@3.15.0/dist/ScrollTrigger.min.js`,
+    ]) {
+      const answer = await call(app, "GET", path);
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers.get("content-type"), path).toMatch(/javascript/);
+    }
+    for (const path of [
+      `${cdn}/gsap@3.15.0/package.json`,
+      `${cdn}/gsap@3.15.0/dist/gsap.min.js.map`,
+      `${cdn}/gsap@3.15.0/types/index.d.ts`,
+      `${cdn}/gsap@3.15.0/src/index.ts`,
+      `${cdn}/fastify@5/fastify.js`,
+      `${cdn}/fastify@5/package.json`,
+      "/libs/cdn/unpkg.com/pino@9/pino.js",
+      "/libs/cdn/cdnjs.cloudflare.com/ajax/libs/d3/7.9.0/d3.min.js",
+    ]) {
+      const answer = await call(app, "GET", path);
+      expect({ path, status: answer.status }).toEqual({ path, status: 404 });
+      expect(answer.body.error.message).toContain("the library files its compositions load");
+    }
+  });
+});

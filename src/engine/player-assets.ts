@@ -4,3 +4,4 @@
 // does not load the browser automation library.
 export { playerModule } from "./player-bundle";
 export { libraryResponse } from "../node/cdn-files";
+export { cdnAllowlist, cdnAllowlistAllows, type CdnAllowlist } from "../shared/cdn";

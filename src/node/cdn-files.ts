@@ -242,9 +242,11 @@ export async function cdnResponse(
 export async function libraryResponse(
   rest: string,
   libraryBase: string,
+  /** Which CDN URLs may be answered at all (`cdnAllowlist`); default every one svc has. */
+  allows: (url: string) => boolean | Promise<boolean> = () => true,
 ): Promise<CdnFile | { redirect: string } | undefined> {
   const url = cdnUrlForLibraryPath(rest);
-  if (!url) return undefined;
+  if (!url || !(await allows(url))) return undefined;
   const local = await cdnResponse(
     url,
     (font) => libraryUrlForCdnUrl(jsdelivrFontUrl(font), libraryBase) ?? jsdelivrFontUrl(font),

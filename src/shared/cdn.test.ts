@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
   cdnUrlForLibraryPath,
+  cdnAllowlist,
+  cdnAllowlistAllows,
   googleFontsRequest,
   libraryUrlForCdnUrl,
   npmFileForCdnUrl,
@@ -166,5 +168,50 @@ describe("CDN URLs in a preview", () => {
     expect(cdnUrlForLibraryPath("example.com/npm/d3@7/dist/d3.js")).toBeUndefined();
     expect(cdnUrlForLibraryPath("169.254.169.254/latest/meta-data")).toBeUndefined();
     expect(cdnUrlForLibraryPath("cdn.jsdelivr.net/npm/x@1/../../etc/passwd")).toBeUndefined();
+  });
+});
+
+describe("cdnAllowlist", () => {
+  const list = cdnAllowlist([
+    `<script src="https://cdn.jsdelivr.net/npm/three@0.160.0/build/three.module.js"></script>
+     <link href="https://fonts.googleapis.com/css2?family=Inter:wght@400;700&display=swap" rel="stylesheet">
+     <script src="//cdnjs.cloudflare.com/ajax/libs/gsap/3.12.5/gsap.min.js"></script>`,
+  ]);
+  const allows = (url: string) => cdnAllowlistAllows(list, url);
+
+  it("lets pages load the files they name, their package's page files and the fonts of their families", () => {
+    expect(allows("https://cdn.jsdelivr.net/npm/three@0.160.0/build/three.module.js")).toBe(true);
+    expect(
+      allows("https://cdn.jsdelivr.net/npm/three@0.160.0/examples/jsm/controls/OrbitControls.js"),
+    ).toBe(true);
+    expect(allows("https://fonts.googleapis.com/css2?family=Inter:wght@400;700&display=swap")).toBe(
+      true,
+    );
+    expect(
+      allows(
+        "https://cdn.jsdelivr.net/npm/@fontsource/inter@5.0.0/files/inter-latin-400-normal.woff2",
+      ),
+    ).toBe(true);
+    expect(allows("https://cdnjs.cloudflare.com/ajax/libs/gsap/3.12.5/ScrollTrigger.min.js")).toBe(
+      true,
+    );
+  });
+
+  it("refuses manifests, sources, maps, other versions and packages the pages do not name", () => {
+    for (const url of [
+      "https://cdn.jsdelivr.net/npm/three@0.160.0/package.json",
+      "https://cdn.jsdelivr.net/npm/three@0.160.0/src/Three.ts",
+      "https://cdn.jsdelivr.net/npm/three@0.160.0/build/three.module.js.map",
+      "https://cdn.jsdelivr.net/npm/three@0.150.0/build/three.module.js",
+      "https://cdn.jsdelivr.net/npm/fastify@5/fastify.js",
+      "https://cdn.jsdelivr.net/npm/@fontsource/inter@5.0.0/package.json",
+      "https://cdn.jsdelivr.net/npm/@fontsource/roboto@5.0.0/files/roboto-latin-400-normal.woff2",
+      "https://fonts.googleapis.com/css2?family=Roboto",
+    ]) {
+      expect(allows(url), url).toBe(false);
+    }
+    expect(
+      cdnAllowlistAllows(cdnAllowlist([]), "https://cdn.jsdelivr.net/npm/gsap@3/dist/gsap.min.js"),
+    ).toBe(false);
   });
 });

@@ -305,3 +305,67 @@ export const CDN_URL_IN_TEXT =
 export function rewriteCdnUrls(text: string, libraryBase: string): string {
   return text.replace(CDN_URL_IN_TEXT, (url) => libraryUrlForCdnUrl(url, libraryBase) ?? url);
 }
+
+/**
+ * The library files a set of pages may load (issue 41): a preview server that answers
+ * `<libraryBase>/cdn/` for anyone (the template's public page) answers only these, not any file
+ * of any package svc can read. Built from the pages' own text (their CDN URLs): each URL named,
+ * the other page files (scripts, styles, fonts, data, pictures) of the same package and version
+ * (a module's relative imports, a plugin loaded by name), and the font files of the Google Fonts
+ * families named. Never a package's manifest, sources (.ts) or source maps.
+ */
+export interface CdnAllowlist {
+  urls: Set<string>;
+  /** `name@version` as the pages write it (`gsap@3.12.5`, `three@0.160.0`, `d3@` unversioned). */
+  packages: Set<string>;
+  /** @fontsource packages of the Google Fonts families named. */
+  fontPackages: Set<string>;
+  /** A GSAP file is named: its other files (plugins) may load, from any CDN svc answers GSAP of. */
+  gsap: boolean;
+}
+
+/** What a page loads from a library; a source, a map or a manifest is none of it. */
+const PAGE_FILE =
+  /\.(?:m?js|cjs|css|json|wasm|woff2?|ttf|otf|png|jpe?g|gif|svg|webp|avif|glb|gltf|bin|ktx2|hdr|mp3|wav|ogg)$/i;
+const FONT_FILE = /\.(?:woff2?|ttf|otf)$/i;
+
+function absoluteCdnUrl(url: string): string {
+  return (url.startsWith("//") ? `https:${url}` : url).replace(/^http:/i, "https:").split("#")[0]!;
+}
+
+export function cdnAllowlist(texts: Iterable<string>): CdnAllowlist {
+  const list: CdnAllowlist = {
+    urls: new Set(),
+    packages: new Set(),
+    fontPackages: new Set(),
+    gsap: false,
+  };
+  for (const text of texts) {
+    for (const [match] of text.matchAll(CDN_URL_IN_TEXT)) {
+      const url = absoluteCdnUrl(match);
+      if (!isLocalCdnUrl(url)) continue;
+      list.urls.add(url);
+      if (gsapDistFileForUrl(url)) list.gsap = true;
+      const npm = npmFileForCdnUrl(url);
+      if (npm) list.packages.add(`${npm.packageName}@${npm.version ?? ""}`);
+      for (const family of googleFontsRequest(url)?.families ?? []) {
+        const slug = fontsourceSlug(family.family);
+        list.fontPackages.add(`@fontsource/${slug}`).add(`@fontsource-variable/${slug}`);
+      }
+    }
+  }
+  return list;
+}
+
+/** Whether `url` (a CDN URL) is one of the files `list` lets pages load. */
+export function cdnAllowlistAllows(list: CdnAllowlist, url: string): boolean {
+  const absolute = absoluteCdnUrl(url);
+  if (list.urls.has(absolute)) return true;
+  if (gsapDistFileForUrl(absolute)) return list.gsap;
+  const npm = npmFileForCdnUrl(absolute);
+  if (!npm || !PAGE_FILE.test(npm.path) || npm.path.split("/").pop() === "package.json") {
+    return false;
+  }
+  if (list.packages.has(`${npm.packageName}@${npm.version ?? ""}`)) return true;
+  return list.fontPackages.has(npm.packageName) && FONT_FILE.test(npm.path);
+}

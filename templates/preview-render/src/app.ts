@@ -1,7 +1,7 @@
 // The HTTP app: the preview page and its files, the compositions' files and schemas, the render
 // endpoint in the shape RENDER_MODE picks, and the stored videos (with Range, so browsers seek).
 //   GET  /                       preview page (<svc-player>, variables form, Render)
-//   GET  /libs/cdn/<host>/<path>  the CDN files svc has copies of, for the preview
+//   GET  /libs/cdn/<host>/<path>  the CDN files the compositions load (libraries.ts), for the preview
 //   GET  /api/compositions       {compositions: [name], default}
 //   GET  /api/compositions/:name {name, width, height, duration, fps, variables, schema_errors}
 //   POST /api/render             async: 202 {call_id}; sync: 200 {call_id, status: "done", url}
@@ -13,7 +13,11 @@
 // otherwise); everything else, the preview page included, stays public. A render's status is
 // found only by its unguessable call_id. On a loopback HOST a request naming another Host is
 // refused (403: DNS rebinding). File routes answer Range, malformed Ranges and paths or symlinks
-// leaving their folder as svc's own file servers do (svc/node).
+// leaving their folder as svc's own file servers do (svc/node). No answer may be framed by another
+// site (CSP frame-ancestors 'none', X-Frame-Options DENY: a page that frames the preview could
+// trick a visitor into clicking Render); the CSP stops plugins and foreign form targets too, and
+// leaves scripts alone, because the preview's frame (a srcdoc document) inherits the page's
+// policy and runs the composition's own inline scripts.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
@@ -27,8 +31,12 @@ import type { CompositionLibrary } from "./compositions";
 import type { RenderMode } from "./config";
 import { TemplateError } from "./errors";
 import type { JobResult, RenderJobs } from "./jobs";
+import { PageLibraries } from "./libraries";
 import { parseRenderRequest } from "./request";
 import type { RenderStore } from "./storage";
+
+/** Every answer's policy: not framed by any site, no plugins, forms post only here. */
+const PAGE_POLICY = "frame-ancestors 'none'; object-src 'none'; form-action 'self'";
 
 const PUBLIC_DIR = fileURLToPath(new URL("../public/", import.meta.url));
 /** The page's own files; nothing else under public/ is served. */
@@ -115,7 +123,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addHook("onSend", async (_request, reply) => {
     reply.header("x-content-type-options", "nosniff");
     reply.header("referrer-policy", "no-referrer");
+    reply.header("content-security-policy", PAGE_POLICY);
+    reply.header("x-frame-options", "DENY");
   });
+  const libraries = new PageLibraries(compositions);
 
   app.get("/healthz", async () => ({
     status: "ok",
@@ -143,9 +154,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.get<{ Params: { "*": string } }>("/libs/cdn/*", async (request, reply) => {
     const query = request.url.indexOf("?");
     const rest = request.params["*"] + (query >= 0 ? request.url.slice(query) : "");
-    const answer = await libraryResponse(rest, "/libs");
-    if (!answer)
-      throw new TemplateError("not_found", `No library file ${request.url.split("?")[0]}.`);
+    // Only the files the compositions load: checked before any file is read or fetched.
+    const answer = await libraryResponse(rest, "/libs", (url) => libraries.allows(url));
+    if (!answer) {
+      throw new TemplateError(
+        "not_found",
+        `No library file ${request.url.split("?")[0]}: the preview serves the library files its compositions load, nothing else.`,
+      );
+    }
     reply.header("access-control-allow-origin", "*");
     if ("redirect" in answer) return reply.code(302).header("location", answer.redirect).send();
     return reply
