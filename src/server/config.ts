@@ -63,6 +63,11 @@ export interface ServerConfig {
   authFailureWindowSeconds: number;
   /** Device codes (`POST /v1/oauth/device/code`) one client address may create per window. */
   deviceCodesPerClient: number;
+  /**
+   * SVC_SERVER_TRUSTED_PROXIES: addresses or CIDRs of the load balancers in front, comma-separated;
+   * their X-Forwarded-For then names the client address the limits above count.
+   */
+  trustedProxies: string[];
   /** Renders in progress per account (queued for a worker or rendering); more wait held. 0: no cap. */
   maxRendersPerAccount: number;
   /**
@@ -159,6 +164,10 @@ export function loadConfig(
     authFailuresPerKeyPrefix: Math.floor(num("SVC_SERVER_AUTH_FAILURES_PER_KEY_PREFIX", 10)),
     authFailureWindowSeconds: Math.max(1, num("SVC_SERVER_AUTH_FAILURE_WINDOW_SECONDS", 600)),
     deviceCodesPerClient: Math.floor(num("SVC_SERVER_DEVICE_CODES_PER_CLIENT", 20)),
+    trustedProxies: (env.SVC_SERVER_TRUSTED_PROXIES ?? "")
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean),
     maxRendersPerAccount: Math.floor(num("SVC_SERVER_MAX_RENDERS_PER_ACCOUNT", 0)),
     metricsHost: env.SVC_SERVER_METRICS_HOST?.trim() || "127.0.0.1",
     metricsPort: env.SVC_SERVER_METRICS_PORT?.trim()

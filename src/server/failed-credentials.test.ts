@@ -57,6 +57,12 @@ it("answers 2,700 wrong keys from one client with 401 up to the limit, then 429 
   const other = await api(svc, "GET", "/v3/users/me", { key: svc.apiKey, from: "127.0.0.2" });
   expect(other.status).toBe(200);
   expect(other.body.data.email).toBe("local@localhost");
+  // A client cannot step around its count by naming another address (no proxy is trusted).
+  const spoofed = await api(svc, "GET", "/v3/users/me", {
+    key: wrongKey(),
+    headers: { "x-forwarded-for": "203.0.113.9" },
+  });
+  expect(spoofed.status).toBe(429);
   // An access token is a credential too.
   const token = await api(svc, "GET", "/v3/users/me", {
     headers: { authorization: `Bearer svc_at_${randomBytes(32).toString("base64url")}` },
@@ -132,4 +138,22 @@ it("limits device-code creation per client, with Retry-After; another client sti
   const other = await create("127.0.3.2");
   expect(other.status).toBe(200);
   expect(other.body.device_code).toEqual(expect.any(String));
+});
+
+it("behind a trusted load balancer counts the client its X-Forwarded-For names", async () => {
+  const balanced = await startService({
+    workers: 0,
+    env: { SVC_SERVER_TRUSTED_PROXIES: "127.0.0.1", SVC_SERVER_AUTH_FAILURES_PER_CLIENT: "3" },
+  });
+  try {
+    const from = (client: string, key: string) =>
+      api(balanced, "GET", "/v3/users/me", { key, headers: { "x-forwarded-for": client } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await from("203.0.113.7", wrongKey())).status);
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    // Another client behind the same balancer is not throttled.
+    expect((await from("203.0.113.8", balanced.apiKey)).status).toBe(200);
+  } finally {
+    await balanced.kill();
+  }
 });

@@ -157,7 +157,7 @@ export async function startServer(
   // CDN libraries the pages load are fetched by svc from the npm registry and kept here.
   configureLibraryCache({ root: join(config.dataDir, "cache", "npm") });
 
-  const app = createFastify(config.logLevel);
+  const app = createFastify(config.logLevel, config.trustedProxies);
   const metrics = new ServiceMetrics(db, { role: config.role });
   measureRequests(app, metrics);
   let baseUrl = process.env.SVC_SERVER_PUBLIC_URL?.replace(/\/+$/, "") ?? "";

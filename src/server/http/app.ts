@@ -338,8 +338,14 @@ export function requestIdOf(request: { headers: Record<string, unknown> }): stri
 
 const REQUEST_ID = /^[\w.:-]{8,128}$/;
 
-export function createFastify(logLevel: string): FastifyInstance {
+/**
+ * `trustedProxies`: addresses or CIDRs of the load balancers in front (SVC_SERVER_TRUSTED_PROXIES),
+ * whose X-Forwarded-For names the client: the failed-credential throttle and the device-code limit
+ * count per client address, and behind a balancer every client would otherwise be its address.
+ */
+export function createFastify(logLevel: string, trustedProxies: string[] = []): FastifyInstance {
   const app = Fastify({
+    ...(trustedProxies.length > 0 ? { trustProxy: trustedProxies } : {}),
     genReqId: requestIdOf,
     logger: loggerOptions(logLevel),
     bodyLimit: BODY_LIMIT_BYTES,
