@@ -18,6 +18,7 @@ import {
   type ServiceProcess,
 } from "./testing/service-process";
 import { buildZip, compositionHtml } from "./testing/zip-builder";
+import { FormBrowser } from "./testing/sign-in";
 import { waitFor } from "../shared/testing/wait-for";
 
 const RATE = 8;
@@ -106,6 +107,25 @@ it("holds the failed-key throttle across both API processes: the limit in total,
     const answer = await api(service, "GET", "/v3/users/me", { key: third, from: "127.0.4.2" });
     expect(answer.status).toBe(200);
   }
+});
+
+it("holds the sign-in page's lockout across both API processes: five wrong passwords in total, then 429 on either", async () => {
+  const browsers = [new FormBrowser(first.url), new FormBrowser(second.url)];
+  const fields = await Promise.all(
+    browsers.map(async (browser) => FormBrowser.formFields((await browser.get("/device")).html)),
+  );
+  const email = `locked-${Date.now()}@example.com`;
+  const statuses: number[] = [];
+  for (let attempt = 0; attempt < 7; attempt++) {
+    const on = attempt % 2;
+    const answer = await browsers[on]!.post("/oauth/signin", {
+      ...fields[on],
+      email,
+      password: "not-the-password",
+    });
+    statuses.push(answer.status);
+  }
+  expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
 });
 
 it("keeps an account's renders beyond its cap queued until one finishes, whichever process took them", async () => {

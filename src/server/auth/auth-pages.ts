@@ -89,7 +89,7 @@ export function registerAuthPages(
   ctx: ServiceContext,
   oauth: AuthorizationServer,
 ): void {
-  const throttle = new LoginThrottle();
+  const throttle = new LoginThrottle(ctx.db, 5, 15 * 60_000, ctx.now);
   const secureCookies = (process.env.SVC_SERVER_PUBLIC_URL ?? "").startsWith("https:");
   const cookie = (
     name: string,
@@ -295,21 +295,21 @@ export function registerAuthPages(
       const email = field(form, "email").trim().slice(0, 320);
       const password = field(form, "password");
       const csrf = csrfToken(request, reply);
-      const wait = throttle.retryAfterSeconds(email, request.ip);
+      const wait = await throttle.retryAfterSeconds(email, request.ip);
       if (wait > 0)
         return sendThrottled(reply, wait, (tryAgain) =>
           signInPage({ csrf, next, email, error: `Too many failed sign-ins. ${tryAgain}` }),
         );
       const user = email && password ? await checkUserPassword(ctx.db, email, password) : undefined;
       if (!user) {
-        throttle.recordFailure(email, request.ip);
+        await throttle.recordFailure(email, request.ip);
         return send(
           reply,
           401,
           signInPage({ csrf, next, email, error: "The email or password is not right." }),
         );
       }
-      throttle.recordSuccess(email);
+      await throttle.recordSuccess(email);
       await startSession(reply, user.id);
       return redirect(reply, next);
     });
@@ -335,7 +335,7 @@ export function registerAuthPages(
       if (!user) return redirect(reply, OAUTH_PATHS.device);
       const typed = field(form, "user_code").slice(0, 32);
       // Guessing codes counts against the same throttle as guessing passwords.
-      const wait = throttle.retryAfterSeconds(`device:${user.id}`, request.ip);
+      const wait = await throttle.retryAfterSeconds(`device:${user.id}`, request.ip);
       if (wait > 0)
         return sendThrottled(reply, wait, (tryAgain) =>
           deviceEntryPage({
@@ -347,7 +347,7 @@ export function registerAuthPages(
         );
       const pending = await oauth.findPendingDeviceCode(typed);
       if (!pending) {
-        throttle.recordFailure(`device:${user.id}`, request.ip);
+        await throttle.recordFailure(`device:${user.id}`, request.ip);
         return send(
           reply,
           400,

@@ -2,10 +2,11 @@
 // salt per password, stored as `scrypt$N$r$p$salt$hash` so the cost can be raised later without
 // breaking old hashes. Comparison is constant-time, and an unknown account is checked against a
 // dummy hash so the answer takes the same time either way.
-import { randomBytes, scrypt, type ScryptOptions } from "node:crypto";
+import { createHash, randomBytes, scrypt, type ScryptOptions } from "node:crypto";
 import { sameSecret } from "../../node/secrets";
 import { findUserByEmail, type User } from "./accounts";
 import type { Database } from "../db/database";
+import { FailureCounts, type CountKey } from "../http/failed-credentials";
 
 const COST = { N: 2 ** 15, r: 8, p: 1 };
 const KEY_LENGTH = 64;
@@ -94,54 +95,45 @@ export async function checkUserPassword(
 }
 
 /**
- * Login throttling, in memory like the rate limiter: after `maxFailures` wrong passwords for one
- * email (or 4x that from one address) within `windowMs`, sign-in is refused until the window
- * ends. A success clears the email's count.
+ * Login throttling: after `maxFailures` wrong passwords for one email (or 4x that from one
+ * address) within a window of `windowMs`, sign-in is refused until the window ends. A success
+ * clears the email's count. Counted in the service's `rate_limits` table (FailureCounts), so API
+ * processes on one database share the lockout; the email is stored as a hash, not as typed.
  */
 export class LoginThrottle {
-  private readonly failures = new Map<string, number[]>();
+  private readonly counts: FailureCounts;
 
   constructor(
+    db: Database,
     private readonly maxFailures = 5,
-    private readonly windowMs = 15 * 60_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+    windowMs = 15 * 60_000,
+    now: () => number = Date.now,
+  ) {
+    this.counts = new FailureCounts(db, windowMs, now);
+  }
 
-  private recent(key: string): number[] {
-    const since = this.now() - this.windowMs;
-    const list = (this.failures.get(key) ?? []).filter((at) => at > since);
-    if (list.length === 0) this.failures.delete(key);
-    else this.failures.set(key, list);
-    return list;
+  private emailKey(email: string): string {
+    const digest = createHash("sha256").update(email.trim().toLowerCase()).digest("hex");
+    return `signin:email:${digest.slice(0, 32)}`;
+  }
+
+  private keys(email: string, address: string): CountKey[] {
+    return [
+      { key: this.emailKey(email), scope: "email", limit: this.maxFailures },
+      { key: `signin:addr:${address}`, scope: "address", limit: this.maxFailures * 4 },
+    ];
   }
 
   /** Seconds until `email` from `address` may try again; 0 when it may try now. */
-  retryAfterSeconds(email: string, address: string): number {
-    const checks: Array<[string, number]> = [
-      [`email:${email.trim().toLowerCase()}`, this.maxFailures],
-      [`addr:${address}`, this.maxFailures * 4],
-    ];
-    let wait = 0;
-    for (const [key, limit] of checks) {
-      const list = this.recent(key);
-      if (list.length >= limit) {
-        wait = Math.max(
-          wait,
-          Math.ceil((list[list.length - limit]! + this.windowMs - this.now()) / 1000),
-        );
-      }
-    }
-    return wait;
+  async retryAfterSeconds(email: string, address: string): Promise<number> {
+    return (await this.counts.check(this.keys(email, address)))?.retryAfterSeconds ?? 0;
   }
 
-  recordFailure(email: string, address: string): void {
-    if (this.failures.size > 100_000) this.failures.clear();
-    for (const key of [`email:${email.trim().toLowerCase()}`, `addr:${address}`]) {
-      this.failures.set(key, [...this.recent(key), this.now()]);
-    }
+  recordFailure(email: string, address: string): Promise<void> {
+    return this.counts.record(this.keys(email, address));
   }
 
-  recordSuccess(email: string): void {
-    this.failures.delete(`email:${email.trim().toLowerCase()}`);
+  recordSuccess(email: string): Promise<void> {
+    return this.counts.forget(this.emailKey(email));
   }
 }

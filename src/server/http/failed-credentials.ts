@@ -29,36 +29,34 @@ export interface FailureLimits {
 
 /** Why attempts are refused, and for how long. */
 export interface Throttled {
-  scope: "client" | "key_prefix";
+  scope: string;
   retryAfterSeconds: number;
 }
 
-interface CountKey {
+/** One count: its key in `rate_limits`, what a refusal names, and the failures it allows. */
+export interface CountKey {
   key: string;
-  scope: Throttled["scope"];
+  scope: string;
   limit: number;
 }
 
-export class FailedCredentialThrottle {
+/**
+ * Failures counted in the shared `rate_limits` table, each as it happens, with what this process
+ * saw blocked remembered until its window ends. The failed-credential throttle and the sign-in
+ * page's lockout (auth/passwords.ts) count with it.
+ */
+export class FailureCounts {
   /** Keys this process saw at their limit, with the end of their window. */
   private readonly blocked = new Map<string, number>();
 
   constructor(
     private readonly db: Database,
-    private readonly limits: FailureLimits,
+    private readonly windowMs: number,
     private readonly now: () => number = Date.now,
   ) {}
 
-  get enabled(): boolean {
-    return this.limits.perClient > 0 || this.limits.perKeyPrefix > 0;
-  }
-
-  /**
-   * Whether `client` may have `credential` checked now: undefined, or why not. Reads the shared
-   * counts unless this process already knows the answer.
-   */
-  async check(client: string, credential?: string): Promise<Throttled | undefined> {
-    const keys = this.keysOf(client, credential);
+  /** Undefined when every key is under its limit; else the longest wait. */
+  async check(keys: CountKey[]): Promise<Throttled | undefined> {
     if (keys.length === 0) return undefined;
     const now = this.now();
     const known = this.knownBlock(keys, now);
@@ -80,32 +78,19 @@ export class FailedCredentialThrottle {
     return this.knownBlock(keys, now);
   }
 
-  /** Counts one failure of `client` with `credential`. */
-  async recordFailure(client: string, credential?: string): Promise<void> {
+  /** Counts one failure on each key. */
+  async record(keys: CountKey[]): Promise<void> {
     const now = this.now();
-    for (const spec of this.keysOf(client, credential)) {
-      const count = await countRequest(this.db, spec.key, this.limits.windowMs, now);
+    for (const spec of keys) {
+      const count = await countRequest(this.db, spec.key, this.windowMs, now);
       if (count.current >= spec.limit) this.block(spec.key, now + count.ttl);
     }
   }
 
-  private keysOf(client: string, credential: string | undefined): CountKey[] {
-    const keys: CountKey[] = [];
-    if (this.limits.perClient > 0) {
-      keys.push({
-        key: `auth-failures:client:${client}`,
-        scope: "client",
-        limit: this.limits.perClient,
-      });
-    }
-    if (credential && this.limits.perKeyPrefix > 0) {
-      keys.push({
-        key: `auth-failures:prefix:${credential.slice(0, KEY_PREFIX_LENGTH)}`,
-        scope: "key_prefix",
-        limit: this.limits.perKeyPrefix,
-      });
-    }
-    return keys;
+  /** Forgets a key's failures (a success that clears them). */
+  async forget(key: string): Promise<void> {
+    this.blocked.delete(key);
+    await this.db.deleteFrom("rate_limits").where("key", "=", key).execute();
   }
 
   private knownBlock(keys: CountKey[], now: number): Throttled | undefined {
@@ -131,6 +116,54 @@ export class FailedCredentialThrottle {
       for (const [name, end] of this.blocked) if (end <= now) this.blocked.delete(name);
     }
     this.blocked.set(key, until);
+  }
+}
+
+export class FailedCredentialThrottle {
+  private readonly counts: FailureCounts;
+
+  constructor(
+    db: Database,
+    private readonly limits: FailureLimits,
+    now: () => number = Date.now,
+  ) {
+    this.counts = new FailureCounts(db, limits.windowMs, now);
+  }
+
+  get enabled(): boolean {
+    return this.limits.perClient > 0 || this.limits.perKeyPrefix > 0;
+  }
+
+  /**
+   * Whether `client` may have `credential` checked now: undefined, or why not. Reads the shared
+   * counts unless this process already knows the answer.
+   */
+  check(client: string, credential?: string): Promise<Throttled | undefined> {
+    return this.counts.check(this.keysOf(client, credential));
+  }
+
+  /** Counts one failure of `client` with `credential`. */
+  recordFailure(client: string, credential?: string): Promise<void> {
+    return this.counts.record(this.keysOf(client, credential));
+  }
+
+  private keysOf(client: string, credential: string | undefined): CountKey[] {
+    const keys: CountKey[] = [];
+    if (this.limits.perClient > 0) {
+      keys.push({
+        key: `auth-failures:client:${client}`,
+        scope: "client",
+        limit: this.limits.perClient,
+      });
+    }
+    if (credential && this.limits.perKeyPrefix > 0) {
+      keys.push({
+        key: `auth-failures:prefix:${credential.slice(0, KEY_PREFIX_LENGTH)}`,
+        scope: "key_prefix",
+        limit: this.limits.perKeyPrefix,
+      });
+    }
+    return keys;
   }
 }
 
