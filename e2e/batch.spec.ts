@@ -5,7 +5,7 @@
 // rendering any row twice. Short renders (1 fps, draft) keep it within the suite's budget.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import type { Page } from "@playwright/test";
@@ -210,5 +210,115 @@ test("a 12-row CSV for lower-third: bad rows marked and blocking, 11 rendered ag
   // The title decoded from each video differs row to row.
   const hashes = await Promise.all(expected.map((name) => titlePixels(join(folder, name))));
   expect(new Set(hashes).size).toBe(11);
+  await page.close();
+});
+
+/** An SRT of one caption over the whole 4 s of lower-third. */
+const srt = (words: string) => `1\n00:00:00,000 --> 00:00:04,000\n${words}\n`;
+
+test("captions in the batch table: a subtitle file and a look per row, checked in the grid, each video rendered with its own", async ({
+  browser,
+}) => {
+  test.setTimeout(600_000);
+  const files = test.info().outputPath("subtitles");
+  await mkdir(files, { recursive: true });
+  const file = async (name: string, text: string) => {
+    await writeFile(join(files, name), text);
+    return join(files, name);
+  };
+  const ada = await file("ada.srt", srt("Ada speaks first"));
+  const bo = await file("bo.vtt", `WEBVTT\n\n00:00.000 --> 00:04.000\nBo answers\n`);
+  const broken = await file("broken.srt", "1\n00:00:00,000 --> 00:00:xx\nNo\n");
+  const cy = await file("cy.srt", srt("Cy closes the show"));
+
+  const page = await openAppPage(browser, app, pageErrors, { width: 1280, height: 900 });
+  await signIn(page, app);
+  await openExample(page, "lower-third");
+  await page.getByLabel("Frames per second").fill("1");
+  await page.getByLabel("Quality").selectOption("draft");
+  await page.getByRole("button", { name: "Render many…" }).click();
+  const panel = page.getByRole("region", { name: "Render many" });
+  await panel.getByText("Or paste a table").click();
+  await panel
+    .getByRole("textbox", { name: /^Table/ })
+    .fill("title,caption_style\nAda Lovelace,\nBo Peep,band\nCy Young,fancy\n");
+  await panel.getByRole("button", { name: "Use this table" }).click();
+  const grid = panel.getByRole("table", { name: "Batch rows" });
+  const row = (n: number) => grid.getByRole("row", { name: `Row ${n}`, exact: true });
+  await expect(grid.getByRole("row")).toHaveCount(4);
+  // The two caption columns are the table's own, not "not a variable" ones.
+  await expect(panel.getByText("Not variables of this composition")).toBeHidden();
+  await expect(grid.getByRole("columnheader", { name: "Captions" })).toBeVisible();
+  // A look that is not one blocks its row until one is picked.
+  await expect(row(3)).toHaveAttribute("data-state", "blocked");
+  await expect(row(3)).toContainText('"fancy" is not a caption style');
+  await expect(row(2).getByRole("combobox", { name: "Caption look of row 2" })).toHaveValue("band");
+  await row(3).getByRole("combobox", { name: "Caption look of row 3" }).selectOption("social");
+  await expect(row(3)).toHaveAttribute("data-state", "ready");
+
+  // A file per row; a broken one is marked with its line and blocks the row until replaced.
+  await row(1).getByLabel("Caption file of row 1").setInputFiles(ada);
+  await row(2).getByLabel("Caption file of row 2").setInputFiles(bo);
+  await row(3).getByLabel("Caption file of row 3").setInputFiles(broken);
+  await expect(row(3)).toHaveAttribute("data-state", "blocked");
+  await expect(row(3)).toContainText("Line 2");
+  const renderMany = panel.getByRole("button", { name: /^Render \d+ videos?$/ });
+  await expect(renderMany).toBeDisabled();
+  await row(3).getByLabel("Caption file of row 3").setInputFiles(cy);
+  await expect(row(3)).toHaveAttribute("data-state", "ready");
+  await expect(page.getByTestId("captions-1")).toHaveText("ada.srt");
+  await expect(page.getByTestId("captions-2")).toHaveText("bo.vtt");
+  await expect(page.getByTestId("captions-3")).toHaveText("cy.srt");
+  // Creators' words: file names, never the folder they came from.
+  const shown = await panel.evaluate((element) =>
+    [
+      (element as HTMLElement).innerText,
+      ...[...element.querySelectorAll("input, select")].map((f) => (f as HTMLInputElement).value),
+    ].join("\n"),
+  );
+  expect(shown).not.toContain(files);
+  expect(shown).not.toMatch(/\/tmp\/|C:\\/);
+  await row(2).scrollIntoViewIfNeeded();
+  await photograph(page, "batch-captions-grid", { fullPage: false });
+
+  await expect(renderMany).toHaveText("Render 3 videos");
+  await renderMany.click();
+  await panel.getByRole("button", { name: "Show the queue" }).click();
+  // The earlier test's batch of the same project may be on the queue too.
+  const card = page
+    .getByRole("listitem", { name: "Batch lower-third" })
+    .filter({ hasText: "lower-third · 3 videos" });
+  await expect(card.getByTestId("count-done")).toHaveText("3 done", { timeout: 500_000 });
+  await expect(card.getByTestId("count-failed")).toHaveText("0 failed");
+
+  // Each row's render asked the service for its own words and look.
+  const db = new BetterSqlite3(join(app.service.dataDir, "svc.db"), { readonly: true });
+  const captions = new Map<string, { style: string; text: string[] }>();
+  try {
+    for (const render of db
+      .prepare("SELECT variables_json, captions_json FROM renders WHERE captions_json IS NOT NULL")
+      .all() as Array<{ variables_json: string; captions_json: string }>) {
+      const parsed = JSON.parse(render.captions_json) as {
+        style: string;
+        cues: Array<{ text: string }>;
+      };
+      captions.set((JSON.parse(render.variables_json) as { title: string }).title, {
+        style: parsed.style,
+        text: parsed.cues.map((cue) => cue.text),
+      });
+    }
+  } finally {
+    db.close();
+  }
+  expect(Object.fromEntries(captions)).toEqual({
+    "Ada Lovelace": { style: "clean", text: ["Ada speaks first"] },
+    "Bo Peep": { style: "band", text: ["Bo answers"] },
+    "Cy Young": { style: "social", text: ["Cy closes the show"] },
+  });
+
+  // One video per row, named by the pattern.
+  const folder = (await card.getByTestId("batch-folder").textContent())!.trim();
+  const names = (await readdir(folder)).sort();
+  expect(names).toEqual(["Ada Lovelace-1.mp4", "Bo Peep-2.mp4", "Cy Young-3.mp4"]);
   await page.close();
 });

@@ -10,13 +10,22 @@ import { registerDoctorCommand } from "./doctor";
 import { registerRenderCommand } from "./render";
 import { registerStillCommand } from "./still";
 import { registerTemplatesCommands } from "./templates";
+import { registerCaptionsCommands } from "./transcribe";
 import { VERSION } from "./version";
 
 /**
  * Commands that need none of the service client (HTTP, sign-in, keychain: ~0.5 s of imports). When
  * one of them is the command being run, only these are loaded, so `svc render` starts sooner.
  */
-const LOCAL_COMMANDS = new Set(["render", "still", "check", "doctor", "templates", "init"]);
+const LOCAL_COMMANDS = new Set([
+  "render",
+  "still",
+  "check",
+  "doctor",
+  "templates",
+  "init",
+  "captions",
+]);
 
 /** `command` is the first word after `svc`, when known: the tree is trimmed to what it needs. */
 export async function buildProgram(io: CliIo = processIo(), command?: string): Promise<Command> {
@@ -36,6 +45,7 @@ export async function buildProgram(io: CliIo = processIo(), command?: string): P
   registerCheckCommand(program, io);
   registerDoctorCommand(program, io);
   registerTemplatesCommands(program, io);
+  registerCaptionsCommands(program, io);
   if (command !== undefined && LOCAL_COMMANDS.has(command)) return program;
   const [
     { registerServerCommand },

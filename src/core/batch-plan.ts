@@ -3,6 +3,7 @@
 // pattern against the composition's schema (src/shared/batch.ts). A refusal is a usage error
 // (exit 2 in the CLI) that names the caller's own words for the table and the pattern (`words`),
 // except rows that do not match the composition, which are one `batch_invalid` error naming them.
+import type { CaptionStyle } from "../shared/captions";
 import { readFile } from "node:fs/promises";
 import {
   checkBatch,
@@ -27,6 +28,8 @@ export interface PlannedRow {
   fileName: string;
   /** The row's caption file inside the project (the table's `captions` column). */
   captions?: string | undefined;
+  /** The row's caption style (the table's `caption_style` column). */
+  captionStyle?: CaptionStyle | undefined;
 }
 
 /** Reads the table file, merging `common` in as values every row starts from. */
@@ -101,5 +104,6 @@ export function planBatchRows(
     values: row.values,
     fileName: row.fileName,
     ...(row.captions ? { captions: row.captions } : {}),
+    ...(row.captionStyle ? { captionStyle: row.captionStyle } : {}),
   }));
 }

@@ -12,6 +12,7 @@
 // app's JobManager runs every row as a job of its persistent queue and records the runner's
 // events (src/main/job-batches.ts, job-steps.ts). A row that fails does not stop the others.
 import type { RenderRecord } from "../shared/api";
+import type { CaptionStyle } from "../shared/captions";
 import type { AspectRatio } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
 import type { ApiClient } from "./api-client";
@@ -190,6 +191,8 @@ export interface BatchRow {
   outputPath: string;
   /** The row's caption file inside the project (the table's `captions` column). */
   captions?: string | undefined;
+  /** The row's caption style (the table's `caption_style` column); else the batch's. */
+  captionStyle?: CaptionStyle | undefined;
 }
 
 export interface BatchRunOptions extends Omit<RenderSettings, "variables" | "title"> {
@@ -279,13 +282,15 @@ export async function runBatch(
             ...(row.captions
               ? {
                   captions: {
-                    style: settings.captions?.style ?? "clean",
+                    style: row.captionStyle ?? settings.captions?.style ?? "clean",
                     ...(settings.captions?.look ? { look: settings.captions.look } : {}),
                     ...(settings.captions?.soft_track ? { soft_track: true } : {}),
                     file: row.captions,
                   },
                 }
-              : {}),
+              : row.captionStyle && settings.captions
+                ? { captions: { ...settings.captions, style: row.captionStyle } }
+                : {}),
           },
           output: row.outputPath,
           assetId: asset.assetId,

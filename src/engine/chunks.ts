@@ -7,6 +7,7 @@ import { mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { AudioInput } from "./encode";
+import { writeCaptionFiles } from "./outputs/caption-files";
 import { finishOutput } from "./outputs/pictures";
 import { resolveFfmpeg, resolveMediaFfmpeg } from "./ffmpeg";
 import type { Chunk } from "./plan";
@@ -16,7 +17,7 @@ import { warmPages } from "./page-pool";
 import { prepareRender } from "./render-prepare";
 import { RenderSessions } from "./render-sessions";
 import { cancelledError } from "./errors";
-import type { RenderCompositionOptions } from "./types";
+import type { RenderCaptions, RenderCompositionOptions } from "./types";
 import type { OutputFormat, Quality } from "../shared/render-options";
 
 export { planChunks, representativeFrame, type Chunk, type ChunkSettings } from "./plan";
@@ -104,11 +105,20 @@ export interface JoinChunksOptions {
   quality?: Quality;
   durationSeconds: number;
   audio: AudioInput[];
+  /**
+   * The render's captions: with `softTrack`, the joined file gets its subtitle stream here, as a
+   * whole render's does (the chunks only burn them in). Sidecars are a local render's.
+   */
+  captions?: RenderCaptions;
   signal?: AbortSignal;
 }
 
-/** Joins the chunks' segments (in order) without re-encoding and mixes the audio once. */
-export async function joinChunks(options: JoinChunksOptions): Promise<void> {
+/**
+ * Joins the chunks' segments (in order) without re-encoding, mixes the audio once and adds the
+ * captions' soft track when asked (never a sidecar: the service writes none); returns what could not be done (a format without subtitles).
+ */
+export async function joinChunks(options: JoinChunksOptions): Promise<{ warnings: string[] }> {
+  const warnings: string[] = [];
   // The mix decodes customers' audio: a maintained FFmpeg then (resolveMediaFfmpeg).
   const ffmpeg = await (options.audio.length > 0 ? resolveMediaFfmpeg() : resolveFfmpeg());
   const workDir = await mkdtemp(join(tmpdir(), "svc-join-"));
@@ -125,7 +135,18 @@ export async function joinChunks(options: JoinChunksOptions): Promise<void> {
       workDir,
       ...(options.signal ? { signal: options.signal } : {}),
     });
+    if (options.captions?.softTrack) {
+      await writeCaptionFiles({
+        ffmpegPath: ffmpeg.path,
+        video: partial,
+        format: options.format,
+        captions: options.captions,
+        warnings,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    }
     await rename(partial, options.output);
+    return { warnings };
   } finally {
     await rm(partial, { force: true });
     await rm(workDir, { recursive: true, force: true });

@@ -16,7 +16,12 @@ export type EngineErrorCode =
   | "encode_failed"
   | "capture_failed"
   /** A chunk of a distributed render found another frame count than its render was planned for. */
-  | "composition_changed";
+  | "composition_changed"
+  /** `svc captions transcribe`: pocketsphinx or its English model is not installed. */
+  | "transcriber_not_found"
+  /** `svc captions transcribe`: the composition declares no sound inside its duration. */
+  | "no_audio"
+  | "transcribe_failed";
 
 export class EngineError extends Error {
   override readonly name = "EngineError";

@@ -252,6 +252,25 @@ export function muxArgs(options: MuxSettings): string[] {
   return args;
 }
 
+/**
+ * The composition's sound alone, mixed exactly as a render mixes it (the same filter graph), then
+ * made 16-bit mono PCM WAV at `sampleRate` for a speech recogniser (`svc captions transcribe`).
+ */
+export function audioMixArgs(options: {
+  audio: AudioInput[];
+  durationSeconds: number;
+  output: string;
+  sampleRate: number;
+}): string[] {
+  const { totalSamples, clips } = placeClips(options.audio, options.durationSeconds);
+  const args = ["-hide_banner", "-loglevel", "error", "-y"];
+  for (const clip of clips) args.push("-i", options.audio[clip.input]!.source);
+  args.push("-filter_complex", audioFilter(clips, 0, totalSamples), "-map", "[aout]");
+  args.push("-ac", "1", "-ar", String(options.sampleRate), "-c:a", "pcm_s16le", "-f", "wav");
+  args.push(options.output);
+  return args;
+}
+
 /** One frame at `atSeconds` of `video`, 640 pixels wide, as JPEG. */
 export function thumbnailArgs(video: string, atSeconds: number, output: string): string[] {
   return [

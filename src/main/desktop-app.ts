@@ -17,6 +17,7 @@ import { createSystemFileHost, type FileHost } from "./file-host";
 import { authHandlers } from "./auth-handlers";
 import { listExamples } from "./examples";
 import { appError } from "./ipc-errors";
+import { batchRowCaptions } from "./batch-captions";
 import { MediaServer } from "./media-server";
 import { folderPlaces, listProjectFolders } from "./folder-browser";
 import type { DesktopHost } from "./host";
@@ -256,14 +257,21 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
           "Fix or drop the rows marked in the table, then render again.",
         );
       }
+      const captions = await batchRowCaptions(
+        project.root,
+        check.rows,
+        new Map(input.rows.flatMap((row) => (row.captionCues ? [[row.row, row.captionCues]] : []))),
+        input.settings.captions,
+      );
       return jobs.submitBatch({
         dir: project.root,
         composition: project.composition,
         settings: input.settings,
-        rows: check.rows.map((row) => ({
+        rows: check.rows.map((row, index) => ({
           row: row.row,
           values: row.values,
           fileName: row.fileName,
+          captions: captions[index],
         })),
         outputPattern: input.outputPattern,
         title: basename(project.root),

@@ -41,7 +41,13 @@ export interface SubmitBatchInput {
   composition: string;
   /** Shared by every row; each row's variables replace `variables`. */
   settings: JobRenderSettings;
-  rows: Array<{ row: number; values: VariableValues; fileName: string }>;
+  /** Each row's captions (undefined: none): the batch's `settings.captions` are not used. */
+  rows: Array<{
+    row: number;
+    values: VariableValues;
+    fileName: string;
+    captions?: JobRenderSettings["captions"] | undefined;
+  }>;
   outputPattern: string;
   /** The batch's name (the project folder's). */
   title: string;
@@ -100,7 +106,7 @@ export function batchRecords(
   now: number,
 ): { batch: BatchRecord; rows: JobRecord[] } {
   const id = `batch_${randomUUID()}`;
-  const { variables: _shared, ...settings } = input.settings;
+  const { variables: _shared, captions: _captions, ...settings } = input.settings;
   const batch: BatchRecord = {
     id,
     revision: 0,
@@ -121,7 +127,12 @@ export function batchRecords(
     return {
       ...newJobRecord(
         { type: "batch", batchId: id, composition: input.composition },
-        { ...settings, variables: row.values, title },
+        {
+          ...settings,
+          variables: row.values,
+          title,
+          ...(row.captions ? { captions: row.captions } : {}),
+        },
         outputDir,
         now,
       ),

@@ -119,6 +119,29 @@ describe("checkBatch", () => {
     expect(check.rows[1]!.captions).toBeUndefined();
   });
 
+  it("reads a caption_style column as each row's style (id or name), blocking a row that names none", () => {
+    const rows = table(
+      "title,captions,caption_style\nAda,a.srt,band\nBo,b.srt,Karaoke\nCy,,\nDi,d.srt,fancy\n",
+    );
+    const check = checkBatch(schema, rows, { ...options, strict: true });
+    expect(check.unknownColumns).toEqual([]);
+    expect(check.problems).toEqual([]);
+    expect(check.rows.map((row) => row.captionStyle)).toEqual([
+      "band",
+      "karaoke",
+      undefined,
+      undefined,
+    ]);
+    expect(check.blockedRows).toEqual([4]);
+    expect(check.rows[3]!.issues).toEqual([
+      {
+        id: "caption_style",
+        code: "enum-out-of-range",
+        message: '"fancy" is not a caption style: use Clean, Karaoke, Social, Band',
+      },
+    ]);
+  });
+
   it("blocks rows that would write the same file", () => {
     const check = checkBatch(schema, table("title\nAda\nada\n"), {
       ...options,

@@ -12,6 +12,7 @@
 // the number they have in the table (the first data row is 1) even when others are dropped, so
 // "row 8" means the same row to the person, the grid, the file names and the CLI's messages.
 import Papa from "papaparse";
+import { CAPTION_STYLE_LABELS, CAPTION_STYLES, type CaptionStyle } from "./captions";
 import { creditsFor } from "./credits";
 import { FILE_EXTENSIONS, type OutputFormat, type Resolution } from "./render-options";
 import {
@@ -26,6 +27,21 @@ import {
  * (issue 37), rendered with the batch's caption style; an empty cell means the batch's captions.
  */
 export const CAPTIONS_COLUMN = "captions";
+/**
+ * Nor is this one: the row's caption style (`band`, or its name in the app, `Band`); an empty cell
+ * means the batch's style.
+ */
+export const CAPTION_STYLE_COLUMN = "caption_style";
+/** The columns that are about a row's captions, never variables. */
+export const CAPTION_COLUMNS: readonly string[] = [CAPTIONS_COLUMN, CAPTION_STYLE_COLUMN];
+
+/** A caption style cell as a style: its id or its name in the app, any case; undefined if neither. */
+export function captionStyleOf(cell: string): CaptionStyle | undefined {
+  const text = cell.trim().toLowerCase();
+  return CAPTION_STYLES.find(
+    (style) => style === text || CAPTION_STYLE_LABELS[style].name.toLowerCase() === text,
+  );
+}
 
 /** At most this many rows in one batch: every row is a render and a download. */
 export const BATCH_MAX_ROWS = 1000;
@@ -256,6 +272,8 @@ export interface BatchRowCheck {
   blocked: boolean;
   /** The row's caption file inside the project (the `captions` column), if it names one. */
   captions?: string | undefined;
+  /** The row's caption style (the `caption_style` column), if it names one. */
+  captionStyle?: CaptionStyle | undefined;
 }
 
 export interface BatchCheck {
@@ -290,7 +308,7 @@ export function checkBatch(
 ): BatchCheck {
   const declared = new Map(schema.map((definition) => [definition.id, definition]));
   const unknownColumns = table.columns.filter(
-    (column) => !declared.has(column) && column !== CAPTIONS_COLUMN,
+    (column) => !declared.has(column) && !CAPTION_COLUMNS.includes(column),
   );
   const problems: string[] = [];
   const pattern = patternProblem(options.pattern, table.columns, options.format);
@@ -307,6 +325,15 @@ export function checkBatch(
   const rows = table.rows.map(({ row, cells }): BatchRowCheck => {
     const values = rowVariables(schema, cells);
     const issues = validateVariables(schema, values);
+    const styleCell = declared.has(CAPTION_STYLE_COLUMN) ? undefined : cells[CAPTION_STYLE_COLUMN];
+    const styleText = typeof styleCell === "string" ? styleCell.trim() : "";
+    const captionStyle = styleText ? captionStyleOf(styleText) : undefined;
+    if (styleText && !captionStyle)
+      issues.push({
+        id: CAPTION_STYLE_COLUMN,
+        code: "enum-out-of-range",
+        message: `"${styleText}" is not a caption style: use ${CAPTION_STYLES.map((style) => CAPTION_STYLE_LABELS[style].name).join(", ")}`,
+      });
     const named = { ...cells };
     for (const definition of schema)
       if (!(definition.id in named) && definition.default !== undefined)
@@ -334,6 +361,7 @@ export function checkBatch(
       duplicateOf,
       blocked: issues.length > 0 || duplicateOf !== undefined,
       ...(captions ? { captions } : {}),
+      ...(captionStyle ? { captionStyle } : {}),
     };
   });
   const blockedRows = rows.filter((row) => row.blocked).map((row) => row.row);

@@ -4,7 +4,7 @@
 // type for its output; push events are listed in `IpcEvents`. Both transports — Electron IPC
 // through the preload bridge, and web mode's HTTP + WebSocket — carry exactly these, and both wrap
 // every answer in `IpcResult`, so an error keeps its `{code, message, hint}` on either path.
-import { captionsRequestSchema } from "./captions";
+import { captionCueSchema, captionsRequestSchema, CAPTIONS_MAX_CUES } from "./captions";
 import { z } from "zod";
 import type { RenderList, RenderRecord } from "./api";
 import type { RenderQuote } from "./quote";
@@ -181,6 +181,8 @@ export const ipcInputSchemas = {
           z.object({
             row: z.number().int().min(1),
             cells: z.record(z.string(), z.unknown()),
+            /** The caption file the creator chose for this row in the grid, read: its cues. */
+            captionCues: z.array(captionCueSchema).min(1).max(CAPTIONS_MAX_CUES).optional(),
           }),
         )
         .min(1, { error: "a batch needs at least one row" })

@@ -175,14 +175,17 @@ describe("svc cloud render --batch against the real service", () => {
     expect(await serviceCounts(service.dataDir)).toMatchObject({ assets: 1, renders: 11 });
   }, 600_000);
 
-  it("gives each row the caption file its captions column names", async () => {
+  it("gives each row the caption file and look its captions and caption_style columns name", async () => {
     const project = join(work, "with-captions");
     await cp(LOWER_THIRD, project, { recursive: true });
     await mkdir(join(project, "subs"), { recursive: true });
     await writeFile(join(project, "subs", "ada.srt"), "1\n00:00:00,000 --> 00:00:01,000\nAda\n");
     await writeFile(join(project, "subs", "all.srt"), "1\n00:00:00,000 --> 00:00:01,000\nAll\n");
     const rows = join(work, "captions.csv");
-    await writeFile(rows, "title,captions\nAda Lovelace,subs/ada.srt\nGrace Hopper,\n");
+    await writeFile(
+      rows,
+      "title,captions,caption_style\nAda Lovelace,subs/ada.srt,karaoke\nGrace Hopper,,\nAlan Turing,,Social\n",
+    );
     const env = { HOME: join(work, "home"), SVC_API_URL: service.url, SVC_API_KEY: service.apiKey };
     const result = await runCli(
       [
@@ -197,8 +200,9 @@ describe("svc cloud render --batch against the real service", () => {
       service.dataDir,
       "select captions_json from renders where captions_json is not null",
     );
-    // Row 1 by its own column, row 2 (an empty cell) by the batch's --captions.
-    expect(stored).toHaveLength(2);
+    // Row 1 by its own columns, rows 2 and 3 (empty captions cells) by the batch's --captions,
+    // row 3 in its own look (named as the app names it).
+    expect(stored).toHaveLength(3);
     const looks = stored.map((render) => {
       const captions = JSON.parse(render.captions_json) as {
         style: string;
@@ -206,6 +210,6 @@ describe("svc cloud render --batch against the real service", () => {
       };
       return `${captions.style} ${captions.cues.map((cue) => cue.text).join()}`;
     });
-    expect(looks.sort()).toEqual(["band Ada", "band All"]);
+    expect(looks.sort()).toEqual(["band All", "karaoke Ada", "social All"]);
   }, 300_000);
 });

@@ -150,6 +150,7 @@ export async function runCloudBatch(
             values: row.values,
             outputPath: resolve(outputDir, row.fileName),
             ...(row.captions ? { captions: row.captions } : {}),
+            ...(row.captionStyle ? { captionStyle: row.captionStyle } : {}),
           })),
           concurrency: options.concurrency,
           wait: options.wait,

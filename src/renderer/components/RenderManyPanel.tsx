@@ -3,8 +3,17 @@
 // where they are, unknown columns are named, every row shows its file name, and the total
 // estimated credits are shown before the one upload and the renders are queued.
 import { useEffect, useRef, useState } from "react";
-import { PATTERN_FIELDS } from "../../shared/batch";
+import {
+  CAPTION_COLUMNS,
+  CAPTION_STYLE_COLUMN,
+  CAPTIONS_COLUMN,
+  PATTERN_FIELDS,
+  captionStyleOf,
+} from "../../shared/batch";
+import { CAPTION_STYLE_LABELS, CAPTION_STYLES, DEFAULT_CAPTION_STYLE } from "../../shared/captions";
+import { chooseRowCaptionFile, useBatchCaptions } from "../hooks/batch-captions";
 import { useBatchCheck, useBatchImport, useSubmitBatch } from "../hooks/batch-table";
+import { useProjectCaptions } from "../hooks/captions";
 import { useProjectScan } from "../hooks/project";
 import { countOf } from "../render-plan";
 import { useUiStore } from "../store";
@@ -69,12 +78,83 @@ function TableImport() {
   );
 }
 
+/** A file's name without its folders: the grid shows creators names, never paths. */
+function fileNameOf(path: string): string {
+  return path.split(/[/\\]/).pop() ?? path;
+}
+
+/**
+ * A row's captions: the file chosen for it here, else the file its table cell names in the
+ * project, else the project's captions (or none); a file can be chosen or taken away.
+ */
+function CaptionsCell(props: {
+  row: number;
+  cell: string;
+  disabled: boolean;
+  projectHas: boolean;
+  onClear: () => void;
+}) {
+  const { row, cell, disabled } = props;
+  const chosen = useBatchCaptions((state) => state.byRow[row]);
+  const forget = useBatchCaptions((state) => state.forget);
+  const name = chosen?.fileName ?? (cell ? fileNameOf(cell) : undefined);
+  return (
+    <td className={chosen?.problem ? "bad-cell captions-cell" : "captions-cell"}>
+      <span
+        className={name ? "caption-file" : "caption-file muted"}
+        data-testid={`captions-${row}`}
+      >
+        {name ?? (props.projectHas ? "The project's" : "None")}
+      </span>
+      <label className={`file-button small${disabled ? " disabled" : ""}`}>
+        {name ? "Change…" : "Choose…"}
+        <input
+          type="file"
+          className="sr-only"
+          accept=".srt,.vtt,.json"
+          aria-label={`Caption file of row ${row}`}
+          disabled={disabled}
+          onChange={(event) => {
+            const file = event.target.files?.[0];
+            if (file) void chooseRowCaptionFile(row, file);
+            event.target.value = "";
+          }}
+        />
+      </label>
+      {name ? (
+        <button
+          type="button"
+          className="small"
+          aria-label={`No caption file for row ${row}`}
+          disabled={disabled}
+          onClick={() => {
+            forget(row);
+            props.onClear();
+          }}
+        >
+          ×
+        </button>
+      ) : null}
+      {chosen?.problem ? <small className="cell-issue">{chosen.problem}</small> : null}
+    </td>
+  );
+}
+
 function BatchGrid() {
   const checked = useBatchCheck()!;
   const all = useUiStore((state) => state.batch.table!);
   const setCell = useUiStore((state) => state.setBatchCell);
   const setDropped = useUiStore((state) => state.setBatchRowDropped);
-  const { check } = checked;
+  const scan = useProjectScan();
+  const projectCaptions = useProjectCaptions(scan.data?.root);
+  const batchStyle = CAPTION_STYLE_LABELS[projectCaptions?.style ?? DEFAULT_CAPTION_STYLE].name;
+  // The captions columns have cells of their own kind, at the end (always there to fill in).
+  const check = {
+    ...checked.check,
+    columns: checked.check.columns.filter(
+      (column) => column.declared || !CAPTION_COLUMNS.includes(column.id),
+    ),
+  };
   return (
     <div className="batch-grid-wrap">
       <table className="batch-grid" aria-label="Batch rows">
@@ -92,6 +172,10 @@ function BatchGrid() {
                 {column.declared ? null : <small> not a variable</small>}
               </th>
             ))}
+            <th scope="col" title="A subtitle file for this video (.srt, .vtt or .json)">
+              Captions
+            </th>
+            <th scope="col">Caption look</th>
             <th scope="col">File</th>
             <th scope="col">
               <span className="sr-only">Actions</span>
@@ -103,7 +187,9 @@ function BatchGrid() {
             const result = checked.byRow.get(row);
             const dropped = checked.dropped.has(row);
             const issues = new Map((result?.issues ?? []).map((issue) => [issue.id, issue]));
-            const state = dropped ? "dropped" : result?.blocked ? "blocked" : "ready";
+            const state = dropped ? "dropped" : checked.blocked.has(row) ? "blocked" : "ready";
+            const styleIssue = issues.get(CAPTION_STYLE_COLUMN);
+            const styleCell = cellText(cells[CAPTION_STYLE_COLUMN]);
             return (
               <tr key={row} aria-label={`Row ${row}`} className={`row-${state}`} data-state={state}>
                 <th scope="row">{row}</th>
@@ -123,6 +209,31 @@ function BatchGrid() {
                     </td>
                   );
                 })}
+                <CaptionsCell
+                  row={row}
+                  cell={cellText(cells[CAPTIONS_COLUMN])}
+                  disabled={dropped}
+                  projectHas={projectCaptions !== undefined}
+                  onClear={() => setCell(row, CAPTIONS_COLUMN, "")}
+                />
+                <td className={styleIssue ? "bad-cell" : undefined}>
+                  <select
+                    aria-label={`Caption look of row ${row}`}
+                    aria-invalid={styleIssue ? true : undefined}
+                    value={captionStyleOf(styleCell) ?? (styleCell ? "?" : "")}
+                    disabled={dropped}
+                    onChange={(event) => setCell(row, CAPTION_STYLE_COLUMN, event.target.value)}
+                  >
+                    <option value="">{`${batchStyle} (as for all)`}</option>
+                    {CAPTION_STYLES.map((style) => (
+                      <option key={style} value={style}>
+                        {CAPTION_STYLE_LABELS[style].name}
+                      </option>
+                    ))}
+                    {styleIssue ? <option value="?">{styleCell}</option> : null}
+                  </select>
+                  {styleIssue ? <small className="cell-issue">{styleIssue.message}</small> : null}
+                </td>
                 <td className="row-file">
                   {dropped ? (
                     <span className="muted">dropped</span>
@@ -183,6 +294,8 @@ export function RenderManyPanel() {
           ? ` (${scan.data.variables.map((v) => v.id).join(", ")})`
           : ""}
         . The project is uploaded once; every row renders against it with the render options above.
+        Each video can have its own subtitle file and caption look: choose them in the table, or
+        name them in columns called captions and caption_style.
       </p>
       <TableImport />
       {checked ? (

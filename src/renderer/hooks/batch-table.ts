@@ -17,6 +17,8 @@ import { useUiStore } from "../store";
 import { useProjectScan } from "./project";
 import { BATCHES_KEY } from "./batches";
 import { mergeByRevision } from "./jobs";
+import { useBatchCaptions } from "./batch-captions";
+import { useProjectCaptions } from "./captions";
 
 /** Reads a table from a file or pasted text into the draft (or fails with what is wrong). */
 export function useBatchImport() {
@@ -28,6 +30,8 @@ export function useBatchImport() {
       const parsed = parseBatchTable(text);
       if (!parsed.ok) throw new Error(`${source}: ${parsed.problem}`);
       load(source, parsed.table);
+      // Files chosen for the rows of the previous table do not belong to this one.
+      useBatchCaptions.getState().clear();
       return parsed.table;
     },
   });
@@ -39,6 +43,7 @@ export function useBatchCheck() {
   const batch = useUiStore((state) => state.batch);
   const strict = useUiStore((state) => state.strictVariables);
   const render = useUiStore((state) => state.render);
+  const chosen = useBatchCaptions((state) => state.byRow);
   const project = scan.data;
   return useMemo(() => {
     if (!project || !batch.table) return undefined;
@@ -55,13 +60,16 @@ export function useBatchCheck() {
       project: folderName(project.root),
     });
     const rows = table.rows.length;
+    // A caption file chosen for a row that does not read as captions blocks that row too.
+    const badCaptions = table.rows.filter((row) => chosen[row.row]?.problem).map((r) => r.row);
+    const blocked = new Set([...check.blockedRows, ...badCaptions]);
     const blockedBy =
       rows === 0
         ? "Every row is dropped: restore a row to render it."
         : check.problems.length > 0
           ? "Fix the problems listed above the table first."
-          : check.blockedRows.length > 0
-            ? `Fix or drop the ${countOf(check.blockedRows.length, "row")} marked in the table first.`
+          : blocked.size > 0
+            ? `Fix or drop the ${countOf(blocked.size, "row")} marked in the table first.`
             : undefined;
     return {
       table,
@@ -69,12 +77,13 @@ export function useBatchCheck() {
       pattern,
       rows,
       byRow: new Map(check.rows.map((row) => [row.row, row])),
+      blocked,
       dropped,
       credits: batchCredits(rows, project.duration, render.resolution),
       creditsEach: batchCredits(1, project.duration, render.resolution),
       blockedBy,
     };
-  }, [project, batch, strict, render.format, render.resolution]);
+  }, [project, batch, strict, render.format, render.resolution, chosen]);
 }
 
 /** Queues the checked draft as a batch with the Project screen's render options. */
@@ -84,6 +93,8 @@ export function useSubmitBatch() {
   const render = useUiStore((state) => state.render);
   const strict = useUiStore((state) => state.strictVariables);
   const checked = useBatchCheck();
+  const projectCaptions = useProjectCaptions(scan.data?.root);
+  const chosen = useBatchCaptions((state) => state.byRow);
   return useMutation({
     mutationFn: async (): Promise<BatchView> => {
       const project = scan.data;
@@ -103,9 +114,16 @@ export function useSubmitBatch() {
             { aspectRatio: project.aspectRatio, duration: project.duration },
           ),
           strictVariables: strict,
+          // The project's captions (the Captions panel's) for rows without a file of their own.
+          ...(projectCaptions
+            ? { captions: { cues: projectCaptions.cues, style: projectCaptions.style } }
+            : {}),
         },
         columns: checked.table.columns,
-        rows: checked.table.rows,
+        rows: checked.table.rows.map((row) => {
+          const cues = chosen[row.row]?.cues;
+          return cues ? { ...row, captionCues: cues } : row;
+        }),
         outputPattern: checked.pattern,
       });
     },

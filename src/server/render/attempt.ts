@@ -21,7 +21,7 @@ import { assetStorageKey } from "./render-repository";
 export interface Engine {
   renderComposition(options: RenderCompositionOptions): Promise<RenderResult>;
   renderChunk(options: RenderChunkOptions): Promise<ChunkResult>;
-  joinChunks(options: JoinChunksOptions): Promise<void>;
+  joinChunks(options: JoinChunksOptions): Promise<{ warnings: string[] }>;
   /** One frame as PNG, JPEG or WebP (still outputs, job-output.ts). */
   renderStill(options: RenderStillOptions): Promise<StillResult>;
   /** Closes the pages chunks left open for the next chunk, and the spare browser (shutdown). */

@@ -5,6 +5,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { AudioInput } from "../../engine/encode";
+import type { RenderCaptions } from "../../engine/types";
 import { FILE_EXTENSIONS, type OutputFormat, type Quality } from "../../shared/render-options";
 import { enqueueWebhook } from "../webhooks/webhooks";
 import {
@@ -66,15 +67,21 @@ export async function runJoinJob(services: JobServices, attempt: Attempt): Promi
     );
     await mkdir(join(attempt.workDir, "out"), { recursive: true });
     const durationSeconds = render.frames! / render.fps;
-    await engine.joinChunks({
+    // The chunks burned the captions in; their soft track is added to the joined file.
+    const captions = render.captions_json
+      ? (JSON.parse(render.captions_json) as RenderCaptions)
+      : undefined;
+    const joined = await engine.joinChunks({
       segmentFiles,
       output,
       format: render.format as OutputFormat,
       quality: render.quality as Quality,
       durationSeconds,
       audio,
+      ...(captions?.softTrack ? { captions } : {}),
       signal: attempt.signal,
     });
+    if (joined.warnings.length > 0) attempt.details.joinWarnings = joined.warnings;
     if (attempt.signal.aborted) throw attempt.signal.reason;
     mark(attempt, "rendered");
     const videoKey = await storeFile(
