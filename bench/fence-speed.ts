@@ -47,7 +47,7 @@ if (flags.one) {
   });
   const seconds = (performance.now() - started) / 1000;
   // runMeasured keeps the child's stderr, not its stdout.
-  console.error(JSON.stringify({ seconds, frames: result.frames }));
+  console.error(JSON.stringify({ seconds, frames: result.frames, warnings: result.warnings }));
   await rm(scratch, { recursive: true, force: true });
   process.exit(0);
 }
