@@ -18,7 +18,7 @@ function svc(args: string[], env: Record<string, string> = {}) {
 
 describe("svc doctor", () => {
   it("reports the browser, FFmpeg with its encoders and ffprobe as JSON", async () => {
-    const { code, stdout } = await svc(["doctor", "--json"], { SVC_BROWSER_NAMESPACE: "1" });
+    const { code, stdout } = await svc(["doctor", "--json"], { SVC_BROWSER_NAMESPACE: "" });
     const report = JSON.parse(stdout);
     expect(report).toMatchObject({
       ok: true,
@@ -33,8 +33,8 @@ describe("svc doctor", () => {
       source: "bundled",
       reason: expect.stringContaining("starts in milliseconds"),
     });
-    // Service renders' browsers: closed by a namespace (this machine and CI allow user
-    // namespaces; as root the browser runs as nobody). Chromium's sandbox is opt-in
+    // Service renders' browsers: closed by a namespace by default (this machine and CI allow
+    // user namespaces; as root the browser runs as nobody). Chromium's sandbox is opt-in
     // (SVC_BROWSER_SANDBOX=1, confinement.ts says why), and doctor says so.
     expect(report.service_renders).toMatchObject({ network: "namespace", sandbox: false });
     expect(report.service_renders.sandbox_reason).toMatch(/SVC_BROWSER_SANDBOX=1/);

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { ResolvedLibrary } from "../node/library-cache";
 import { withTimeout } from "../node/wait";
 import type { ResolvedBrowser } from "./browser";
-import { CdpBrowser } from "./cdp";
+import { browserCommandTimeoutMs, CdpBrowser } from "./cdp";
 import { EngineError } from "./errors";
 import type { FrameImageFormat } from "./encode";
 import {
@@ -31,6 +31,17 @@ const VIDEO_COMMIT_FRAMES = 2;
 /** Empty first frames tolerated before giving up (a visible video needs one more). */
 const FIRST_FRAME_ATTEMPTS = 5;
 
+/**
+ * How long the blank page's first frame (the proof that begin-frame control works, at launch) may
+ * take before the browser counts as stuck. It takes well under a second (3 s for the whole launch
+ * at load 40 on 2 cores); a browser whose compositor lost its page's surface at start-up never
+ * answers it ("Readback from surface failed", then silence: bench/fence-stall.ts), and waiting
+ * the full command timeout (120 s) for that helps no one.
+ */
+const FIRST_FRAME_TIMEOUT_MS = 30_000;
+/** Browsers started for one page when the first one's blank page never drew. */
+const LAUNCH_ATTEMPTS = 3;
+
 export interface CaptureSessionOptions {
   browser: ResolvedBrowser;
   /** Layout size of the composition in CSS pixels. */
@@ -49,6 +60,8 @@ export interface CaptureSessionOptions {
   extraArgs?: string[];
   onPageError: (message: string) => void;
   onBlockedRequest?: (url: string, reason?: string) => void;
+  /** Something svc worked around that an operator should hear of (a browser started again). */
+  onWarning?: (message: string) => void;
   /** A CDN URL answered with a library from npm (network.ts). */
   onLibrary?: (url: string, library: ResolvedLibrary) => void;
 }
@@ -68,6 +81,8 @@ export class CaptureSession {
   private videoMoved = false;
   /** JPEG quality of read-backs: the tier's, or 100 for a page with fine noise (matchPageDetail). */
   private jpegQuality: number;
+  /** How long a beginFrame may go unanswered (undefined: the browser's command timeout). */
+  private frameTimeoutMs: number | undefined;
 
   private constructor(
     private readonly browser: CdpBrowser,
@@ -90,7 +105,28 @@ export class CaptureSession {
     }
   }
 
+  /**
+   * A browser whose blank page never draws its first frame is stuck for good (its compositor
+   * lost the page's surface while starting); another browser started at once draws. The stall is
+   * rare (bench/fence-stall.ts) and costs FIRST_FRAME_TIMEOUT_MS, never a failed render.
+   */
   private static async launch(
+    options: CaptureSessionOptions,
+    method: CaptureMethod,
+  ): Promise<CaptureSession> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await CaptureSession.launchOnce(options, method);
+      } catch (error) {
+        if (attempt >= LAUNCH_ATTEMPTS || !isFirstFrameStall(error)) throw error;
+        options.onWarning?.(
+          `A render's browser did not draw its first blank frame within ${Math.round(Math.min(FIRST_FRAME_TIMEOUT_MS, browserCommandTimeoutMs()) / 1000)} s and was started again (the picture is not affected; docs/security.md, issue 41).`,
+        );
+      }
+    }
+  }
+
+  private static async launchOnce(
     options: CaptureSessionOptions,
     method: CaptureMethod,
   ): Promise<CaptureSession> {
@@ -102,7 +138,12 @@ export class CaptureSession {
       const sessionId = spare?.sessionId ?? (await openPage(browser, options.viewport, method));
       const session = new CaptureSession(browser, sessionId, method, options);
       await session.prepare();
-      if (method === "beginframe") await session.captureRaw(); // proves the method works here
+      if (method === "beginframe") {
+        // Proves the method works here, with a bound: see FIRST_FRAME_TIMEOUT_MS.
+        session.frameTimeoutMs = Math.min(FIRST_FRAME_TIMEOUT_MS, browserCommandTimeoutMs());
+        await session.captureRaw();
+        session.frameTimeoutMs = undefined;
+      }
       return session;
     } catch (error) {
       await browser.close();
@@ -411,7 +452,9 @@ export class CaptureSession {
   }
 
   private send<T = Record<string, unknown>>(method: string, params: object = {}): Promise<T> {
-    return this.browser.send<T>(method, params, this.sessionId);
+    const timeoutMs =
+      method === "HeadlessExperimental.beginFrame" ? this.frameTimeoutMs : undefined;
+    return this.browser.send<T>(method, params, this.sessionId, timeoutMs);
   }
 
   private on(method: string, handler: (params: Record<string, unknown>) => void): void {
@@ -424,6 +467,15 @@ export class CaptureSession {
       on: (method, handler) => this.browser.on(method, handler, sessionId),
     };
   }
+}
+
+/** The blank page's first beginFrame got no answer (launchOnce). */
+function isFirstFrameStall(error: unknown): boolean {
+  return (
+    error instanceof EngineError &&
+    error.code === "timeout" &&
+    error.params.command === "HeadlessExperimental.beginFrame"
+  );
 }
 
 interface ExceptionDetails {

@@ -73,17 +73,6 @@ const UNSHARE_CANDIDATES = ["/usr/bin/unshare", "/bin/unshare", "/usr/sbin/unsha
 const probed = new Map<string, Confinement>();
 
 /**
- * Whether closed pages get the fence: SVC_BROWSER_NAMESPACE=1 (a user and network namespace) or
- * =0 (the browser's own switches only). Off by default for now: with the fence, a closed page's
- * browser stalled on beginFrame twice in a day of tests ("Readback from surface failed"), a
- * stall not seen without it; until that is found, closed pages are filtered as before.
- */
-export function fenceRequested(env: NodeJS.ProcessEnv = process.env): boolean {
-  const mode = env.SVC_BROWSER_NAMESPACE?.trim();
-  return mode === "1" || mode === "0";
-}
-
-/**
  * How to start `executablePath` for a page whose network is closed (`closedNetwork`) or open:
  * probed once per browser and user (a namespace that cannot be made is tried no more).
  */
@@ -123,18 +112,6 @@ function probe(
         "a local render of your own project runs the browser as you, in one process (the fastest start)",
     };
   }
-  if (!fenceRequested(env)) {
-    return {
-      network: "none",
-      prefix: [],
-      args: [],
-      reason:
-        "svc refuses the page's requests itself (DevTools Fetch domain); WebSockets, WebRTC and DNS hints are named in the warnings but not stopped. SVC_BROWSER_NAMESPACE=1 closes the browser off by construction (a network namespace), which is opt-in until its browser stall is fixed (docs/security.md)",
-      sandbox: false,
-      sandboxReason:
-        "SVC_BROWSER_NAMESPACE=1 (and SVC_BROWSER_SANDBOX=1) turn the fence and the sandbox on",
-    };
-  }
   if (env.SVC_BROWSER_NAMESPACE?.trim() === "0") {
     return {
       network: "switches",
@@ -169,7 +146,7 @@ function probe(
         ...owner,
         args: CLOSED_NETWORK_ARGS,
         reason:
-          "the browser runs in a network namespace of its own with no interface up, so it reaches nothing; svc answers its requests for the project's files",
+          "the browser runs in a network namespace of its own with no interface up, so it reaches nothing; svc answers its requests for the project's files (SVC_BROWSER_NAMESPACE=0: the browser's switches only)",
         // Off unless asked for: a sandboxed Chromium runs its pages in other processes, where
         // the raster reset that makes a chunk draw exactly what a whole render draws (capture.ts,
         // a memory-pressure signal per segment) does not reach, so late chunks came out a little

@@ -11,7 +11,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { cdnAnswer } from "../node/cdn-files";
-import { fenceRequested } from "./confinement";
 import type { ResolvedLibrary } from "../node/library-cache";
 
 /**
@@ -78,8 +77,9 @@ async function answerRequest(
   policy: NetworkPolicy,
 ): Promise<unknown> {
   const { url } = request;
-  // Fenced browsers reach nothing, so svc hands them what they may have; others fetch it.
-  const closed = networkClosed(policy.allowNetwork) && fenceRequested();
+  // Closed browsers reach nothing (confinement.ts), so svc hands them what they may have; a
+  // browser whose page may use the network fetches it itself.
+  const closed = networkClosed(policy.allowNetwork);
   if (originOf(url) === policy.projectOrigin) {
     return closed
       ? fulfillFromHere(target, requestId, request)

@@ -177,6 +177,8 @@ export class RenderSessions {
       allowNetwork: this.options.allowNetwork,
       onPageError: (message) => hooks.pageError(message),
       onBlockedRequest: (url, reason) => hooks.blocked(url, reason),
+      // The operator's concern, not the creator's (the picture is the same): the process log.
+      onWarning: (message) => process.emitWarning(message, { code: "SVC_BROWSER_RESTARTED" }),
       onLibrary: (url, library) => hooks.library(url, library),
       ...(this.options.extraArgs ? { extraArgs: this.options.extraArgs } : {}),
     });
