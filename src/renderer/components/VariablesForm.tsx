@@ -2,6 +2,7 @@
 // control whose value breaks the schema. Values are kept as typed (a number field holding "abc"
 // stays a string) so the validator, not the form, decides what is wrong.
 import { fontFileName, isFontFile } from "../../shared/brand";
+import { fileName } from "../creator-names";
 import type { VariableDefinition, VariableIssue } from "../../shared/variables";
 import { usePickImage, useVariableState, useVariableValuesFile } from "../hooks/project";
 import { ErrorNote } from "./ErrorNote";
@@ -21,9 +22,15 @@ interface FieldControlProps {
 function ImageControl({ definition, value, common, onChange }: FieldControlProps) {
   const choose = (path: string) => onChange(definition.id, path);
   const { pick, browsing, closeBrowser } = usePickImage(choose);
+  // Creators see the picture's file name; its path inside the project, which can be typed, waits
+  // under "For developers".
+  const embedded = typeof value === "string" && value.startsWith("data:");
+  const shown = embedded ? "Your brand's picture" : value ? fileName(String(value)) : "No picture";
   return (
     <span className="image-field">
-      <ImageTextInput definition={definition} value={value} common={common} onChange={onChange} />
+      <output id={common.id} aria-describedby={common["aria-describedby"]}>
+        {shown}
+      </output>
       <button
         type="button"
         aria-label={`Choose… for ${definition.label}`}
@@ -32,6 +39,15 @@ function ImageControl({ definition, value, common, onChange }: FieldControlProps
         Choose…
       </button>
       {pick.error ? <ErrorNote error={pick.error} title="Not chosen." /> : null}
+      <details className="developers">
+        <summary>For developers</summary>
+        <ImageTextInput
+          definition={definition}
+          value={value}
+          common={{ ...common, id: `${common.id}-path`, name: `${common.name}-path` }}
+          onChange={onChange}
+        />
+      </details>
       {browsing ? (
         <ImageBrowser
           label={definition.label}
