@@ -239,7 +239,7 @@ test("Cancel stops the render on the service: it ends cancelled, nothing is char
   await page.close();
 });
 
-test("no screen shows a command-line flag, an svc command or a loopback URL", async ({
+test("no screen shows a command-line flag, an svc command, a loopback URL, a path or an HTML file", async ({
   browser,
 }) => {
   const page = await openAppPage(browser, app, pageErrors);
@@ -255,13 +255,27 @@ test("no screen shows a command-line flag, an svc command or a loopback URL", as
       const values = [...document.querySelectorAll("input, select, textarea")]
         .filter((field) => (field as HTMLElement).offsetParent !== null)
         .filter((field) => field.getAttribute("type") !== "url")
-        .map((field) => (field as HTMLInputElement).value);
+        // A list shows its chosen option's words, not the value behind it.
+        .map((field) =>
+          field instanceof HTMLSelectElement
+            ? (field.selectedOptions[0]?.text ?? "")
+            : (field as HTMLInputElement).value,
+        );
       return [document.body.innerText, ...values].join("\n");
     });
     for (const [what, pattern] of [
       ["a command-line flag", /(^|[\s(`'"])--[a-z]/m],
       ["an svc command", /\bsvc (cloud|render|server|auth|publish|check|doctor)\b/],
       ["a loopback URL", /http:\/\/127\.0\.0\.1/],
+      // The project bar, the composition picker and image fields name folders, videos and
+      // pictures, never their paths (those wait under "For developers"). Settings keeps the
+      // downloads folder the creator chose, as a file manager shows it.
+      ...(screen === "Project"
+        ? ([
+            ["a folder path", /(^|[\s"'(])\/(tmp|home|root|Users|var)\//m],
+            ["an HTML file name", /\b[\w-]+\.html?\b/],
+          ] as const)
+        : []),
     ] as const) {
       const match = pattern.exec(text);
       if (match)
@@ -274,7 +288,10 @@ test("no screen shows a command-line flag, an svc command or a loopback URL", as
   expect(findings).toEqual([]);
   // The command is one click away for developers.
   await nav(page, "Project").click();
-  await page.getByText("For developers").click();
+  await page
+    .getByRole("region", { name: "Render", exact: true })
+    .getByText("For developers")
+    .click();
   await expect(page.getByLabel("CLI command")).toHaveText(/^svc cloud render /);
   await page.close();
 });

@@ -235,7 +235,10 @@ test("a creator previews lower-third, changes its title, renders it and finds it
   // A low frame rate keeps the render short on a small machine.
   await page.getByLabel("Frames per second").fill("5");
   await expect(page.getByLabel("CLI command")).toBeHidden();
-  await page.getByText("For developers").click();
+  await page
+    .getByRole("region", { name: "Render", exact: true })
+    .getByText("For developers")
+    .click();
   await expect(page.getByLabel("CLI command")).toHaveText(
     /^svc cloud render \S+lower-third --fps 5 .*--variables '\{"title":"Grace Hopper"\}' --strict-variables$/,
   );

@@ -5,7 +5,8 @@
 // format). Lean for CI: stills, not videos; one browser page per template, reused for its sizes.
 // The worst pair of each template is kept in e2e/screenshots/gallery-parity-<name>.png.
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -17,6 +18,7 @@ import { renderStill } from "../src/engine/outputs/still";
 import { closeWarmPages } from "../src/engine/page-pool";
 import { playerModule } from "../src/engine/player-bundle";
 import { PreviewServers } from "../src/main/preview-server";
+import { fontDataUrl } from "../src/shared/brand";
 import { outputSize } from "../src/shared/render-options";
 import { expect, test } from "./fixtures";
 import { REPO } from "./template-app";
@@ -158,3 +160,81 @@ for (const template of templates) {
     ).toEqual([]);
   });
 }
+
+test("a brand font file shows in the preview as the render draws it", async ({ browser }) => {
+  // The brand kit's font file travels as a data: URL in the variables (src/shared/brand.ts): the
+  // preview's frame gets it in its URL fragment, the render in its page config. Anton (npm
+  // @fontsource, SIL OFL) is far from title-card's own Montserrat.
+  test.setTimeout(240_000);
+  const template = templates.find((entry) => entry.name === "title-card")!;
+  const anton = createRequire(import.meta.url).resolve(
+    "@fontsource/anton/files/anton-latin-400-normal.woff2",
+  );
+  const variables = {
+    "brand-font": fontDataUrl("Anton.woff2", (await readFile(anton)).toString("base64"))!,
+  };
+  const time = 2;
+  const context = await browser.newContext({ viewport: { width: 1920, height: 1920 } });
+  const page = await context.newPage();
+  await page.goto(`${origin}/`);
+  const player = page.locator("svc-player");
+  const src = await previews.urlFor(template.dir, "index.html");
+  const scores: number[] = [];
+  for (const size of ["16:9", "9:16"] as const) {
+    const { width, height } = outputSize(size, "1080p");
+    await player.evaluate(
+      (element, { src, size, width, height, variables }) => {
+        (element as HTMLElement & { variables: unknown }).variables = variables;
+        element.setAttribute("width", String(width));
+        element.setAttribute("height", String(height));
+        element.setAttribute("aspect-ratio", size);
+        element.setAttribute("src", src);
+      },
+      { src, size, width, height, variables },
+    );
+    await expect
+      .poll(() =>
+        player.evaluate((element) => {
+          const frame = element.shadowRoot?.querySelector("iframe");
+          return (element as HTMLElement & { duration: number }).duration > 0 && frame
+            ? `${frame.offsetWidth}x${frame.offsetHeight}`
+            : "";
+        }),
+      )
+      .toBe(`${width}x${height}`);
+    const tag = `brand-font-${size.replace(":", "x")}`;
+    const render = join(scratch, `${tag}-render.png`);
+    const plain = join(scratch, `${tag}-plain.png`);
+    const common = {
+      projectDir: template.dir,
+      time,
+      fps: FPS,
+      aspectRatio: size,
+      adaptAspectRatio: true,
+      allowNetwork: true,
+    };
+    await renderStill({ ...common, output: render, variables });
+    await renderStill({ ...common, output: plain });
+    await player.evaluate(
+      (element, t) => (element as HTMLElement & { seek(t: number): Promise<void> }).seek(t),
+      time,
+    );
+    const preview = join(scratch, `${tag}-preview.png`);
+    await writeFile(preview, await page.locator("svc-player iframe").screenshot());
+    const score = await ssim(preview, render);
+    scores.push(score);
+    // The font is drawn at all: the render with it is not the template's own look.
+    expect(await ssim(render, plain)).toBeLessThan(0.98);
+    if (size === "9:16") {
+      const ffmpeg = await resolveFfmpeg();
+      await execFileAsync(ffmpeg.path, [
+        ...["-v", "error", "-y", "-i", preview, "-i", render, "-i", plain],
+        ...["-filter_complex", "[0][1][2]hstack=3,scale=1620:-2"],
+        join(SHOTS, "gallery-parity-brand-font.png"),
+      ]);
+    }
+  }
+  await context.close();
+  console.log(`brand font file: SSIM ${scores.map((score) => score.toFixed(4)).join(", ")}`);
+  expect(scores.filter((score) => score < SSIM_BAR)).toEqual([]);
+});

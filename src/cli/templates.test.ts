@@ -2,10 +2,12 @@
 // binary: the gallery is found from the package, a project is made whole or not at all, and a
 // brand file fills the brand variables under the values given on the command line.
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { brandFileText, readBrandFile } from "../core/brand-file";
 import { resolveFfmpeg } from "../engine/ffmpeg";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -22,6 +24,38 @@ function svc(args: string[], cwd = ROOT) {
       },
     );
   });
+}
+
+/** A PNG's pixels as grey levels, at a quarter of its size (enough to tell two faces apart). */
+async function grey(png: string): Promise<Buffer> {
+  const ffmpeg = await resolveFfmpeg();
+  return new Promise<Buffer>((done, fail) =>
+    execFile(
+      ffmpeg.path,
+      [
+        "-v",
+        "error",
+        "-i",
+        png,
+        "-vf",
+        "scale=iw/4:ih/4",
+        "-f",
+        "rawvideo",
+        "-pix_fmt",
+        "gray",
+        "-",
+      ],
+      { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout) => (error ? fail(error) : done(stdout)),
+    ),
+  );
+}
+
+function meanDifference(a: Buffer, b: Buffer): number {
+  expect(a.length).toBe(b.length);
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i]! - b[i]!);
+  return sum / a.length;
 }
 
 let scratch: string;
@@ -121,6 +155,52 @@ describe("--brand", () => {
     const [r2, g2, b2] = await pixel(mine);
     expect(b2).toBeGreaterThan(200);
     expect(r2! + g2!).toBeLessThan(120);
+  });
+
+  it("draws the headline in a font file the brand file names, as it draws no family", async () => {
+    // Anton (npm @fontsource, SIL OFL) is a tall condensed face, far from title-card's Montserrat
+    // and from the Inter a missing family falls back to: the file, not a fallback, is drawn.
+    await copyFile(
+      createRequire(import.meta.url).resolve(
+        "@fontsource/anton/files/anton-latin-400-normal.woff2",
+      ),
+      join(scratch, "Anton.woff2"),
+    );
+    const project = join(ROOT, "gallery", "title-card");
+    const still = async (name: string, fonts: Record<string, string> | undefined) => {
+      const args = ["still", project, "-o", join(scratch, `${name}.png`), "--time", "2"];
+      if (fonts) {
+        const brand = join(scratch, `${name}.json`);
+        await writeFile(brand, JSON.stringify({ format: "svc-brand-kit/1", fonts }));
+        args.push("--brand", brand);
+      }
+      const result = await svc(args);
+      expect(result.stderr).toBe("");
+      return grey(join(scratch, `${name}.png`));
+    };
+    const plain = await still("font-default", undefined);
+    const fallback = await still("font-missing", { heading: "No Such Family" });
+    const file = await still("font-file", { heading: "Anton.woff2" });
+    expect(meanDifference(file, plain)).toBeGreaterThan(2);
+    expect(meanDifference(file, fallback)).toBeGreaterThan(2);
+    // The same file embedded, as the app saves it, draws the same frame.
+    const embedded = await readBrandFile(join(scratch, "font-file.json"));
+    expect(embedded.fonts.heading).toMatch(/^data:font\/woff2;name=Anton\.woff2;base64,/);
+    await writeFile(join(scratch, "embedded.json"), brandFileText(embedded));
+    const again = join(scratch, "font-embedded.png");
+    const args = ["still", project, "--brand", join(scratch, "embedded.json"), "-o", again];
+    expect((await svc([...args, "--time", "2"])).code).toBe(0);
+    expect(meanDifference(await grey(again), file)).toBe(0);
+  });
+
+  it("refuses a font file that is not a font, naming the file", async () => {
+    await writeFile(join(scratch, "notes.txt"), "not a font");
+    const brand = join(scratch, "bad-font.json");
+    await writeFile(brand, JSON.stringify({ fonts: { heading: "missing.ttf" } }));
+    const result = await svc(["still", join(ROOT, "gallery", "title-card"), "--brand", brand]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Cannot read the font");
+    expect(result.stderr).toContain("missing.ttf");
   });
 
   it("names what is wrong in a brand file", async () => {

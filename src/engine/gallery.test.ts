@@ -2,7 +2,9 @@
 // comes: `svc check` finds nothing in it, and in each size its card lists, laid out by the page
 // runtime exactly as a render lays it out (data-aspect-ratio, the size's viewport), no line of
 // text leaves the frame or is clipped by a box around it at the moment its poster shows (when
-// every text is in). One browser for the whole file; pages are laid out, never captured.
+// every text is in), both with the template's own words and with every text variable filled to
+// the most characters it allows (its `maxLength`, which each one declares: the form refuses more).
+// One browser for the whole file; pages are laid out, never captured.
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
@@ -10,6 +12,8 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listStarterTemplates } from "../core/gallery";
 import { contentTypeFor } from "../shared/content-types";
+import { scanCompositionHtml } from "../shared/composition-scan";
+import { parseVariablesSchema, type VariableDefinition } from "../shared/variables";
 import { checkComposition } from "./check";
 import { closeWarmPages } from "./page-pool";
 import { runtimeScript } from "./runtime-bundle";
@@ -34,6 +38,24 @@ afterAll(async () => {
   await closeWarmPages();
 });
 
+/** English words of ordinary width, cut to the length asked for (never ending in a space). */
+const LONG_WORDS =
+  "Bring your whole team to the brightest summer market in town with music, food and friends " +
+  "from every corner of the city, open late all weekend long for everyone who loves good things";
+function longText(length: number): string {
+  let text = LONG_WORDS;
+  while (text.length < length) text += ` ${LONG_WORDS}`;
+  return text.slice(0, length).replace(/ $/, "s");
+}
+
+async function textVariables(dir: string): Promise<VariableDefinition[]> {
+  const scanned = scanCompositionHtml(await readFile(join(dir, "index.html"), "utf8"));
+  if (!scanned.ok) throw new Error(`${dir}: the composition cannot be read`);
+  return parseVariablesSchema(scanned.scan.variablesJson).variables.filter(
+    (definition) => definition.type === "string",
+  );
+}
+
 interface CutText {
   text: string;
   box: { left: number; top: number; right: number; bottom: number };
@@ -51,38 +73,58 @@ describe.each(templates)("$name", (template) => {
     expect(findings).toEqual([]);
   });
 
-  it.each(template.sizes)("keeps every line of text inside the frame at %s", async (ratio) => {
-    const viewport = VIEWPORTS[ratio];
-    const context = await browser.newContext({ viewport });
-    try {
-      await context.route(GSAP_URL, async (route) =>
-        route.fulfill({ body: await readFile(GSAP_FILE), contentType: "text/javascript" }),
-      );
-      await context.route(`${ORIGIN}/**`, async (route) => {
-        const path = decodeURIComponent(new URL(route.request().url()).pathname);
-        const file = join(template.dir, path);
-        if (relative(template.dir, file).startsWith("..")) return route.abort();
-        const body = await readFile(file).catch(() => undefined);
-        if (!body) return route.fulfill({ status: 404 });
-        return route.fulfill({ body, contentType: contentTypeFor(file) });
-      });
-      const page = await context.newPage();
-      await page.addInitScript({
-        content: await runtimeScript({ variables: {}, aspect: { ratio, ...viewport } }),
-      });
-      await page.goto(`${ORIGIN}/index.html`);
-      await page.waitForFunction(() => window.__svc?.ready || window.__svc?.error, undefined, {
-        timeout: 30_000,
-        polling: 50,
-      });
-      expect(await page.evaluate(() => window.__svc?.error ?? null)).toBeNull();
-      await page.evaluate((time) => window.__svc!.seek(time), template.posterTime);
-      const cut = await page.evaluate(findCutText);
-      expect(cut, `text cut off in ${template.name} at ${ratio}`).toEqual([]);
-    } finally {
-      await context.close();
-    }
+  it("gives every text variable a maximum length", async () => {
+    const unbounded = (await textVariables(template.dir)).filter(
+      (definition) => definition.maxLength === undefined,
+    );
+    expect(unbounded.map((definition) => definition.id)).toEqual([]);
   });
+
+  const cases = template.sizes.flatMap((ratio) => [
+    { ratio, words: "its own words" as const },
+    { ratio, words: "the longest text allowed" as const },
+  ]);
+  it.each(cases)(
+    "keeps every line of text inside the frame at $ratio with $words",
+    async ({ ratio, words }) => {
+      const viewport = VIEWPORTS[ratio];
+      const variables: Record<string, string> = {};
+      if (words === "the longest text allowed") {
+        for (const definition of await textVariables(template.dir)) {
+          variables[definition.id] = longText(definition.maxLength ?? 200);
+        }
+      }
+      const context = await browser.newContext({ viewport });
+      try {
+        await context.route(GSAP_URL, async (route) =>
+          route.fulfill({ body: await readFile(GSAP_FILE), contentType: "text/javascript" }),
+        );
+        await context.route(`${ORIGIN}/**`, async (route) => {
+          const path = decodeURIComponent(new URL(route.request().url()).pathname);
+          const file = join(template.dir, path);
+          if (relative(template.dir, file).startsWith("..")) return route.abort();
+          const body = await readFile(file).catch(() => undefined);
+          if (!body) return route.fulfill({ status: 404 });
+          return route.fulfill({ body, contentType: contentTypeFor(file) });
+        });
+        const page = await context.newPage();
+        await page.addInitScript({
+          content: await runtimeScript({ variables, aspect: { ratio, ...viewport } }),
+        });
+        await page.goto(`${ORIGIN}/index.html`);
+        await page.waitForFunction(() => window.__svc?.ready || window.__svc?.error, undefined, {
+          timeout: 30_000,
+          polling: 50,
+        });
+        expect(await page.evaluate(() => window.__svc?.error ?? null)).toBeNull();
+        await page.evaluate((time) => window.__svc!.seek(time), template.posterTime);
+        const cut = await page.evaluate(findCutText);
+        expect(cut, `text cut off in ${template.name} at ${ratio} with ${words}`).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 });
 
 /** In the page: every visible text's line boxes that leave the frame or a clipping box. */

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { brandKitSchema, brandValues, usesBrand } from "./brand";
+import {
+  BRAND_FONT_MAX_BYTES,
+  brandKitSchema,
+  brandValues,
+  fontDataUrl,
+  fontFileName,
+  isFontFile,
+  usesBrand,
+} from "./brand";
 import { parseVariablesSchema } from "./variables";
 
 const schema = parseVariablesSchema(
@@ -40,5 +48,31 @@ describe("brandValues", () => {
       "colors.primary",
       "fonts.heading",
     ]);
+  });
+});
+
+describe("font files", () => {
+  const woff2 = fontDataUrl("Brand Sans (Bold).woff2", "d09GMgABAAA=")!;
+
+  it("carries a font file with its file name, and fills brand-font with it", () => {
+    expect(woff2).toBe("data:font/woff2;name=Brand%20Sans%20(Bold).woff2;base64,d09GMgABAAA=");
+    expect(isFontFile(woff2)).toBe(true);
+    expect(isFontFile("Inter")).toBe(false);
+    expect(fontFileName(woff2)).toBe("Brand Sans (Bold).woff2");
+    const kit = brandKitSchema.parse({ fonts: { heading: woff2, body: "Inter" } });
+    expect(brandValues(kit, schema)).toEqual({ "brand-font": woff2 });
+  });
+
+  it("refuses a file that is not a font, and one over the size limit", () => {
+    expect(fontDataUrl("notes.txt", "aGk=")).toBeUndefined();
+    const big = fontDataUrl(
+      "big.ttf",
+      "A".repeat(Math.ceil((BRAND_FONT_MAX_BYTES * 4) / 3) + 400),
+    )!;
+    for (const heading of ["data:text/html;base64,PGgxPg==", big]) {
+      const result = brandKitSchema.safeParse({ fonts: { heading } });
+      expect(result.success).toBe(false);
+      expect(result.error?.issues[0]?.message).toContain("TTF, OTF, WOFF or WOFF2 file");
+    }
   });
 });

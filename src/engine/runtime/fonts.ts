@@ -325,3 +325,30 @@ export function provideBundledFamily(family: string): Promise<unknown> {
   });
   return Promise.all(faces);
 }
+
+/** Font files given as variable values (the brand kit's), by data: URL -> the family made of it. */
+const fileFamilies = new Map<string, string>();
+
+/**
+ * The family a font file given as a variable's value (a `data:font/...` URL, src/shared/brand.ts)
+ * is drawn under: its bytes become one face covering every weight and style, so the file is drawn
+ * as it is (no synthetic bold) wherever the composition uses the variable. The family name is the
+ * runtime's own, so it can never collide with one the page declares.
+ */
+export function familyForFontFile(dataUrl: string): string | undefined {
+  const known = fileFamilies.get(dataUrl);
+  if (known) return known;
+  const comma = dataUrl.indexOf(",");
+  if (comma < 0 || !dataUrl.slice(0, comma).endsWith(";base64")) return undefined;
+  let bytes: ArrayBuffer;
+  try {
+    bytes = Uint8Array.from(atob(dataUrl.slice(comma + 1)), (char) => char.charCodeAt(0)).buffer;
+  } catch {
+    return undefined;
+  }
+  const family = `svc-font-file-${fileFamilies.size + 1}`;
+  const face = new FontFace(family, bytes, { weight: "1 1000", style: "normal", display: "block" });
+  document.fonts.add(face);
+  fileFamilies.set(dataUrl, family);
+  return family;
+}

@@ -2,7 +2,9 @@
 // values reach the DOM — `data-var-text`, `data-var-src` and one CSS custom property per scalar on
 // the composition's element. Parsing and validation live in src/shared/variables so the CLI, the
 // service and the app form agree with the page.
+import { isFontFile } from "../../shared/brand";
 import { parseVariablesSchema, type VariableDefinition } from "../../shared/variables";
+import { familyForFontFile } from "./fonts";
 
 export const SCHEMA_ATTR = "data-composition-variables";
 
@@ -69,10 +71,17 @@ export function readHostValues(
   return {};
 }
 
-/** The value of a variable as a CSS custom property, or undefined when it has none. */
+/**
+ * The value of a variable as a CSS custom property, or undefined when it has none. A font file
+ * (a `data:font/...` URL, the brand kit's) becomes the quoted family its bytes are drawn under.
+ */
 function cssValue(value: unknown): string | undefined {
   if (typeof value === "boolean") return value ? "1" : "0";
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : undefined;
+  if (typeof value === "string" && isFontFile(value)) {
+    const family = familyForFontFile(value);
+    return family ? `"${family}"` : undefined;
+  }
   if (typeof value === "string") return value === "" ? undefined : value;
   return undefined;
 }

@@ -1,15 +1,20 @@
 // Settings -> Brand: the brand kit (src/shared/brand.ts) a creator sets once — a logo, named colours
 // and fonts — and every composition that opts in (ours all do) shows, unless the creator changed
 // that value in a project. Saved with the app's settings; "Save brand file" writes the same kit as
-// a file a developer passes to `svc render --brand` (said under "For developers" only).
+// a file a developer passes to `svc render --brand` (said under "For developers" only). A font file
+// is embedded in both (a data: URL with its file name), so the kit never points at a path.
 import { useState } from "react";
 import {
   BRAND_COLOR_LABELS,
   BRAND_COLORS,
   BRAND_FILE_FORMAT,
+  BRAND_FONT_MAX_BYTES,
   BRAND_LOGO_MAX_BYTES,
   EMPTY_BRAND_KIT,
   brandKitSchema,
+  fontDataUrl,
+  fontFileName,
+  isFontFile,
   type BrandKit,
 } from "../../shared/brand";
 import { useSettings, useUpdateSettings } from "../hooks/account";
@@ -50,6 +55,82 @@ function download(name: string, text: string): void {
   link.download = name;
   link.click();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/**
+ * One of the kit's fonts: a family typed or picked from the list, or a font file chosen with
+ * "Choose font file…", whose bytes are kept in the kit (saved with the app's settings and in the
+ * brand file), never a path to it.
+ */
+function BrandFontField({
+  label,
+  value,
+  onChange,
+  onProblem,
+}: {
+  label: string;
+  value: string | undefined;
+  onChange: (value: string | undefined) => void;
+  onProblem: (problem: string | undefined) => void;
+}) {
+  const pickFile = async (file: File | undefined) => {
+    if (!file) return;
+    if (file.size > BRAND_FONT_MAX_BYTES) {
+      onProblem(
+        `${file.name} is ${Math.ceil(file.size / 1024)} KB; a font file may be at most ${BRAND_FONT_MAX_BYTES / 1024} KB. Use its WOFF2 version, or one made for fewer languages.`,
+      );
+      return;
+    }
+    const dataUrl = await readAsDataUrl(file);
+    const font = fontDataUrl(file.name, dataUrl.slice(dataUrl.indexOf(",") + 1));
+    if (!font || !brandKitSchema.safeParse({ fonts: { heading: font } }).success) {
+      onProblem(`${file.name} is not a font file. Choose a TTF, OTF, WOFF or WOFF2 file.`);
+      return;
+    }
+    onChange(font);
+  };
+  const file = value !== undefined && isFontFile(value);
+  return (
+    <div className="brand-font">
+      <label>
+        {label}
+        {file ? (
+          <output className="brand-font-file">{fontFileName(value)}</output>
+        ) : (
+          <input
+            list="brand-font-families"
+            value={value ?? ""}
+            placeholder="Each video keeps its own"
+            onChange={(event) => onChange(event.target.value || undefined)}
+          />
+        )}
+      </label>
+      <span className="row">
+        <label className="file-button">
+          Choose font file…
+          <input
+            type="file"
+            accept=".ttf,.otf,.woff,.woff2,font/ttf,font/otf,font/woff,font/woff2"
+            aria-label={`Font file for ${label}`}
+            className="sr-only"
+            onChange={(event) => {
+              void pickFile(event.target.files?.[0]);
+              event.target.value = "";
+            }}
+          />
+        </label>
+        {file ? (
+          <button
+            type="button"
+            aria-label={`Remove ${label} file`}
+            onClick={() => onChange(undefined)}
+          >
+            Remove
+          </button>
+        ) : null}
+      </span>
+    </div>
+  );
 }
 
 export function BrandSettings() {
@@ -166,29 +247,22 @@ export function BrandSettings() {
             <option key={family} value={family} />
           ))}
         </datalist>
-        <label>
-          Heading font
-          <input
-            list="brand-font-families"
-            value={kit.fonts.heading ?? ""}
-            placeholder="Each video keeps its own"
-            onChange={(event) =>
-              edit({ fonts: { ...kit.fonts, heading: event.target.value || undefined } })
-            }
-          />
-        </label>
-        <label>
-          Text font
-          <input
-            list="brand-font-families"
-            value={kit.fonts.body ?? ""}
-            placeholder="Each video keeps its own"
-            onChange={(event) =>
-              edit({ fonts: { ...kit.fonts, body: event.target.value || undefined } })
-            }
-          />
-        </label>
-        <p className="muted">A font installed on this computer, or one from the list.</p>
+        <BrandFontField
+          label="Heading font"
+          value={kit.fonts.heading}
+          onChange={(heading) => edit({ fonts: { ...kit.fonts, heading } })}
+          onProblem={setProblem}
+        />
+        <BrandFontField
+          label="Text font"
+          value={kit.fonts.body}
+          onChange={(body) => edit({ fonts: { ...kit.fonts, body } })}
+          onProblem={setProblem}
+        />
+        <p className="muted">
+          A font installed on this computer, one from the list, or a font file (TTF, OTF, WOFF or
+          WOFF2): the file is kept with your brand, so your videos show it on any computer.
+        </p>
       </fieldset>
       {problem ? <p className="issue">{problem}</p> : null}
       {update.error ? <ErrorNote error={update.error} /> : null}

@@ -1,6 +1,8 @@
 // The variables form, one control per schema entry, with the shared validator's message under a
 // control whose value breaks the schema. Values are kept as typed (a number field holding "abc"
 // stays a string) so the validator, not the form, decides what is wrong.
+import { fontFileName, isFontFile } from "../../shared/brand";
+import { fileName } from "../creator-names";
 import type { VariableDefinition, VariableIssue } from "../../shared/variables";
 import { usePickImage, useVariableState, useVariableValuesFile } from "../hooks/project";
 import { ErrorNote } from "./ErrorNote";
@@ -20,9 +22,15 @@ interface FieldControlProps {
 function ImageControl({ definition, value, common, onChange }: FieldControlProps) {
   const choose = (path: string) => onChange(definition.id, path);
   const { pick, browsing, closeBrowser } = usePickImage(choose);
+  // Creators see the picture's file name; its path inside the project, which can be typed, waits
+  // under "For developers".
+  const embedded = typeof value === "string" && value.startsWith("data:");
+  const shown = embedded ? "Your brand's picture" : value ? fileName(String(value)) : "No picture";
   return (
     <span className="image-field">
-      <ImageTextInput definition={definition} value={value} common={common} onChange={onChange} />
+      <output id={common.id} aria-describedby={common["aria-describedby"]}>
+        {shown}
+      </output>
       <button
         type="button"
         aria-label={`Choose… for ${definition.label}`}
@@ -31,6 +39,15 @@ function ImageControl({ definition, value, common, onChange }: FieldControlProps
         Choose…
       </button>
       {pick.error ? <ErrorNote error={pick.error} title="Not chosen." /> : null}
+      <details className="developers">
+        <summary>For developers</summary>
+        <ImageTextInput
+          definition={definition}
+          value={value}
+          common={{ ...common, id: `${common.id}-path`, name: `${common.name}-path` }}
+          onChange={onChange}
+        />
+      </details>
       {browsing ? (
         <ImageBrowser
           label={definition.label}
@@ -55,6 +72,21 @@ function ImageTextInput({ definition, value, common, onChange }: FieldControlPro
       spellCheck={false}
       value={embedded ? "" : String(value ?? "")}
       placeholder={embedded ? "The picture of your brand" : "path inside the project"}
+      onChange={(event) => onChange(definition.id, event.target.value)}
+    />
+  );
+}
+
+function FontTextInput({ definition, value, common, onChange }: FieldControlProps) {
+  // A font file carried in the value itself (the brand kit's) is named by its file, not its code.
+  const file = typeof value === "string" && isFontFile(value);
+  return (
+    <input
+      {...common}
+      type="text"
+      spellCheck={false}
+      value={file ? "" : String(value ?? "")}
+      placeholder={file ? `Your brand's font (${fontFileName(value)})` : undefined}
       onChange={(event) => onChange(definition.id, event.target.value)}
     />
   );
@@ -142,6 +174,10 @@ function VariableControl({
       ) : (
         <ImageTextInput definition={definition} value={value} common={common} onChange={setValue} />
       );
+    case "font":
+      return (
+        <FontTextInput definition={definition} value={value} common={common} onChange={setValue} />
+      );
     default:
       return (
         <input
@@ -155,6 +191,22 @@ function VariableControl({
         />
       );
   }
+}
+
+/**
+ * The validator's message in a creator's words where it names a schema word: a text longer than
+ * its variable's maxLength says how many characters fit (the form refuses to render it).
+ */
+function issueText(definition: VariableDefinition, value: unknown, issue: VariableIssue): string {
+  if (
+    definition.type === "string" &&
+    issue.code === "out-of-range" &&
+    definition.maxLength !== undefined &&
+    typeof value === "string"
+  ) {
+    return `${definition.label} is too long to fit in the video: ${value.length} characters, and at most ${definition.maxLength} fit. Shorten it to render.`;
+  }
+  return `${definition.label} ${issue.message}`;
 }
 
 /** One variable: its label, control, description and the validator's message. */
@@ -185,10 +237,17 @@ export function VariableField({
         canPickFiles={canPickFiles}
       />
       <small id={`${id}-help`} className="muted">
-        {definition.description ?? ""}
+        {[
+          definition.description,
+          definition.type === "string" && definition.maxLength !== undefined
+            ? `${String(value ?? "").length} of ${definition.maxLength} characters`
+            : undefined,
+        ]
+          .filter(Boolean)
+          .join(" · ")}
       </small>
       <small id={`${id}-issue`} className="issue" role={issue ? "alert" : undefined}>
-        {issue ? `${definition.label} ${issue.message}` : ""}
+        {issue ? issueText(definition, value, issue) : ""}
       </small>
     </div>
   );

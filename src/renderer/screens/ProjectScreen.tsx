@@ -30,6 +30,7 @@ import { useRenderActions } from "../hooks/render-actions";
 import { formatSeconds, tickedSizes } from "../render-plan";
 import type { AspectRatio } from "../../shared/render-options";
 import { IpcCallError } from "../../shared/ipc";
+import { compositionTitle, folderName, folderNames } from "../creator-names";
 import { useUiStore } from "../store";
 
 function ProjectPicker() {
@@ -39,6 +40,7 @@ function ProjectPicker() {
   const browserOpen = useUiStore((state) => state.folderBrowserOpen);
   const pick = usePickFolder();
   const setGalleryOpen = useUiStore((state) => state.setGalleryOpen);
+  const recentNames = folderNames(recent);
   return (
     <section className="project-bar" aria-label="Project folder">
       <button type="button" className="primary" onClick={() => setGalleryOpen(true)}>
@@ -47,8 +49,8 @@ function ProjectPicker() {
       <button type="button" onClick={() => pick.mutate()}>
         Choose folder…
       </button>
-      <span className="path" title={dir}>
-        {dir ?? "No project open"}
+      <span className="project-name" aria-label="Open project">
+        {dir ? folderName(dir) : "No project open"}
       </span>
       {recent.length > 0 ? (
         <label className="inline">
@@ -60,11 +62,19 @@ function ProjectPicker() {
             <option value="">Recent projects…</option>
             {recent.map((path) => (
               <option key={path} value={path}>
-                {path}
+                {recentNames.get(path)}
               </option>
             ))}
           </select>
         </label>
+      ) : null}
+      {dir ? (
+        <details className="developers">
+          <summary>For developers</summary>
+          <p className="hint-line">
+            Folder: <code className="path">{dir}</code>
+          </p>
+        </details>
       ) : null}
       {pick.error ? <ErrorNote error={pick.error} /> : null}
       {browserOpen ? <FolderBrowser /> : null}
@@ -131,7 +141,9 @@ function CompositionDetails() {
           >
             {(project.compositions.length > 0 ? project.compositions : [project.composition]).map(
               (file) => (
-                <option key={file}>{file}</option>
+                <option key={file} value={file}>
+                  {compositionTitle(file)}
+                </option>
               ),
             )}
           </select>
@@ -264,9 +276,9 @@ function FirstRun() {
     <div className="empty-hero">
       <h2>Open a project to start</h2>
       <p>
-        A project is a folder with an HTML composition (usually <code>index.html</code>). Choose
-        one, or drop it here from your file manager, to preview it, fill in its variables and render
-        it.
+        A project is a folder holding a video made for svc. Start from a template with "New video",
+        or choose a folder (or drop it here from your file manager) to preview it, fill in its
+        variables and render it.
       </p>
       {first ? (
         <>
