@@ -14,7 +14,7 @@ import { captureSegments, progressReporter } from "./render-capture";
 import { finishChunk, pageAudio } from "./render-finish";
 import { warmPages } from "./page-pool";
 import { prepareRender } from "./render-prepare";
-import { RenderSessions } from "./render-sessions";
+import { withRenderRun } from "./render-sessions";
 import { cancelledError } from "./errors";
 import type { RenderCompositionOptions } from "./types";
 import type { OutputFormat, Quality } from "../shared/render-options";
@@ -59,15 +59,14 @@ export async function renderChunk(options: RenderChunkOptions): Promise<ChunkRes
   const { chunk, frames, outputDir, signal } = options;
   if (signal?.aborted) throw cancelledError();
   const prepared = await prepareRender(options);
-  const run = await RenderSessions.start(prepared, {
-    allowNetwork: options.allowNetwork ?? true,
-    readyTimeoutSeconds: options.readyTimeoutSeconds ?? 30,
+  const report = progressReporter(options.onProgress);
+  const request = {
+    allowNetwork: options.allowNetwork,
+    readyTimeoutSeconds: options.readyTimeoutSeconds,
     signal,
     ...(options.warm ? { pool: warmPages } : {}),
-  });
-  const report = progressReporter(options.onProgress);
-  let succeeded = false;
-  try {
+  };
+  return withRenderRun(prepared, request, async (run) => {
     report({ framesDone: 0, framesTotal: 0, stage: "preparing" });
     const range = { first: chunk.firstSegment, count: chunk.segmentCount, expectedFrames: frames };
     const captured = await captureSegments(run, options.workers, range, report, {
@@ -79,7 +78,6 @@ export async function renderChunk(options: RenderChunkOptions): Promise<ChunkRes
     const kept = await finishChunk(run, captured, outputDir, signal);
     run.throwIfCancelled();
     if (options.warm) run.keepWarm(captured.pages[0]!, captured.nextFrames[0]!);
-    succeeded = true;
     const { steppedFrames, jumpedFrames, ms } = captured.catchUp;
     const mode = steppedFrames > 0 ? "step" : jumpedFrames > 0 ? "jump" : "none";
     return {
@@ -89,11 +87,7 @@ export async function renderChunk(options: RenderChunkOptions): Promise<ChunkRes
       catchUp: { mode, ms },
       warmPage: run.warmStart,
     };
-  } catch (error) {
-    throw run.failure(error);
-  } finally {
-    await run.close(succeeded);
-  }
+  });
 }
 
 export interface JoinChunksOptions {

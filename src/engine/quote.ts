@@ -9,7 +9,7 @@
 import { availableParallelism } from "node:os";
 import { estimateRenderSeconds, framesOf, type FrameCost } from "../shared/quote";
 import { prepareRender, resolveWorkers } from "./render-prepare";
-import { RenderSessions, type PageInfo } from "./render-sessions";
+import { withRenderRun, type PageInfo } from "./render-sessions";
 import type { RenderCompositionOptions } from "./types";
 import { segmentLength } from "./plan";
 
@@ -39,12 +39,12 @@ export async function sampleRenderCost(
   const prepared = await prepareRender(options);
   const { fps } = prepared.settings;
   const started = performance.now();
-  const run = await RenderSessions.start(prepared, {
-    allowNetwork: options.allowNetwork ?? true,
-    readyTimeoutSeconds: options.readyTimeoutSeconds ?? 30,
+  const request = {
+    allowNetwork: options.allowNetwork,
+    readyTimeoutSeconds: options.readyTimeoutSeconds,
     signal: options.signal,
-  });
-  try {
+  };
+  return withRenderRun(prepared, request, async (run) => {
     const wanted = resolveWorkers(options.workers ?? Math.min(4, availableParallelism()), Infinity);
     const opening = run.openSessions(wanted);
     const first = await opening[0]!;
@@ -104,9 +104,5 @@ export async function sampleRenderCost(
         1,
       ),
     };
-  } catch (error) {
-    throw run.failure(error);
-  } finally {
-    await run.close();
-  }
+  });
 }
