@@ -63,6 +63,19 @@ export interface Attempt {
   cleanups: (() => void)[];
 }
 
+/**
+ * What a job returns: "finished" (its work is recorded and its lease finished), "dropped" (the
+ * lease was lost or the render ended meanwhile: what it stored is referenced nowhere), or
+ * "superseded" (the other copy of a chunk finished it first: the job is over, its files unused).
+ * The worker's failure policy (failure-policy.ts) decides what follows.
+ */
+export type JobResult = "finished" | "dropped" | "superseded";
+
+/** A job whose lease finished (queue.finish answered true) or was lost meanwhile. */
+export function finishedIf(finished: boolean): JobResult {
+  return finished ? "finished" : "dropped";
+}
+
 /** Progress is written at most twice a second. */
 const PROGRESS_INTERVAL_MS = 500;
 

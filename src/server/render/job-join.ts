@@ -13,7 +13,9 @@ import {
   renderPrefix,
   storeFile,
   unpackProject,
+  finishedIf,
   type Attempt,
+  type JobResult,
   type JobServices,
 } from "./attempt";
 import { completeRender, loadChunksForJoin, speculativeCounts } from "./render-repository";
@@ -21,7 +23,7 @@ import { completeRender, loadChunksForJoin, speculativeCounts } from "./render-r
 /** Segments the join downloads at once. */
 const JOIN_DOWNLOADS = 8;
 
-export async function runJoinJob(services: JobServices, attempt: Attempt): Promise<boolean> {
+export async function runJoinJob(services: JobServices, attempt: Attempt): Promise<JobResult> {
   const { ctx, queue, engine } = services;
   const { render, lease } = attempt;
   const chunks = await loadChunksForJoin(ctx.db, render.id);
@@ -106,7 +108,7 @@ export async function runJoinJob(services: JobServices, attempt: Attempt): Promi
         }
       }
     }
-    return finished;
+    return finishedIf(finished);
   } finally {
     for (const release of releases) await release().catch(() => undefined);
   }
