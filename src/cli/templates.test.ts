@@ -6,7 +6,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveFfmpeg } from "../engine/ffmpeg";
+import { resolveFfmpeg } from "../engine/ffmpeg/ffmpeg";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 

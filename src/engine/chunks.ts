@@ -6,22 +6,22 @@
 import { mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import type { AudioInput } from "./encode";
+import type { AudioInput } from "./ffmpeg/encode";
 import { finishOutput } from "./outputs/pictures";
-import { resolveFfmpeg, resolveMediaFfmpeg } from "./ffmpeg";
-import type { Chunk } from "./plan";
-import { captureSegments, progressReporter } from "./render-capture";
-import { finishChunk, pageAudio } from "./render-finish";
-import { warmPages } from "./page-pool";
-import { prepareRender } from "./render-prepare";
-import { withRenderRun } from "./render-sessions";
+import { resolveFfmpeg, resolveMediaFfmpeg } from "./ffmpeg/ffmpeg";
+import type { Chunk } from "./stages/plan";
+import { captureSegments, progressReporter } from "./stages/render-capture";
+import { finishChunk, pageAudio } from "./stages/render-finish";
+import { warmPages } from "./stages/page-pool";
+import { prepareRender } from "./stages/render-prepare";
+import { withRenderRun } from "./stages/render-sessions";
 import { cancelledError } from "./errors";
 import type { RenderCompositionOptions } from "./types";
 import type { OutputFormat, Quality } from "../shared/render-options";
 
-export { planChunks, representativeFrame, type Chunk, type ChunkSettings } from "./plan";
-export { closeWarmPages } from "./page-pool";
-export { warmUp } from "./spare-browser";
+export { planChunks, representativeFrame, type Chunk, type ChunkSettings } from "./stages/plan";
+export { closeWarmPages } from "./stages/page-pool";
+export { warmUp } from "./browser/spare-browser";
 
 export interface ChunkResult {
   segmentFiles: string[];

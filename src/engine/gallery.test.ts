@@ -10,9 +10,9 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listStarterTemplates } from "../core/gallery";
 import { contentTypeFor } from "../shared/content-types";
-import { checkComposition } from "./check";
-import { closeWarmPages } from "./page-pool";
-import { runtimeScript } from "./runtime-bundle";
+import { checkComposition } from "./inspect/check";
+import { closeWarmPages } from "./stages/page-pool";
+import { runtimeScript } from "./bundles/runtime-bundle";
 import { launchChromium } from "./testing/launch-chromium";
 
 const { templates, errors } = await listStarterTemplates();

@@ -9,19 +9,19 @@ import { randomBytes } from "node:crypto";
 import { FILE_EXTENSIONS, type OutputFormat } from "../shared/render-options";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { captureSegments, progressReporter, type CaptureHooks } from "./render-capture";
-import { finishWhole, pageAudio, removePartials, type OutputFiles } from "./render-finish";
-import { prepareRender } from "./render-prepare";
+import { captureSegments, progressReporter, type CaptureHooks } from "./stages/render-capture";
+import { finishWhole, pageAudio, removePartials, type OutputFiles } from "./stages/render-finish";
+import { prepareRender } from "./stages/render-prepare";
 import { writeCaptionFiles } from "./outputs/caption-files";
-import { withRenderRun } from "./render-sessions";
+import { withRenderRun } from "./stages/render-sessions";
 import { cancelledError } from "./errors";
 import type { ResolvedLibrary } from "../node/library-cache";
 import type { RenderCompositionOptions, RenderResult } from "./types";
 
-export { segmentLength } from "./plan";
-export { contiguousBlocks, type SegmentBlock } from "./render-capture";
-export { resolveComposition, resolveWorkers } from "./render-prepare";
-export { waitUntilReady, type FrameSink } from "./render-sessions";
+export { segmentLength } from "./stages/plan";
+export { contiguousBlocks, type SegmentBlock } from "./stages/render-capture";
+export { resolveComposition, resolveWorkers } from "./stages/render-prepare";
+export { waitUntilReady, type FrameSink } from "./stages/render-sessions";
 
 /** Hooks for tests and bench/render.ts, which measure capture alone with the same pages. */
 export interface RenderInternals extends CaptureHooks {

@@ -259,7 +259,7 @@ export async function startServer(
 async function logPageFence(ctx: ServiceContext, allowPageNetwork: boolean): Promise<void> {
   try {
     const [{ resolveChromium }, { serviceRendersCheck }] = await Promise.all([
-      import("../engine/browser"),
+      import("../engine/browser/browser"),
       import("../engine/doctor"),
     ]);
     const fence = serviceRendersCheck((await resolveChromium()).executablePath);

@@ -37,7 +37,7 @@ export async function runCloudQuote(
     );
   }
   await prepareProject({ ...settings, dir: project.dir });
-  const { sampleRenderCost } = await import("../../engine/quote");
+  const { sampleRenderCost } = await import("../../engine/inspect/quote");
   const sampled = await sampleRenderCost({
     projectDir: project.dir,
     composition: settings.composition,

@@ -5,14 +5,14 @@
 // becomes ready is a finding too (page-error), not a thrown error: saying why is the point. The
 // run is a render's (withRenderRun) with the purpose "check": nothing is drawn or encoded.
 import { readFile } from "node:fs/promises";
-import { detectAspectRatio, scanCompositionHtml } from "../shared/composition-scan";
-import { mergeFindings, type Finding } from "../shared/findings";
-import type { CaptureSession } from "./capture";
-import { EngineError } from "./errors";
-import { pageFailure, pageFindings, withRefusedRequests } from "./findings";
-import { resolveComposition, type PreparedRender } from "./render-prepare";
-import { withRenderRun, type RenderSessions } from "./render-sessions";
-import { checkRenderOptions } from "../shared/render-options";
+import { detectAspectRatio, scanCompositionHtml } from "../../shared/composition-scan";
+import { mergeFindings, type Finding } from "../../shared/findings";
+import type { CaptureSession } from "../browser/capture";
+import { EngineError } from "../errors";
+import { pageFailure, pageFindings, withRefusedRequests } from "../browser/findings";
+import { resolveComposition, type PreparedRender } from "../stages/render-prepare";
+import { withRenderRun, type RenderSessions } from "../stages/render-sessions";
+import { checkRenderOptions } from "../../shared/render-options";
 
 export interface CheckCompositionOptions {
   /** Entry file, relative to the project folder (default index.html). */

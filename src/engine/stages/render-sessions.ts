@@ -5,22 +5,22 @@
 // the render, not even as an unreaped zombie. A page is "ready" when the page runtime says so
 // (fonts, images, media), polled by waitUntilReady. withRenderRun is the one place a run starts
 // and ends: render, chunk, still, quote and check all go through it, with the run defaults below.
-import type { CompositionInfo } from "./runtime/types";
+import type { CompositionInfo } from "../runtime/types";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import type { ResolvedLibrary } from "../node/library-cache";
+import type { ResolvedLibrary } from "../../node/library-cache";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { resolveChromium, type ResolvedBrowser } from "./browser";
-import { CaptureSession } from "./capture";
+import { resolveChromium, type ResolvedBrowser } from "../browser/browser";
+import { CaptureSession } from "../browser/capture";
 import type { PagePool, PageHooks, WarmPage } from "./page-pool";
-import { cancelledError, EngineError } from "./errors";
-import type { NetworkAccess } from "./network";
-import { resolveFfmpeg } from "./ffmpeg";
-import { startProjectServer, type ProjectServer } from "./project-server";
+import { cancelledError, EngineError } from "../errors";
+import type { NetworkAccess } from "../browser/network";
+import { resolveFfmpeg } from "../ffmpeg/ffmpeg";
+import { startProjectServer, type ProjectServer } from "../browser/project-server";
 import type { PreparedRender } from "./render-prepare";
-import { runtimeScript } from "./runtime-bundle";
-import { refillSpareBrowser } from "./spare-browser";
+import { runtimeScript } from "../bundles/runtime-bundle";
+import { refillSpareBrowser } from "../browser/spare-browser";
 
 /**
  * Where captured frames of one segment go; the encoder normally, a counter in benchmarks. A null

@@ -5,7 +5,7 @@
 import type { RenderCaptions } from "../../engine/types";
 import { createReadStream } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import type { AudioInput } from "../../engine/encode";
+import type { AudioInput } from "../../engine/ffmpeg/encode";
 import type { ChunkResult, JoinChunksOptions, RenderChunkOptions } from "../../engine/chunks";
 import type { RenderCompositionOptions, RenderProgress, RenderResult } from "../../engine/types";
 import type { RenderStillOptions, StillResult } from "../../engine/outputs/still";
