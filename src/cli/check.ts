@@ -4,7 +4,7 @@
 // request, a page that fails), 0 when there are only warnings or none.
 import { join } from "node:path";
 import type { Command } from "commander";
-import { checkComposition } from "../engine/inspect/check";
+import { checkComposition } from "../engine/index";
 import { hasErrors, type Finding } from "../shared/findings";
 import { printJson, runAction } from "./command";
 import { addCompositionFlag, addVariablesFlags, readVariablesOption } from "./options";

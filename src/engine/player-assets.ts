@@ -3,4 +3,4 @@
 // of, `libraryResponse`). Apart from `svc/engine` so that a process that only serves previews
 // does not load the browser automation library.
 export { playerModule } from "./bundles/player-bundle";
-export { libraryResponse } from "../node/cdn-files";
+export { libraryResponse } from "../node/index";

@@ -15,7 +15,7 @@ import { prepareRender } from "./stages/render-prepare";
 import { writeCaptionFiles } from "./outputs/caption-files";
 import { withRenderRun } from "./stages/render-sessions";
 import { cancelledError } from "./errors";
-import type { ResolvedLibrary } from "../node/library-cache";
+import type { ResolvedLibrary } from "../node/index";
 import type { RenderCompositionOptions, RenderResult } from "./types";
 
 export { segmentLength } from "./stages/plan";

@@ -4,8 +4,8 @@
 //   path measured here (see bench/render.ts).
 // - "screenshot": Page.captureScreenshot, for full Chrome builds that lack beginFrame control.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ResolvedLibrary } from "../../node/library-cache";
-import { withTimeout } from "../../node/wait";
+import type { ResolvedLibrary } from "../../node/index";
+import { withTimeout } from "../../node/index";
 import type { ResolvedBrowser } from "./browser";
 import { CdpBrowser } from "./cdp";
 import { EngineError } from "../errors";

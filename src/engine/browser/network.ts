@@ -10,9 +10,9 @@
 // Nothing the page asks for reaches a network by the browser's own means.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { cdnAnswer } from "../../node/cdn-files";
+import { cdnAnswer } from "../../node/index";
 import { fenceRequested } from "./confinement";
-import type { ResolvedLibrary } from "../../node/library-cache";
+import type { ResolvedLibrary } from "../../node/index";
 
 /**
  * What a page may reach beyond the project and the CDN files answered locally: everything

@@ -12,7 +12,7 @@ import { resolveMediaFfmpeg } from "../ffmpeg/ffmpeg";
 import { networkAllows } from "../browser/network";
 import { finishOutput } from "../outputs/pictures";
 import { representativeFrame } from "./plan";
-import { resolveInsideRoot } from "../../node/static-files";
+import { resolveInsideRoot } from "../../node/index";
 import type { CapturedSegments } from "./render-capture";
 import type { RenderSessions } from "./render-sessions";
 

@@ -25,7 +25,7 @@ import {
 } from "../../shared/variables";
 import type { FrameImageFormat } from "../ffmpeg/encode";
 import { EngineError } from "../errors";
-import { resolveInsideRoot } from "../../node/static-files";
+import { resolveInsideRoot } from "../../node/index";
 import type { PageCaptions } from "../../shared/captions";
 import type { RenderCaptions, RenderCompositionOptions } from "../types";
 

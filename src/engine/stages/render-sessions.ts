@@ -8,7 +8,7 @@
 import type { CompositionInfo } from "../runtime/types";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import type { ResolvedLibrary } from "../../node/library-cache";
+import type { ResolvedLibrary } from "../../node/index";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { resolveChromium, type ResolvedBrowser } from "../browser/browser";

@@ -3,7 +3,7 @@
 // clock, so every row of the policy is a unit test (failure-policy.test.ts). The worker
 // (worker.ts) carries the decision out and knows no job semantics; what differs between kinds of
 // job reaches here as traits (job-kinds.ts).
-import { isEngineError } from "../../engine/errors";
+import { isEngineError } from "../../engine/contract";
 import type { JobOutcome } from "../metrics";
 import type { JobResult } from "./attempt";
 import { engineFailureMessage, joinFailureMessage } from "./failure-hints";

@@ -4,7 +4,7 @@
 // worker (worker.ts) until its attempts run out.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { AudioInput } from "../../engine/ffmpeg/encode";
+import type { AudioInput } from "../../engine/index";
 import { FILE_EXTENSIONS, type OutputFormat, type Quality } from "../../shared/render-options";
 import { enqueueWebhook } from "../webhooks/webhooks";
 import {
