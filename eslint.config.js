@@ -33,6 +33,32 @@ const ALLOWED = {
   renderer: ["shared", "player"],
 };
 
+/**
+ * Each folder's doors: the only files other folders may import from it (issue 39). index.ts is
+ * the folder's surface; a second door exists where a process must not load the rest (the engine's
+ * contract.ts holds no browser code, the service's start.ts is loaded only to start it).
+ */
+const DOORS = {
+  engine: ["index", "contract", "player-assets"],
+  server: ["index", "start"],
+  core: ["index"],
+  node: ["index"],
+};
+
+/** no-restricted-imports patterns that keep `layer` out of other folders' internals. */
+function doorPatterns(layer) {
+  return Object.entries(DOORS)
+    .filter(([folder]) => folder !== layer)
+    .map(([folder, doors]) => {
+      // The player runs the engine's page runtime itself (its own seam, checked above).
+      const runtime = layer === "player" && folder === "engine" ? "|runtime/" : "";
+      return {
+        regex: `^(\\.\\./)+${folder}/(?!(${doors.join("|")})(\\.ts)?$${runtime})`,
+        message: `Outside src/${folder}, import it only through its door: ${doors.map((d) => `src/${folder}/${d}.ts`).join(" or ")} (export what you need there).`,
+      };
+    });
+}
+
 const nodeBuiltins = builtinModules.filter((name) => !name.startsWith("_"));
 
 /** no-restricted-imports options for one folder. */
@@ -95,6 +121,18 @@ const layerBlocks = [
   rules: { "no-restricted-imports": boundaries(layer, { node, electron, label }) },
 }));
 
+/**
+ * The doors, for production files only (tests and their testing/ helpers may reach inside): a
+ * rule of its own, so that the layer patterns above still hold for the helpers.
+ */
+const doorBlocks = LAYERS.map((layer) => ({
+  files: [`src/${layer}/**`],
+  ignores: ["**/*.test.ts", "**/*.test.tsx", "**/testing/**"],
+  rules: {
+    "@typescript-eslint/no-restricted-imports": ["error", { patterns: doorPatterns(layer) }],
+  },
+}));
+
 export default tseslint.config(
   {
     ignores: [
@@ -131,6 +169,7 @@ export default tseslint.config(
     rules: { "no-console": "off" },
   },
   ...layerBlocks,
+  ...doorBlocks,
   {
     // No import circle anywhere in src/: a module and the modules it imports form a tree, so each
     // can be read (and loaded) before the ones that use it.

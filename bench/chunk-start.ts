@@ -17,7 +17,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { closeWarmPages, renderChunk } from "../src/engine/chunks";
-import { segmentLength, type Chunk } from "../src/engine/plan";
+import { segmentLength, type Chunk } from "../src/engine/stages/plan";
 import { frameHashes } from "../src/engine/testing/probe";
 
 const { values: flags } = parseArgs({

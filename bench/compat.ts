@@ -12,7 +12,7 @@
 // plus both exit statuses and error messages. The worst frame of each pair (most visibly
 // different; lowest SSIM when none differ) is written side by side, svc left, reference right, as
 // bench/results/compat/<name>.png. A composition passes at SSIM mean >= 0.98 and diff <= 0.5%.
-// svc gets the project as it is (it answers CDN URLs from npm packages itself, src/engine/network.ts);
+// svc gets the project as it is (it answers CDN URLs from npm packages itself, src/engine/browser/network.ts);
 // the reference, which cannot reach a CDN here, gets a copy with those URLs pointed at local copies
 // of the same files (GSAP, npm files, Google Fonts stylesheets and their font files).
 // Usage: npm run bench -- --compat [--only a,b] [--fps 10] [--keep DIR] [--corpus DIR] [--vendor DIR]
@@ -39,7 +39,7 @@ import { promisify } from "node:util";
 import { cdnAnswer, googleFontsCss, gsapFileForUrl, npmFileForUrl } from "../src/node/cdn-files";
 import { CDN_URL_IN_TEXT, npmFileForCdnUrl } from "../src/shared/cdn";
 import { probeMedia } from "../src/engine/testing/probe";
-import { resolveFfmpeg } from "../src/engine/ffmpeg";
+import { resolveFfmpeg } from "../src/engine/ffmpeg/ffmpeg";
 import { HYPERFRAMES, NODE22, REFERENCE_ENV } from "./vs-reference";
 
 const execFileAsync = promisify(execFile);

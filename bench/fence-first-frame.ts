@@ -5,8 +5,8 @@
 // Run: npx tsx bench/fence-first-frame.ts -- [--opens 100] [--parallel 3] [--timeout 15] [--mode 1]
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { resolveChromium } from "../src/engine/browser";
-import { CaptureSession } from "../src/engine/capture";
+import { resolveChromium } from "../src/engine/browser/browser";
+import { CaptureSession } from "../src/engine/browser/capture";
 
 const { values: flags } = parseArgs({
   options: {

@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { listStarterTemplates } from "../src/core/gallery";
 import { renderStill } from "../src/engine/outputs/still";
 import { renderComposition } from "../src/engine/render";
-import { closeWarmPages } from "../src/engine/page-pool";
+import { closeWarmPages } from "../src/engine/stages/page-pool";
 
 const { values: flags } = parseArgs({
   options: {

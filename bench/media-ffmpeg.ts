@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { resolveFfmpeg, resolveMediaFfmpeg } from "../src/engine/ffmpeg";
+import { resolveFfmpeg, resolveMediaFfmpeg } from "../src/engine/ffmpeg/ffmpeg";
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 const TONE = resolve(import.meta.dirname, "../examples/with-audio/tone.wav");

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { sampleRenderCost } from "../src/engine/quote";
+import { sampleRenderCost } from "../src/engine/inspect/quote";
 import { renderComposition } from "../src/engine/render";
 import type { OutputFormat } from "../src/shared/render-options";
 

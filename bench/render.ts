@@ -20,11 +20,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { SegmentEncoder } from "../src/engine/encode";
+import { SegmentEncoder } from "../src/engine/ffmpeg/encode";
 import { machineCpu } from "./cpu";
 import { runVsReference, type Tier } from "./vs-reference";
 import { runCompat } from "./compat";
-import { resolveFfmpeg } from "../src/engine/ffmpeg";
+import { resolveFfmpeg } from "../src/engine/ffmpeg/ffmpeg";
 import {
   renderComposition,
   resolveWorkers,

@@ -20,7 +20,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { planChunks, segmentLength } from "../src/engine/plan";
+import { planChunks, segmentLength } from "../src/engine/stages/plan";
 import { probeMedia } from "../src/engine/testing/probe";
 import { startPostgres } from "../src/server/testing/postgres";
 import { s3ServiceEnv, startS3Server } from "../src/server/testing/s3-server";

@@ -22,7 +22,7 @@ import { basename, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { gsapFileForUrl } from "../src/node/cdn-files";
 import { probeMedia } from "../src/engine/testing/probe";
-import { resolveFfmpeg } from "../src/engine/ffmpeg";
+import { resolveFfmpeg } from "../src/engine/ffmpeg/ffmpeg";
 import { runMeasured, type RunResult } from "./cpu";
 
 const execFileAsync = promisify(execFile);

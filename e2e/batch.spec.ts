@@ -9,7 +9,7 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import type { Page } from "@playwright/test";
-import { resolveFfmpeg } from "../src/engine/ffmpeg";
+import { resolveFfmpeg } from "../src/engine/ffmpeg/ffmpeg";
 import { nav, openAppPage, openExample, photograph, signIn } from "./app-page";
 import { REPO, startWebApp, type WebApp } from "./desktop-web-app";
 import { expect, test } from "./fixtures";

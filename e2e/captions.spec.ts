@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { resolveFfmpeg } from "../src/engine/ffmpeg";
+import { resolveFfmpeg } from "../src/engine/ffmpeg/ffmpeg";
 import { openAppPage, openExample, photograph, signIn } from "./app-page";
 import { startWebApp, type WebApp } from "./desktop-web-app";
 import { expect, test } from "./fixtures";

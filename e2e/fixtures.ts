@@ -1,7 +1,7 @@
 // Playwright fixtures: the `browser` is launched from the same Chromium the engine uses
 // (SVC_CHROMIUM_PATH, a system Chromium, else the bundled @sparticuz/chromium).
 import { test as base, chromium, type Browser } from "@playwright/test";
-import { BASE_CHROMIUM_ARGS, resolveChromium } from "../src/engine/browser";
+import { BASE_CHROMIUM_ARGS, resolveChromium } from "../src/engine/browser/browser";
 
 export const test = base.extend<object, { browser: Browser }>({
   browser: [

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveFfprobe } from "../engine/ffmpeg";
+import { resolveFfprobe } from "../engine/ffmpeg/ffmpeg";
 import { runCli, tempDir } from "./testing/cloud-service";
 
 let dir: string;

@@ -14,7 +14,7 @@ import {
   type CaptionsRequest,
 } from "../shared/captions";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import type { RenderCaptions } from "../engine/types";
+import type { RenderCaptions } from "../engine/contract";
 import { UsageError } from "./errors";
 
 export interface CaptionsFlags {

@@ -1,10 +1,10 @@
 // `svc check [dir]`: what in a composition svc may not render faithfully, without rendering it
-// (checkComposition in src/engine/check.ts). Prints each finding in plain words; `--json` prints
+// (checkComposition in src/engine/inspect/check.ts). Prints each finding in plain words; `--json` prints
 // the array of findings. Exits 1 when a finding is an error (a file that does not load, a refused
 // request, a page that fails), 0 when there are only warnings or none.
 import { join } from "node:path";
 import type { Command } from "commander";
-import { checkComposition } from "../engine/check";
+import { checkComposition } from "../engine/index";
 import { hasErrors, type Finding } from "../shared/findings";
 import { printJson, runAction } from "./command";
 import { addCompositionFlag, addVariablesFlags, readVariablesOption } from "./options";

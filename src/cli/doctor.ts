@@ -1,8 +1,8 @@
 // `svc doctor [--json]`: is this computer ready to render? Prints the engine's doctor report
 // (browser, FFmpeg and its encoders, ffprobe) and exits 1 when something needed is missing.
 import type { Command } from "commander";
-import { runDoctor } from "../engine/doctor";
-import type { DoctorReport } from "../engine/doctor";
+import { runDoctor } from "../engine/index";
+import type { DoctorReport } from "../engine/index";
 import { printJson, runAction } from "./command";
 import type { CliIo } from "./io";
 

@@ -3,8 +3,8 @@
 // as JSON with --json. No stack traces
 // for user mistakes; unexpected errors still say what happened in one line.
 import type { Command } from "commander";
-import { ClientError } from "../core/errors";
-import { EngineError } from "../engine/errors";
+import { ClientError } from "../core/index";
+import { EngineError } from "../engine/contract";
 import { cliHint } from "./hints";
 import type { CliIo } from "./io";
 

@@ -3,8 +3,8 @@
 // `--dry-run` shows what would be uploaded, exactly like `svc cloud render --dry-run`.
 import type { Command } from "commander";
 import { formatBytes, type ArchiveReport } from "../shared/archive-report";
-import { dryRunProject, publishProject } from "../core/publish";
-import { newIdempotencyKey } from "../core/render-job";
+import { dryRunProject, publishProject } from "../core/index";
+import { newIdempotencyKey } from "../core/index";
 import { printJson, runAction } from "./command";
 import { reportParseErrorsAsJson } from "./errors";
 import { addCompositionFlag } from "./options";

@@ -1,7 +1,7 @@
 // `svc render [dir] --quote`: what a local render would take, without rendering: the frames, the
 // credits the same render would cost on a service (the charge rule), and the estimated seconds on
 // this computer from a few sampled frames (engine/quote.ts), drawn as `svc render` draws them.
-import { sampleRenderCost } from "../engine/quote";
+import { sampleRenderCost } from "../engine/index";
 import { localOutputsSeconds, quoteOutputs, type LocalRenderQuote } from "../shared/quote";
 import { printJson } from "./command";
 import type { CliIo } from "./io";

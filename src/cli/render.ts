@@ -5,12 +5,12 @@
 import { stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { valuesWithBrand } from "../core/brand-file";
-import { renderComposition } from "../engine/render";
-import { renderStill } from "../engine/outputs/still";
+import { valuesWithBrand } from "../core/index";
+import { renderComposition } from "../engine/index";
+import { renderStill } from "../engine/index";
 import { detectAspectRatio } from "../shared/composition-scan";
 import { outputFileName, planOutputs, type OutputSpec, type StillFormat } from "../shared/outputs";
-import type { RenderProgress, RenderResult } from "../engine/types";
+import type { RenderProgress, RenderResult } from "../engine/contract";
 import {
   FILE_EXTENSIONS,
   type AspectRatio,
@@ -33,7 +33,7 @@ import {
 import { createProgressLine } from "./progress";
 import type { CliIo } from "./io";
 import { addCaptionsFlags, readCaptionsOption, type CaptionsFlags } from "./captions";
-import type { RenderCaptions } from "../engine/types";
+import type { RenderCaptions } from "../engine/contract";
 
 export interface RenderOptions {
   dir: string;

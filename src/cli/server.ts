@@ -2,14 +2,14 @@
 // parse flags, call src/server, print. Nothing secret is printed except the key that
 // `keys create` exists to show once.
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { addCredits } from "../server/render/credits";
-import { createApiKey, createUser, findUserByEmail } from "../server/auth/accounts";
+import { addCredits } from "../server/index";
+import { createApiKey, createUser, findUserByEmail } from "../server/index";
 import { LOCAL_SERVICE_PORT } from "../shared/limits";
-import { defaultDataDir, loadConfig } from "../server/config";
-import type { Database } from "../server/db/database";
-import type { startServer } from "../server/server";
-import type { ServerRole } from "../server/config";
-import { checkPasswordStrength, setUserPassword } from "../server/auth/passwords";
+import { defaultDataDir, loadConfig } from "../server/index";
+import type { Database } from "../server/index";
+import type { startServer } from "../server/start";
+import type { ServerRole } from "../server/index";
+import { checkPasswordStrength, setUserPassword } from "../server/index";
 import { promptHidden, readPipedInput, type CliIo } from "./io";
 
 /**
@@ -17,7 +17,7 @@ import { promptHidden, readPipedInput, type CliIo } from "./io";
  * command needs it: imported up front it added ~2 s to the start of every `svc` command, `svc
  * render` included.
  */
-const loadService = () => import("../server/server");
+const loadService = () => import("../server/start");
 
 function integer(name: string, min: number, max: number) {
   return (value: string): number => {

@@ -1,18 +1,18 @@
 // `svc still [dir] --time 2.5 -o poster.png`: one frame of a composition as PNG, JPEG or WebP on
 // this computer (a poster, a social card). runStill does the work and prints; the command only
 // turns flags into StillOptions.
-import type { RenderCaptions } from "../engine/types";
+import type { RenderCaptions } from "../engine/contract";
 import { addCaptionsFlags, readCaptionsOption, type CaptionsFlags } from "./captions";
 import { basename, join, resolve } from "node:path";
 import { Option, type Command } from "commander";
-import { valuesWithBrand } from "../core/brand-file";
+import { valuesWithBrand } from "../core/index";
 import {
   renderStill,
   STILL_FORMATS,
   stillFormatFor,
   type StillFormat,
   type StillResult,
-} from "../engine/outputs/still";
+} from "../engine/index";
 import { DEFAULT_FPS, FPS_MAX, FPS_MIN } from "../shared/limits";
 import {
   RESOLUTIONS,

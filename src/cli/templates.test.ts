@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { brandFileText, readBrandFile } from "../core/brand-file";
-import { resolveFfmpeg } from "../engine/ffmpeg";
+import { resolveFfmpeg } from "../engine/ffmpeg/ffmpeg";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 

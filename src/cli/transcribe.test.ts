@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseTimedWords } from "../engine/transcribe";
+import { parseTimedWords } from "../engine/inspect/transcribe";
 import { parseCaptions } from "../shared/captions";
 import { runCli, tempDir } from "./testing/cloud-service";
 

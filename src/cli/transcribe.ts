@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { transcribeComposition, type Transcript } from "../engine/transcribe";
+import { transcribeComposition, type Transcript } from "../engine/index";
 import { printJson, runAction } from "./command";
 import { addCompositionFlag, addVariablesFlags, readVariablesOption } from "./options";
 import type { CliIo } from "./io";

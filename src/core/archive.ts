@@ -13,7 +13,7 @@ import { pipeline } from "node:stream/promises";
 import ignore, { type Ignore } from "ignore";
 import { formatBytes, type ArchiveReport } from "../shared/archive-report";
 import { UPLOAD_LIMIT_BYTES } from "../shared/limits";
-import { createZip, FIXED_ZIP_DATE } from "../node/zip";
+import { createZip, FIXED_ZIP_DATE } from "../node/index";
 import { ClientError, interruptedError } from "./errors";
 
 /** Always left out: root-level outputs, development-only folders and dotfiles. */

@@ -1,7 +1,7 @@
 // The client core's waits: the one sleep and backoff formula of src/node/wait.ts, with the core's
 // "interrupted" error and its defaults (1 s doubling up to 30 s, plus up to 100 ms of jitter so
 // many clients do not retry in step).
-import { abortableSleep, backoffDelay as delayFor, type Sleep } from "../node/wait";
+import { abortableSleep, backoffDelay as delayFor, type Sleep } from "../node/index";
 import { interruptedError } from "./errors";
 
 export type { Sleep };

@@ -5,7 +5,7 @@
 // local service only) the local service's own key file.
 import { chmod, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { writeJsonFileAtomic } from "../node/atomic-file";
+import { writeJsonFileAtomic } from "../node/index";
 import { localServiceKeyFile, type ClientConfig } from "./config";
 import { ClientError, registerSecret } from "./errors";
 

@@ -6,7 +6,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BASE_CHROMIUM_ARGS, resolveChromium } from "../engine/browser";
+import { BASE_CHROMIUM_ARGS, resolveChromium } from "../engine/browser/browser";
 import { CLI_CLIENT_ID } from "../shared/oauth";
 import { startService, tempDir, type ServiceProcess } from "../server/testing/service-process";
 import { addUserWithPassword, oauthPost, tokensThroughPages } from "../server/testing/sign-in";

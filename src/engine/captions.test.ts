@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CAPTION_STYLES, parseCaptions, type CaptionTrack } from "../shared/captions";
-import { resolveFfmpeg } from "./ffmpeg";
+import { resolveFfmpeg } from "./ffmpeg/ffmpeg";
 import { renderStill } from "./outputs/still";
 import { renderComposition } from "./render";
 import { decodeFrame, type DecodedFrame } from "./testing/probe";

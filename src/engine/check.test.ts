@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FindingCode } from "../shared/findings";
-import { checkComposition } from "./check";
+import { checkComposition } from "./inspect/check";
 import { renderComposition } from "./render";
 
 const FIXTURES = resolve(import.meta.dirname, "testing/check-fixtures");

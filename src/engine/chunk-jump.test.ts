@@ -12,12 +12,12 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeWarmPages, renderChunk, warmUp } from "./chunks";
-import { resolveFfmpeg } from "./ffmpeg";
-import { segmentLength } from "./plan";
+import { resolveFfmpeg } from "./ffmpeg/ffmpeg";
+import { segmentLength } from "./stages/plan";
 import { frameHashes } from "./testing/probe";
 import { renderComposition } from "./render";
 import { compareLateChunk } from "./testing/chunk-compare";
-import { spareBrowserCounts } from "./spare-browser";
+import { spareBrowserCounts } from "./browser/spare-browser";
 
 const FPS = 10;
 let scratch: string;

@@ -6,23 +6,23 @@
 import { mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import type { AudioInput } from "./encode";
+import type { AudioInput } from "./ffmpeg/encode";
 import { writeCaptionFiles } from "./outputs/caption-files";
 import { finishOutput } from "./outputs/pictures";
-import { resolveFfmpeg, resolveMediaFfmpeg } from "./ffmpeg";
-import type { Chunk } from "./plan";
-import { captureSegments, progressReporter } from "./render-capture";
-import { finishChunk, pageAudio } from "./render-finish";
-import { warmPages } from "./page-pool";
-import { prepareRender } from "./render-prepare";
-import { RenderSessions } from "./render-sessions";
+import { resolveFfmpeg, resolveMediaFfmpeg } from "./ffmpeg/ffmpeg";
+import type { Chunk } from "./stages/plan";
+import { captureSegments, progressReporter } from "./stages/render-capture";
+import { finishChunk, pageAudio } from "./stages/render-finish";
+import { warmPages } from "./stages/page-pool";
+import { prepareRender } from "./stages/render-prepare";
+import { withRenderRun } from "./stages/render-sessions";
 import { cancelledError } from "./errors";
 import type { RenderCaptions, RenderCompositionOptions } from "./types";
 import type { OutputFormat, Quality } from "../shared/render-options";
 
-export { planChunks, representativeFrame, type Chunk, type ChunkSettings } from "./plan";
-export { closeWarmPages } from "./page-pool";
-export { warmUp } from "./spare-browser";
+export { planChunks, representativeFrame, type Chunk, type ChunkSettings } from "./stages/plan";
+export { closeWarmPages } from "./stages/page-pool";
+export { warmUp } from "./browser/spare-browser";
 
 export interface ChunkResult {
   segmentFiles: string[];
@@ -60,15 +60,14 @@ export async function renderChunk(options: RenderChunkOptions): Promise<ChunkRes
   const { chunk, frames, outputDir, signal } = options;
   if (signal?.aborted) throw cancelledError();
   const prepared = await prepareRender(options);
-  const run = await RenderSessions.start(prepared, {
-    allowNetwork: options.allowNetwork ?? true,
-    readyTimeoutSeconds: options.readyTimeoutSeconds ?? 30,
+  const report = progressReporter(options.onProgress);
+  const request = {
+    allowNetwork: options.allowNetwork,
+    readyTimeoutSeconds: options.readyTimeoutSeconds,
     signal,
     ...(options.warm ? { pool: warmPages } : {}),
-  });
-  const report = progressReporter(options.onProgress);
-  let succeeded = false;
-  try {
+  };
+  return withRenderRun(prepared, request, async (run) => {
     report({ framesDone: 0, framesTotal: 0, stage: "preparing" });
     const range = { first: chunk.firstSegment, count: chunk.segmentCount, expectedFrames: frames };
     const captured = await captureSegments(run, options.workers, range, report, {
@@ -80,7 +79,6 @@ export async function renderChunk(options: RenderChunkOptions): Promise<ChunkRes
     const kept = await finishChunk(run, captured, outputDir, signal);
     run.throwIfCancelled();
     if (options.warm) run.keepWarm(captured.pages[0]!, captured.nextFrames[0]!);
-    succeeded = true;
     const { steppedFrames, jumpedFrames, ms } = captured.catchUp;
     const mode = steppedFrames > 0 ? "step" : jumpedFrames > 0 ? "jump" : "none";
     return {
@@ -90,11 +88,7 @@ export async function renderChunk(options: RenderChunkOptions): Promise<ChunkRes
       catchUp: { mode, ms },
       warmPage: run.warmStart,
     };
-  } catch (error) {
-    throw run.failure(error);
-  } finally {
-    await run.close(succeeded);
-  }
+  });
 }
 
 export interface JoinChunksOptions {

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { resolveFfmpeg } from "./ffmpeg";
+import { resolveFfmpeg } from "./ffmpeg/ffmpeg";
 import { frameHashes, probeMedia } from "./testing/probe";
 import { renderComposition } from "./render";
 import type { RenderCompositionOptions } from "./types";

@@ -2,9 +2,9 @@
 // versions, whether FFmpeg has every encoder the output formats need, and for anything missing
 // what to install. One report backs both `svc doctor` outputs (human and --json).
 import { execFile } from "node:child_process";
-import { resolveChromium } from "./browser";
-import { confinementFor } from "./confinement";
-import type { BrowserSource } from "./browser";
+import { resolveChromium } from "./browser/browser";
+import { confinementFor } from "./browser/confinement";
+import type { BrowserSource } from "./browser/browser";
 import { isEngineError } from "./errors";
 import {
   ffmpegInfo,
@@ -12,8 +12,8 @@ import {
   resolveFfmpeg,
   resolveFfprobe,
   resolveMediaFfmpeg,
-} from "./ffmpeg";
-import type { ToolSource } from "./ffmpeg";
+} from "./ffmpeg/ffmpeg";
+import type { ToolSource } from "./ffmpeg/ffmpeg";
 
 export type RequiredEncoder = (typeof REQUIRED_ENCODERS)[number];
 

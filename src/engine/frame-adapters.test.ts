@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configureLibraryCache, defaultLibraryCacheRoot } from "../node/library-cache";
 import { npmConfig } from "../node/npm-config";
-import { resolveFfmpeg } from "./ffmpeg";
+import { resolveFfmpeg } from "./ffmpeg/ffmpeg";
 import { renderComposition } from "./render";
 import { compareLateChunk } from "./testing/chunk-compare";
 import { frameHashes } from "./testing/probe";

@@ -14,9 +14,9 @@ import { listStarterTemplates } from "../core/gallery";
 import { contentTypeFor } from "../shared/content-types";
 import { scanCompositionHtml } from "../shared/composition-scan";
 import { parseVariablesSchema, type VariableDefinition } from "../shared/variables";
-import { checkComposition } from "./check";
-import { closeWarmPages } from "./page-pool";
-import { runtimeScript } from "./runtime-bundle";
+import { checkComposition } from "./inspect/check";
+import { closeWarmPages } from "./stages/page-pool";
+import { runtimeScript } from "./bundles/runtime-bundle";
 import { launchChromium } from "./testing/launch-chromium";
 
 const { templates, errors } = await listStarterTemplates();

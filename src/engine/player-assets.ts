@@ -2,6 +2,6 @@
 // the player's ES module and the answers under its `library-base` (the CDN files svc has copies
 // of, `libraryResponse`). Apart from `svc/engine` so that a process that only serves previews
 // does not load the browser automation library.
-export { playerModule } from "./player-bundle";
-export { libraryResponse } from "../node/cdn-files";
+export { playerModule } from "./bundles/player-bundle";
+export { libraryResponse } from "../node/index";
 export { cdnAllowlist, cdnAllowlistAllows, type CdnAllowlist } from "../shared/cdn";

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { joinChunks } from "./chunks";
-import { runFfmpeg, SegmentEncoder } from "./encode";
-import { resolveFfmpeg } from "./ffmpeg";
+import { runFfmpeg, SegmentEncoder } from "./ffmpeg/encode";
+import { resolveFfmpeg } from "./ffmpeg/ffmpeg";
 import { decodeAudio, rms } from "./testing/pcm";
 
 const SECONDS = 1;

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineError } from "./errors";
-import { resolveFfmpeg } from "./ffmpeg";
+import { resolveFfmpeg } from "./ffmpeg/ffmpeg";
 import { decodeFrame, frameHashes, pixelAt, probeMedia } from "./testing/probe";
 import { renderComposition, type RenderInternals } from "./render";
 import type { RenderCompositionOptions } from "./types";

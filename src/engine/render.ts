@@ -9,19 +9,19 @@ import { randomBytes } from "node:crypto";
 import { FILE_EXTENSIONS, type OutputFormat } from "../shared/render-options";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { captureSegments, progressReporter, type CaptureHooks } from "./render-capture";
-import { finishWhole, pageAudio, removePartials, type OutputFiles } from "./render-finish";
-import { prepareRender } from "./render-prepare";
+import { captureSegments, progressReporter, type CaptureHooks } from "./stages/render-capture";
+import { finishWhole, pageAudio, removePartials, type OutputFiles } from "./stages/render-finish";
+import { prepareRender } from "./stages/render-prepare";
 import { writeCaptionFiles } from "./outputs/caption-files";
-import { RenderSessions } from "./render-sessions";
+import { withRenderRun } from "./stages/render-sessions";
 import { cancelledError } from "./errors";
-import type { ResolvedLibrary } from "../node/library-cache";
+import type { ResolvedLibrary } from "../node/index";
 import type { RenderCompositionOptions, RenderResult } from "./types";
 
-export { segmentLength } from "./plan";
-export { contiguousBlocks, type SegmentBlock } from "./render-capture";
-export { resolveComposition, resolveWorkers } from "./render-prepare";
-export { waitUntilReady, type FrameSink } from "./render-sessions";
+export { segmentLength } from "./stages/plan";
+export { contiguousBlocks, type SegmentBlock } from "./stages/render-capture";
+export { resolveComposition, resolveWorkers } from "./stages/render-prepare";
+export { waitUntilReady, type FrameSink } from "./stages/render-sessions";
 
 /** Hooks for tests and bench/render.ts, which measure capture alone with the same pages. */
 export interface RenderInternals extends CaptureHooks {
@@ -40,48 +40,47 @@ export async function renderComposition(
   const prepared = await prepareRender(options);
   const { fps, format } = prepared.settings;
   const files = await outputFiles(options, format, prepared.warnings);
-  const run = await RenderSessions.start(prepared, {
-    allowNetwork: options.allowNetwork ?? true,
-    readyTimeoutSeconds: options.readyTimeoutSeconds ?? 30,
+  const report = progressReporter(options.onProgress);
+  const request = {
+    allowNetwork: options.allowNetwork,
+    readyTimeoutSeconds: options.readyTimeoutSeconds,
     signal,
     ...(internals.extraArgs ? { extraArgs: internals.extraArgs } : {}),
-  });
-  const report = progressReporter(options.onProgress);
+  };
   try {
-    report({ framesDone: 0, framesTotal: 0, stage: "preparing" });
-    const captured = await captureSegments(run, options.workers, undefined, report, internals);
-    const result: RenderResult = {
-      outputPath: files.outputPath,
-      thumbnailPath: files.thumbnailPath,
-      durationSeconds: captured.frames / fps,
-      frames: captured.frames,
-      repeatedFrames: captured.repeatedFrames,
-      width: prepared.size.width,
-      height: prepared.size.height,
-      warnings: prepared.warnings,
-    };
-    if (run.libraries.size > 0) result.libraries = uniqueLibraries(run.libraries.values());
-    if (internals.captureOnly) return { ...result, thumbnailPath: undefined };
-    const framesTotal = captured.framesCaptured;
-    report({ framesDone: framesTotal, framesTotal, stage: "finishing" });
-    const audio = await pageAudio(run, captured.pages[0]!);
-    await finishWhole(run, captured, audio, files, signal);
-    if (options.captions?.softTrack || options.captions?.sidecar) {
-      const sidecar = await writeCaptionFiles({
-        ffmpegPath: run.ffmpegPath,
-        video: files.outputPath,
-        format,
-        captions: options.captions,
+    return await withRenderRun(prepared, request, async (run) => {
+      report({ framesDone: 0, framesTotal: 0, stage: "preparing" });
+      const captured = await captureSegments(run, options.workers, undefined, report, internals);
+      const result: RenderResult = {
+        outputPath: files.outputPath,
+        thumbnailPath: files.thumbnailPath,
+        durationSeconds: captured.frames / fps,
+        frames: captured.frames,
+        repeatedFrames: captured.repeatedFrames,
+        width: prepared.size.width,
+        height: prepared.size.height,
         warnings: prepared.warnings,
-        ...(signal ? { signal } : {}),
-      });
-      if (sidecar) result.captionsPath = sidecar;
-    }
-    return result;
-  } catch (error) {
-    throw run.failure(error);
+      };
+      if (run.libraries.size > 0) result.libraries = uniqueLibraries(run.libraries.values());
+      if (internals.captureOnly) return { ...result, thumbnailPath: undefined };
+      const framesTotal = captured.framesCaptured;
+      report({ framesDone: framesTotal, framesTotal, stage: "finishing" });
+      const audio = await pageAudio(run, captured.pages[0]!);
+      await finishWhole(run, captured, audio, files, signal);
+      if (options.captions?.softTrack || options.captions?.sidecar) {
+        const sidecar = await writeCaptionFiles({
+          ffmpegPath: run.ffmpegPath,
+          video: files.outputPath,
+          format,
+          captions: options.captions,
+          warnings: prepared.warnings,
+          ...(signal ? { signal } : {}),
+        });
+        if (sidecar) result.captionsPath = sidecar;
+      }
+      return result;
+    });
   } finally {
-    await run.close();
     await removePartials(files);
   }
 }

@@ -2,8 +2,8 @@
 import type { PageCaptions } from "../shared/captions";
 import type { RenderSettingFields } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
-import type { ResolvedLibrary } from "../node/library-cache";
-import type { NetworkAccess } from "./network";
+import type { ResolvedLibrary } from "../node/index";
+import type { NetworkAccess } from "./browser/network";
 
 export interface RenderProgress {
   /** Frames captured and handed to the encoder so far. */

@@ -12,7 +12,7 @@ import {
   loginWithDevice,
   saveSignIn,
   type CredentialBackend,
-} from "../core/oauth";
+} from "../core/index";
 import type { TokenResponse } from "../shared/oauth";
 import { toIpcError } from "./ipc-errors";
 

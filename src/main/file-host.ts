@@ -4,7 +4,7 @@
 // computer as the browser: the system opener (`open`, `explorer`, `xdg-open`, or the program
 // named by SVC_FILE_OPENER) is started detached, and images are chosen in the in-app browser.
 import type { PickImageResult } from "../shared/ipc";
-import { startDetached, systemOpenCommand } from "../node/open";
+import { startDetached, systemOpenCommand } from "../node/index";
 import { appError } from "./ipc-errors";
 
 export interface FileHost {

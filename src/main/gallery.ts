@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { createFromTemplate, listStarterTemplates } from "../core/gallery";
+import { createFromTemplate, listStarterTemplates } from "../core/index";
 import type { StarterTemplate } from "../shared/gallery";
 import { appError } from "./ipc-errors";
 

@@ -1,7 +1,7 @@
 // The desktop app's words for errors that come from the client core (and, through the service, the
 // engine): those carry a code and params but name no screen, button or setting; this table does,
 // and never a CLI flag. A code not listed here keeps the error's own neutral hint.
-import { hintKey, type ErrorParams } from "../core/errors";
+import { hintKey, type ErrorParams } from "../core/index";
 
 type Hint = (params: ErrorParams) => string | undefined;
 

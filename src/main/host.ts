@@ -2,7 +2,7 @@
 // the system browser, a notification. Electron implements these with its own APIs
 // (electron-host.ts); web mode has no native dialog (the renderer shows the in-app folder browser)
 // and opens folders and links with the system's opener.
-import { startDetached, systemOpenCommand } from "../node/open";
+import { startDetached, systemOpenCommand } from "../node/index";
 import { stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { JobNotification, PickFolderResult } from "../shared/ipc";

@@ -4,7 +4,7 @@
 // through the core's secret scrubber, so a key, token or signed URL never reaches the renderer.
 import { z } from "zod";
 import type { IpcError } from "../shared/ipc";
-import { ClientError, scrubSecrets } from "../core/errors";
+import { ClientError, scrubSecrets } from "../core/index";
 import { desktopHint } from "./hints";
 
 export function toIpcError(error: unknown): IpcError {

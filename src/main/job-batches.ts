@@ -4,7 +4,7 @@
 // upload twice. The runner's upload events become the batch record's upload stage (jobs.json);
 // and the one notification a batch gets when its last row ends. Used by JobManager (job-manager.ts).
 import type { JobNotification } from "../shared/ipc";
-import { BatchRunner, type BatchUploadEvent } from "../core/batch";
+import { BatchRunner, type BatchUploadEvent } from "../core/index";
 import { appError, toIpcError } from "./ipc-errors";
 import type { JobServiceAccess } from "./job-records";
 import type { BatchRecord, JobRecord, JobStore } from "./job-store";

@@ -22,9 +22,9 @@ import {
   type JobView,
 } from "../shared/ipc";
 import { fromRenderOptions } from "../shared/render-options";
-import { isTransient } from "../core/api-client";
-import { backoffDelay, sleep } from "../core/backoff";
-import { ClientError } from "../core/errors";
+import { isTransient } from "../core/index";
+import { backoffDelay, sleep } from "../core/index";
+import { ClientError } from "../core/index";
 import { appError, toIpcError } from "./ipc-errors";
 import { BatchRunners, batchEndedNotification } from "./job-batches";
 import {

@@ -7,9 +7,9 @@ import { mkdir, realpath, stat } from "node:fs/promises";
 import { basename, join, resolve, sep } from "node:path";
 import type { JobRenderSettings, JobView } from "../shared/ipc";
 import type { VariableValues } from "../shared/variables";
-import { batchRowKey } from "../core/batch";
-import type { ApiClient } from "../core/api-client";
-import { newIdempotencyKey } from "../core/render-job";
+import { batchRowKey } from "../core/index";
+import type { ApiClient } from "../core/index";
+import { newIdempotencyKey } from "../core/index";
 import { appError } from "./ipc-errors";
 import type { BatchRecord, JobRecord } from "./job-store";
 

@@ -5,8 +5,8 @@
 // kept beside its row jobs (each row is a job of its own), so a restart finds both.
 import { existsSync } from "node:fs";
 import type { BatchView, JobOutput, JobView } from "../shared/ipc";
-import { ClientError } from "../core/errors";
-import { JsonFileWriter, readJsonFile } from "../node/atomic-file";
+import { ClientError } from "../core/index";
+import { JsonFileWriter, readJsonFile } from "../node/index";
 
 /** What is kept on disk for one job (the view minus what is computed when shown). */
 export interface JobRecord extends Omit<JobView, "fileMissing" | "outputs"> {

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { basename } from "node:path";
-import { sendFile, startLoopbackServer, type LoopbackServer } from "../node/static-files";
+import { sendFile, startLoopbackServer, type LoopbackServer } from "../node/index";
 
 /** URLs handed out are kept this long, then forgotten (a page asks again for a new one). */
 const URL_LIFETIME_MS = 6 * 60 * 60 * 1000;

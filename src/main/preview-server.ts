@@ -23,8 +23,8 @@ import { resolve } from "node:path";
 import { CDN_LIBRARY_FOLDER, CDN_URL_IN_TEXT, rewriteCdnUrls } from "../shared/cdn";
 import { contentTypeFor } from "../shared/content-types";
 import { buildFrameDocument, FRAME_QUERY, servedFrameConfigScript } from "../shared/frame-document";
-import { libraryResponse } from "../node/cdn-files";
-import { findFile, sendFile, startLoopbackServer, type LoopbackServer } from "../node/static-files";
+import { libraryResponse } from "../node/index";
+import { findFile, sendFile, startLoopbackServer, type LoopbackServer } from "../node/index";
 import { frameScript } from "./frame-script";
 
 /** Path prefix of the library copies (the frame's library base): `<origin>/__svc/libs`. */

@@ -6,18 +6,18 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AuthStatus, ServiceState } from "../shared/ipc";
-import { ApiClient } from "../core/api-client";
-import type { ClientConfig } from "../core/config";
-import { resolveCredential, withApiKey, type ResolvedCredential } from "../core/credentials";
-import { ClientError, registerSecret } from "../core/errors";
-import { openCredentialBackend } from "../core/keychain";
+import { ApiClient } from "../core/index";
+import type { ClientConfig } from "../core/index";
+import { resolveCredential, withApiKey, type ResolvedCredential } from "../core/index";
+import { ClientError, registerSecret } from "../core/index";
+import { openCredentialBackend } from "../core/index";
 import {
   apiCredential,
   OAuthSession,
   revokeToken,
   signOut,
   type CredentialBackend,
-} from "../core/oauth";
+} from "../core/index";
 import type { SignInTarget } from "./auth-signin";
 import type { ServiceSupervisor } from "./service-supervisor";
 import { toIpcError } from "./ipc-errors";

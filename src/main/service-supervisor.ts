@@ -7,8 +7,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import type { ServiceState } from "../shared/ipc";
-import { backoffDelay } from "../node/wait";
-import { isServiceAnswering } from "../core/local-service";
+import { backoffDelay } from "../node/index";
+import { isServiceAnswering } from "../core/index";
 
 export interface SupervisorOptions {
   /** Path of bin/svc.js. */

@@ -5,7 +5,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { settingsSchema, type DesktopSettings } from "../shared/ipc";
-import { JsonFileWriter, readJsonFile } from "../node/atomic-file";
+import { JsonFileWriter, readJsonFile } from "../node/index";
 
 export const DEFAULT_CONCURRENCY = 2;
 

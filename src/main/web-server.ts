@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo, Socket } from "node:net";
 import { join, resolve, sep } from "node:path";
 import { WebSocketServer } from "ws";
-import { sameSecret } from "../node/secrets";
+import { sameSecret } from "../node/index";
 import { EVENTS_PROTOCOL, TOKEN_PROTOCOL_PREFIX } from "../shared/ipc";
 import type { IpcRouter } from "./ipc-router";
 import { contentTypeFor } from "../shared/content-types";

@@ -8,3 +8,11 @@ export {
   resolveInsideRoot,
   type RangeAnswer,
 } from "./static-files";
+export { createZip, FIXED_ZIP_DATE, zipBuffers } from "./zip";
+export { abortableSleep, backoffDelay, type Sleep, withTimeout } from "./wait";
+export { writeJsonFileAtomic, JsonFileWriter, readJsonFile } from "./atomic-file";
+export { startDetached, systemOpenCommand } from "./open";
+export { sameSecret } from "./secrets";
+export { type ResolvedLibrary, configureLibraryCache } from "./library-cache";
+export { cdnAnswer, libraryResponse } from "./cdn-files";
+export { findFile, sendFile, startLoopbackServer, type LoopbackServer } from "./static-files";

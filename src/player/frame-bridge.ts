@@ -1,5 +1,5 @@
 // Runs inside the composition frame, after the page runtime: reports readiness to the player and
-// performs the seeks it asks for. Bundled into the frame script by src/engine/player-bundle.ts
+// performs the seeks it asks for. Bundled into the frame script by src/engine/bundles/player-bundle.ts
 // (and src/main/frame-script.ts for the desktop preview server's served frames).
 import type { SvcPage } from "../engine/runtime/types";
 import { FRAME_TAG, isPlayerMessage, type FrameMessage } from "./protocol";

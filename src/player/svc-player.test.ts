@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../engine/testing/launch-chromium";
-import { playerModule } from "../engine/player-bundle";
+import { playerModule } from "../engine/bundles/player-bundle";
 import { decodeFrame, pixelAt } from "../engine/testing/probe";
 import { renderComposition } from "../engine/render";
 import { PreviewServers } from "../main/preview-server";

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveFfmpeg, resolveFfprobe } from "../engine/ffmpeg";
+import { resolveFfmpeg, resolveFfprobe } from "../engine/ffmpeg/ffmpeg";
 import { decodeFrame } from "../engine/testing/probe";
 import {
   api,

@@ -8,7 +8,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { planChunks } from "../engine/plan";
+import { planChunks } from "../engine/stages/plan";
 import { probeMedia } from "../engine/testing/probe";
 import { decodeAudio, rms } from "../engine/testing/pcm";
 import {

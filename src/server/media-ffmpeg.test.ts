@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { resolveFfmpeg, resolveMediaFfmpeg } from "../engine/ffmpeg";
+import { resolveFfmpeg, resolveMediaFfmpeg } from "../engine/ffmpeg/ffmpeg";
 import {
   api,
   startService,

@@ -5,7 +5,7 @@
 // /healthz and /readyz) — the scale-out shape, where every process shares PostgreSQL (with pg-boss
 // for the queue) and S3-compatible storage. Shutdown is graceful: /readyz turns 503, workers stop
 // claiming and running renders get the grace period to finish before their leases are released.
-import { configureLibraryCache } from "../node/library-cache";
+import { configureLibraryCache } from "../node/index";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -57,15 +57,8 @@ const noEngine: Engine = {
 
 /** The engine, loaded (browser + FFmpeg discovery) only by a process that renders. */
 async function loadEngine(): Promise<Engine> {
-  const [
-    { renderComposition },
-    { renderChunk, joinChunks, closeWarmPages, warmUp },
-    { renderStill },
-  ] = await Promise.all([
-    import("../engine/render"),
-    import("../engine/chunks"),
-    import("../engine/outputs/still"),
-  ]);
+  const { renderComposition, renderChunk, joinChunks, closeWarmPages, warmUp, renderStill } =
+    await import("../engine/index");
   return { renderComposition, renderChunk, joinChunks, renderStill, closeWarmPages, warmUp };
 }
 
@@ -258,10 +251,7 @@ export async function startServer(
  */
 async function logPageFence(ctx: ServiceContext, allowPageNetwork: boolean): Promise<void> {
   try {
-    const [{ resolveChromium }, { serviceRendersCheck }] = await Promise.all([
-      import("../engine/browser"),
-      import("../engine/doctor"),
-    ]);
+    const { resolveChromium, serviceRendersCheck } = await import("../engine/index");
     const fence = serviceRendersCheck((await resolveChromium()).executablePath);
     const strong = fence.network === "namespace" && fence.sandbox && !allowPageNetwork;
     ctx.log[strong ? "info" : "warn"](

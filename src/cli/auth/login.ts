@@ -4,16 +4,16 @@
 // service before it is stored, and never printed). Prompts and the sign-in URL go to stderr;
 // results (and --json) to stdout.
 import type { Command } from "commander";
-import { ApiClient } from "../../core/api-client";
-import { withApiKey } from "../../core/credentials";
-import { ClientError, registerSecret } from "../../core/errors";
+import { ApiClient } from "../../core/index";
+import { withApiKey } from "../../core/index";
+import { ClientError, registerSecret } from "../../core/index";
 import {
   LOGIN_TIMEOUT_MS,
   loginWithBrowser,
   loginWithDevice,
   openSystemBrowser,
   saveSignIn,
-} from "../../core/oauth";
+} from "../../core/index";
 import type { UserRecord } from "../../shared/api";
 import type { TokenResponse } from "../../shared/oauth";
 import { printJson, runAction } from "../command";

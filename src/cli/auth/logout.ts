@@ -1,8 +1,8 @@
 // `svc auth logout`: revokes the OAuth sign-in on the service (starting the local one when it is
 // the default and not running), then removes it from the store (src/core/oauth signOut).
 import type { Command } from "commander";
-import { loadClientConfig } from "../../core/config";
-import { revokeToken, signOut, type SignOutResult } from "../../core/oauth";
+import { loadClientConfig } from "../../core/index";
+import { revokeToken, signOut, type SignOutResult } from "../../core/index";
 import { printJson, runAction } from "../command";
 import type { CliIo } from "../io";
 import { cliCredentialBackend, withCloudContext } from "../cloud/context";

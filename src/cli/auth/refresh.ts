@@ -1,7 +1,7 @@
 // `svc auth refresh`: exchanges the stored refresh token for a new access token now.
 import type { Command } from "commander";
-import { ClientError } from "../../core/errors";
-import { OAuthSession } from "../../core/oauth";
+import { ClientError } from "../../core/index";
+import { OAuthSession } from "../../core/index";
 import { printJson, runAction } from "../command";
 import type { CliIo } from "../io";
 import { cliCredentialBackend, withCloudContext } from "../cloud/context";

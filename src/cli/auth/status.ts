@@ -1,7 +1,7 @@
 // `svc auth status`: the active credential (where it comes from), the account and its credits.
 import type { Command } from "commander";
-import type { ClientConfig } from "../../core/config";
-import type { ResolvedCredential } from "../../core/credentials";
+import type { ClientConfig } from "../../core/index";
+import type { ResolvedCredential } from "../../core/index";
 import type { UserRecord } from "../../shared/api";
 import { printJson, runAction } from "../command";
 import type { CliIo } from "../io";

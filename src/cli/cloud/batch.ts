@@ -6,10 +6,10 @@
 import { basename, resolve } from "node:path";
 import { formatBytes } from "../../shared/archive-report";
 import { parseVariablesSchema, type VariableDefinition } from "../../shared/variables";
-import { batchRowKey, runBatch, type BatchRowResult } from "../../core/batch";
-import { planBatchRows, readBatchTable, type PlannedRow } from "../../core/batch-plan";
-import { dryRunProject, prepareProject } from "../../core/publish";
-import { newIdempotencyKey } from "../../core/render-job";
+import { batchRowKey, runBatch, type BatchRowResult } from "../../core/index";
+import { planBatchRows, readBatchTable, type PlannedRow } from "../../core/index";
+import { dryRunProject, prepareProject } from "../../core/index";
+import { newIdempotencyKey } from "../../core/index";
 import { describeError, UsageError } from "../errors";
 import type { CliIo } from "../io";
 import { printArchiveReport } from "./archive-report";

@@ -2,16 +2,16 @@
 // API client — plus, when SVC_API_URL is unset and nothing answers on 127.0.0.1:7733, the
 // embedded local service started in this process for the duration of the command (data in
 // ~/.svc/local). The CLI layer does this because only it may import src/server.
-import { ApiClient } from "../../core/api-client";
-import { loadClientConfig, type ClientConfig } from "../../core/config";
-import { resolveCredential, type ResolvedCredential } from "../../core/credentials";
-import { ClientError } from "../../core/errors";
-import { openCredentialBackend } from "../../core/keychain";
-import { isServiceAnswering } from "../../core/local-service";
-import { apiCredential, OAuthSession } from "../../core/oauth";
+import { ApiClient } from "../../core/index";
+import { loadClientConfig, type ClientConfig } from "../../core/index";
+import { resolveCredential, type ResolvedCredential } from "../../core/index";
+import { ClientError } from "../../core/index";
+import { openCredentialBackend } from "../../core/index";
+import { isServiceAnswering } from "../../core/index";
+import { apiCredential, OAuthSession } from "../../core/index";
 import { LOCAL_SERVICE_PORT } from "../../shared/limits";
-import { loadConfig } from "../../server/config";
-import type { startServer } from "../../server/server";
+import { loadConfig } from "../../server/index";
+import type { startServer } from "../../server/start";
 import type { CliIo } from "../io";
 import { VERSION } from "../version";
 
@@ -61,7 +61,7 @@ export async function ensureLocalService(
   let running: Awaited<ReturnType<typeof startServer>>;
   try {
     // Loaded here, not at the top: only this path needs the service's code (see src/cli/server.ts).
-    const { startServer } = await import("../../server/server");
+    const { startServer } = await import("../../server/start");
     running = await startServer(serverConfig);
   } catch (error) {
     throw new ClientError(

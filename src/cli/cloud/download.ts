@@ -2,8 +2,8 @@
 // then download the video (temp file + rename; a fresh signed URL each time).
 import type { Command } from "commander";
 import { formatBytes } from "../../shared/archive-report";
-import { defaultOutputPath } from "../../core/download";
-import { finishRender } from "../../core/pipeline";
+import { defaultOutputPath } from "../../core/index";
+import { finishRender } from "../../core/index";
 import { printJson, runAction } from "../command";
 import { addWaitFlags } from "../options";
 import type { CliIo } from "../io";

@@ -1,9 +1,9 @@
 // The rules of `svc cloud render`'s flags, in the CLI's words: exactly one of a project folder,
 // --asset-id and --url, and the render options, callback and idempotency key checked by the
 // client core's rules (src/core/render-job.ts, over the shared schema) but refused naming the flag.
-import { ClientError } from "../../core/errors";
-import { checkIdempotencyKey, checkSettings, type ProjectSource } from "../../core/render-job";
-import type { RenderSettings } from "../../core/render-job";
+import { ClientError } from "../../core/index";
+import { checkIdempotencyKey, checkSettings, type ProjectSource } from "../../core/index";
+import type { RenderSettings } from "../../core/index";
 import { UsageError } from "../errors";
 import { flagHint } from "../hints";
 

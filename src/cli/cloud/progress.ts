@@ -2,7 +2,7 @@
 // rendering and downloading a progress line (bytes/s and ETA for transfers, percent for the
 // render), redrawn on a TTY and printed as plain lines otherwise.
 import { formatBytes } from "../../shared/archive-report";
-import type { RenderEvent } from "../../core/pipeline";
+import type { RenderEvent } from "../../core/index";
 import { createProgressLine, type ProgressLine } from "../progress";
 import type { OutputStream } from "../io";
 

@@ -5,8 +5,8 @@
 // given its queue and workers (POST /v3/svc/renders/quote).
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { prepareProject } from "../../core/publish";
-import type { ProjectSource, RenderSettings } from "../../core/render-job";
+import { prepareProject } from "../../core/index";
+import type { ProjectSource, RenderSettings } from "../../core/index";
 import { scanCompositionHtml } from "../../shared/composition-scan";
 import { localOutputsSeconds, type RenderQuote } from "../../shared/quote";
 import { printJson } from "../command";
@@ -37,7 +37,7 @@ export async function runCloudQuote(
     );
   }
   await prepareProject({ ...settings, dir: project.dir });
-  const { sampleRenderCost } = await import("../../engine/quote");
+  const { sampleRenderCost } = await import("../../engine/index");
   const sampled = await sampleRenderCost({
     projectDir: project.dir,
     composition: settings.composition,

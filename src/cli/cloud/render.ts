@@ -4,9 +4,9 @@
 // a table (batch.ts). runCloudRender calls core/pipeline and prints; the command parses flags.
 import type { Command } from "commander";
 import { formatBytes } from "../../shared/archive-report";
-import { runRender, type RenderRunState } from "../../core/pipeline";
-import { dryRunProject, prepareProject } from "../../core/publish";
-import { newIdempotencyKey, type ProjectSource, type RenderSettings } from "../../core/render-job";
+import { runRender, type RenderRunState } from "../../core/index";
+import { dryRunProject, prepareProject } from "../../core/index";
+import { newIdempotencyKey, type ProjectSource, type RenderSettings } from "../../core/index";
 import type { AspectRatio, OutputFormat, Quality, Resolution } from "../../shared/render-options";
 import { printJson, runAction } from "../command";
 import { UsageError } from "../errors";

@@ -2,7 +2,7 @@
 // within LOGIN_TIMEOUT_MS. Opening a browser is injected (openSystemBrowser is the default the
 // CLI and the app pass); whether this terminal can show one is the CLI's question
 // (src/cli/auth/terminal.ts).
-import { startDetached, systemOpenCommand } from "../../node/open";
+import { startDetached, systemOpenCommand } from "../../node/index";
 import { randomBytes } from "node:crypto";
 import { type TokenResponse } from "../../shared/oauth";
 import { LOGIN_TIMEOUT_MS, authorizeUrl, createPkcePair, exchangeCode } from "./protocol";

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { LOOPBACK_CALLBACK_PATH } from "../../shared/oauth";
-import { sameSecret } from "../../node/secrets";
+import { sameSecret } from "../../node/index";
 import { ClientError, interruptedError, registerSecret } from "../errors";
 import { HINTS, LOGIN_TIMEOUT_MS } from "./protocol";
 

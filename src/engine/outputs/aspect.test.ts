@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineError } from "../errors";
 import { decodeFrame, pixelAt, probeMedia } from "../testing/probe";
 import { renderComposition } from "../render";
-import { adaptedViewport } from "../render-prepare";
+import { adaptedViewport } from "../stages/render-prepare";
 import { renderStill } from "./still";
 
 let scratch: string;

@@ -8,7 +8,7 @@ import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { formatSrt, formatVtt } from "../../shared/captions";
 import type { OutputFormat } from "../../shared/render-options";
-import { runFfmpeg } from "../encode";
+import { runFfmpeg } from "../ffmpeg/encode";
 import type { RenderCaptions } from "../types";
 
 const SUBTITLE_CODECS: Partial<Record<OutputFormat, { codec: string; input: "srt" | "vtt" }>> = {

@@ -5,7 +5,7 @@
 // forever. Frame delays are whole hundredths of a second, so 30 fps alternates 3 and 4 (the total
 // stays exact), and GIF_MAX_FPS caps the rate (shared/render-options.ts).
 import type { Quality } from "../../shared/render-options";
-import { runFfmpeg } from "../encode";
+import { runFfmpeg } from "../ffmpeg/encode";
 
 /** Palette size and dithering per quality tier; high spends bytes on smooth gradients. */
 const GIF_PALETTE: Record<Quality, { colors: number; dither: string }> = {

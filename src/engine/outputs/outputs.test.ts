@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import yauzl from "yauzl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineError } from "../errors";
-import { resolveFfprobe } from "../ffmpeg";
+import { resolveFfprobe } from "../ffmpeg/ffmpeg";
 import { decodeFrame, pixelAt, probeMedia } from "../testing/probe";
 import { renderComposition } from "../render";
 import { frameDigits } from "./png-sequence";

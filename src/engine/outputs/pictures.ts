@@ -5,7 +5,7 @@
 import type { Quality } from "../../shared/render-options";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { muxOutput, runFfmpeg, type MuxOptions } from "../encode";
+import { muxOutput, runFfmpeg, type MuxOptions } from "../ffmpeg/encode";
 import { writeGif } from "./gif";
 import { writePngSequence } from "./png-sequence";
 

@@ -7,8 +7,8 @@ import { createWriteStream } from "node:fs";
 import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { createZip, FIXED_ZIP_DATE } from "../../node/zip";
-import { runFfmpeg } from "../encode";
+import { createZip, FIXED_ZIP_DATE } from "../../node/index";
+import { runFfmpeg } from "../ffmpeg/encode";
 
 /** Digits of a frame number: five, or as many as the last frame needs. */
 export function frameDigits(frames: number): number {

@@ -8,11 +8,11 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { cancelledError, EngineError } from "../errors";
-import { runFfmpeg } from "../encode";
-import { pageFindings, withRefusedRequests } from "../findings";
-import { catchUp, newCatchUpState } from "../render-capture";
-import { prepareRender } from "../render-prepare";
-import { RenderSessions, type PageInfo } from "../render-sessions";
+import { runFfmpeg } from "../ffmpeg/encode";
+import { pageFindings, withRefusedRequests } from "../browser/findings";
+import { catchUp, newCatchUpState } from "../stages/render-capture";
+import { prepareRender } from "../stages/render-prepare";
+import { withRenderRun, type PageInfo } from "../stages/render-sessions";
 import type { RenderCompositionOptions } from "../types";
 import type { StillFormat } from "../../shared/outputs";
 import { frameCount } from "../../shared/frames";
@@ -93,67 +93,66 @@ export async function renderStill(options: RenderStillOptions): Promise<StillRes
   });
   const picture = { ...prepared, imageFormat: "png" as const };
   const { fps } = prepared.settings;
-  const run = await RenderSessions.start(picture, {
-    allowNetwork: options.allowNetwork ?? true,
-    readyTimeoutSeconds: options.readyTimeoutSeconds ?? 30,
-    signal,
-  });
   const partial = join(
     dirname(outputPath),
     `.${basename(outputPath)}.${randomBytes(4).toString("hex")}.partial`,
   );
+  const request = {
+    allowNetwork: options.allowNetwork,
+    readyTimeoutSeconds: options.readyTimeoutSeconds,
+    signal,
+  };
   try {
-    let page = await run.openSession();
-    const info = await page.evaluate<PageInfo>("window.__svc.info()");
-    prepared.warnings.push(...info.warnings);
-    const frames = Math.max(1, frameCount(info.duration, fps));
-    if (options.time > info.duration + 1e-9) {
-      throw new EngineError(
-        "invalid_options",
-        `The composition lasts ${info.duration} s; there is no frame at ${options.time} s.`,
-        `Give a time from 0 to ${info.duration}.`,
-        undefined,
-        { option: "time" },
-      );
-    }
-    const frame = Math.min(frames - 1, Math.round(options.time * fps));
-    const state = newCatchUpState();
-    if (!(await catchUp(page, 0, frame, fps, run, state))) {
-      // The jump was not faithful (render-capture.ts): a fresh page, stepped to the frame.
-      void page.close();
-      page = await run.openSession();
-      await catchUp(page, 0, frame, fps, run, state);
-    }
-    await page.seek(frame / fps);
-    if (run.pageErrors.length > 0) throw new Error(run.pageErrors[0]);
-    const shot = await page.capture(false);
-    for (const finding of withRefusedRequests(
-      await pageFindings([page]),
-      run.blocked,
-      run.refusalReasons,
-    )) {
-      if (!prepared.warnings.includes(finding.message)) prepared.warnings.push(finding.message);
-    }
-    run.throwIfCancelled();
-    const captured = join(run.workDir, "still.png");
-    await writeFile(captured, shot.image);
-    await mkdir(dirname(outputPath), { recursive: true });
-    await runFfmpeg(run.ffmpegPath, stillArgs(captured, partial, format, prepared.size), signal);
-    run.throwIfCancelled();
-    await rename(partial, outputPath);
-    return {
-      outputPath,
-      format,
-      frame,
-      timeSeconds: frame / fps,
-      width: prepared.size.width,
-      height: prepared.size.height,
-      warnings: prepared.warnings,
-    };
-  } catch (error) {
-    throw run.failure(error);
+    return await withRenderRun(picture, request, async (run) => {
+      let page = await run.openSession();
+      const info = await page.evaluate<PageInfo>("window.__svc.info()");
+      prepared.warnings.push(...info.warnings);
+      const frames = Math.max(1, frameCount(info.duration, fps));
+      if (options.time > info.duration + 1e-9) {
+        throw new EngineError(
+          "invalid_options",
+          `The composition lasts ${info.duration} s; there is no frame at ${options.time} s.`,
+          `Give a time from 0 to ${info.duration}.`,
+          undefined,
+          { option: "time" },
+        );
+      }
+      const frame = Math.min(frames - 1, Math.round(options.time * fps));
+      const state = newCatchUpState();
+      if (!(await catchUp(page, 0, frame, fps, run, state))) {
+        // The jump was not faithful (render-capture.ts): a fresh page, stepped to the frame.
+        void page.close();
+        page = await run.openSession();
+        await catchUp(page, 0, frame, fps, run, state);
+      }
+      await page.seek(frame / fps);
+      if (run.pageErrors.length > 0) throw new Error(run.pageErrors[0]);
+      const shot = await page.capture(false);
+      for (const finding of withRefusedRequests(
+        await pageFindings([page]),
+        run.blocked,
+        run.refusalReasons,
+      )) {
+        if (!prepared.warnings.includes(finding.message)) prepared.warnings.push(finding.message);
+      }
+      run.throwIfCancelled();
+      const captured = join(run.workDir, "still.png");
+      await writeFile(captured, shot.image);
+      await mkdir(dirname(outputPath), { recursive: true });
+      await runFfmpeg(run.ffmpegPath, stillArgs(captured, partial, format, prepared.size), signal);
+      run.throwIfCancelled();
+      await rename(partial, outputPath);
+      return {
+        outputPath,
+        format,
+        frame,
+        timeSeconds: frame / fps,
+        width: prepared.size.width,
+        height: prepared.size.height,
+        warnings: prepared.warnings,
+      };
+    });
   } finally {
-    await run.close();
     await rm(partial, { force: true });
   }
 }

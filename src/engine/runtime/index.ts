@@ -1,4 +1,4 @@
-// Entry of the page runtime bundle (built by src/engine/runtime-bundle.ts, installed with
+// Entry of the page runtime bundle (built by src/engine/bundles/runtime-bundle.ts, installed with
 // addInitScript before any page script). The engine puts its config in window.__svcConfig first.
 import { bootRuntime, DEFAULT_EPOCH_MS } from "./boot";
 import { installDiagnostics } from "./diagnostics";

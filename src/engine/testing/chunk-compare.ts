@@ -7,8 +7,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { renderChunk, type ChunkResult } from "../chunks";
-import { resolveFfmpeg } from "../ffmpeg";
-import { segmentLength, type Chunk } from "../plan";
+import { resolveFfmpeg } from "../ffmpeg/ffmpeg";
+import { segmentLength, type Chunk } from "../stages/plan";
 import { frameHashes } from "./probe";
 import type { RenderCompositionOptions } from "../types";
 

@@ -1,8 +1,8 @@
 // Test support: a file's audio decoded to plain samples, and the loudness of a stretch of it, so
 // tests can say where sound is and how loud, and compare two renders' audio sample by sample.
 import { spawn } from "node:child_process";
-import { AUDIO_SAMPLE_RATE } from "../encode";
-import { resolveFfmpeg } from "../ffmpeg";
+import { AUDIO_SAMPLE_RATE } from "../ffmpeg/encode";
+import { resolveFfmpeg } from "../ffmpeg/ffmpeg";
 
 /** The first audio stream of `file` as float samples at the mix's rate, its two channels averaged. */
 export async function decodeAudio(file: string): Promise<Float32Array> {

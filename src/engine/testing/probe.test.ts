@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveFfmpeg } from "../ffmpeg";
+import { resolveFfmpeg } from "../ffmpeg/ffmpeg";
 import { decodeFrame, frameHashes, pixelAt, probeMedia } from "./probe";
 
 // Two tiny fixtures made by FFmpeg itself:

@@ -4,7 +4,7 @@
 // native vp9 decoder ignores the alpha side channel and would report every pixel opaque.
 import { spawn } from "node:child_process";
 import { EngineError } from "../errors";
-import { resolveFfmpeg, resolveFfprobe } from "../ffmpeg";
+import { resolveFfmpeg, resolveFfprobe } from "../ffmpeg/ffmpeg";
 
 export interface MediaStream {
   index: number;

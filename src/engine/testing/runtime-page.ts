@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { launchChromium } from "./launch-chromium";
-import { runtimeScript } from "../runtime-bundle";
+import { runtimeScript } from "../bundles/runtime-bundle";
 
 export const ORIGIN = "http://svc.test";
 /** waitForFunction polls with requestAnimationFrame by default, which is virtual in these pages. */

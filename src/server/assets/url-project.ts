@@ -5,7 +5,7 @@ import { UPLOAD_LIMIT_BYTES } from "../../shared/limits";
 import type { ServiceContext } from "../context";
 import { ApiError } from "../errors";
 import { OutboundError, guardedRequest } from "../webhooks/outbound";
-import { zipBuffers } from "../../node/zip";
+import { zipBuffers } from "../../node/index";
 
 const ZIP_MAGIC = [Buffer.from("PK\x03\x04", "latin1"), Buffer.from("PK\x05\x06", "latin1")];
 

@@ -3,7 +3,7 @@
 // creates a local account and writes its key to `<data-dir>/credentials` (0600).
 import { createHash, randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { writeJsonFileAtomic } from "../../node/atomic-file";
+import { writeJsonFileAtomic } from "../../node/index";
 import type { Database } from "../db/database";
 import type { UsersTable } from "../db/schema";
 import { newId, randomToken } from "../ids";

@@ -5,7 +5,7 @@
 // HttpOnly). Pages are no-store, unframeable, script-free and send no Referer.
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { sameSecret } from "../../node/secrets";
+import { sameSecret } from "../../node/index";
 import { OAUTH_PATHS } from "../../shared/oauth";
 import type { User } from "./accounts";
 import {

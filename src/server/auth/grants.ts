@@ -4,7 +4,7 @@
 // device authorization grant (RFC 8628), revocation (RFC 7009) and access-token checks. The
 // request checks are authorize-request.ts, token storage token-store.ts; the HTTP shapes are in
 // oauth-routes.ts (JSON endpoints) and auth-pages.ts (the pages a person sees).
-import { sameSecret } from "../../node/secrets";
+import { sameSecret } from "../../node/index";
 import {
   ACCESS_TOKEN_PREFIX,
   DEVICE_CODE_GRANT,

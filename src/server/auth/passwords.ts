@@ -3,7 +3,7 @@
 // breaking old hashes. Comparison is constant-time, and an unknown account is checked against a
 // dummy hash so the answer takes the same time either way.
 import { createHash, randomBytes, scrypt, type ScryptOptions } from "node:crypto";
-import { sameSecret } from "../../node/secrets";
+import { sameSecret } from "../../node/index";
 import { findUserByEmail, type User } from "./accounts";
 import type { Database } from "../db/database";
 import { FailureCounts, type CountKey } from "../http/failed-credentials";

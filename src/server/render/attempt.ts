@@ -2,13 +2,13 @@
 // and when its phases began. Shared by the kinds of job (job-whole.ts, job-chunk.ts,
 // job-join.ts, job-output.ts): the project unzipped from the object store, the engine's options from the render
 // row, and outputs stored under the render's prefix.
-import type { RenderCaptions } from "../../engine/types";
+import type { RenderCaptions } from "../../engine/contract";
 import { createReadStream } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import type { AudioInput } from "../../engine/encode";
-import type { ChunkResult, JoinChunksOptions, RenderChunkOptions } from "../../engine/chunks";
-import type { RenderCompositionOptions, RenderProgress, RenderResult } from "../../engine/types";
-import type { RenderStillOptions, StillResult } from "../../engine/outputs/still";
+import type { AudioInput } from "../../engine/index";
+import type { ChunkResult, JoinChunksOptions, RenderChunkOptions } from "../../engine/index";
+import type { RenderCompositionOptions, RenderProgress, RenderResult } from "../../engine/contract";
+import type { RenderStillOptions, StillResult } from "../../engine/index";
 import type { AspectRatio, OutputFormat, Quality, Resolution } from "../../shared/render-options";
 import { extractZip } from "../assets/zip-inspect";
 import type { ServiceContext } from "../context";
@@ -61,6 +61,19 @@ export interface Attempt {
   framesDone?: number;
   /** Run when the job ends, whatever happens (the cached project let go). */
   cleanups: (() => void)[];
+}
+
+/**
+ * What a job returns: "finished" (its work is recorded and its lease finished), "dropped" (the
+ * lease was lost or the render ended meanwhile: what it stored is referenced nowhere), or
+ * "superseded" (the other copy of a chunk finished it first: the job is over, its files unused).
+ * The worker's failure policy (failure-policy.ts) decides what follows.
+ */
+export type JobResult = "finished" | "dropped" | "superseded";
+
+/** A job whose lease finished (queue.finish answered true) or was lost meanwhile. */
+export function finishedIf(finished: boolean): JobResult {
+  return finished ? "finished" : "dropped";
 }
 
 /** Progress is written at most twice a second. */

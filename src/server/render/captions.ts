@@ -3,7 +3,7 @@
 // before anything is queued or charged; the worker gets the parsed cues with the render's row.
 import { parseCaptions, CAPTIONS_MAX_CHARS } from "../../shared/captions";
 import type { ParsedRenderRequest } from "../../shared/api";
-import type { RenderCaptions } from "../../engine/types";
+import type { RenderCaptions } from "../../engine/contract";
 import type { ServiceContext } from "../context";
 import { ApiError } from "../errors";
 import { ArchiveError, checkEntryName, readZipEntry } from "../assets/zip-inspect";

@@ -1,7 +1,7 @@
 // The service's words for an engine failure, as they end up in a render's `failure_message`: the
 // reader is an API client (or the app showing the record), so hints name request fields
 // (`composition`, `aspect_ratio`, `strict_variables`), never a CLI flag.
-import { isEngineError, type EngineError } from "../../engine/errors";
+import { isEngineError, type EngineError } from "../../engine/contract";
 
 type Hint = (params: Readonly<Record<string, string>>) => string | undefined;
 

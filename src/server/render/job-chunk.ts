@@ -4,7 +4,7 @@
 // counter, render-repository.ts completeChunk). A straggler's speculative copy (`copy`,
 // speculation.ts) runs the same way under its own job and object keys; whichever copy records the
 // chunk first wins, and the other's segments are removed (the worker deletes what an attempt
-// stored when it returns false).
+// stored when it does not return "finished").
 import { mkdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { jobIdOf } from "../queue/job-queue";
@@ -16,7 +16,9 @@ import {
   storeFile,
   toProjectRelative,
   unpackProject,
+  finishedIf,
   type Attempt,
+  type JobResult,
   type JobServices,
 } from "./attempt";
 import {
@@ -32,15 +34,14 @@ export async function runChunkJob(
   attempt: Attempt,
   index: number,
   copy: boolean,
-): Promise<boolean> {
+): Promise<JobResult> {
   const { ctx, queue, engine } = services;
   const { render, lease } = attempt;
   const chunk = await loadChunk(ctx.db, render.id, index);
   if (chunk.state === "done") {
     // The other copy finished it (this one was queued, or its worker presumed dead, meanwhile).
-    attempt.details.superseded = true;
     await queue.finish(lease, "done", async () => {});
-    return false;
+    return "superseded";
   }
   // A copy leaves the chunk's attempts and start time to its first run (what speculation measures).
   if (!copy) await markChunkRendering(ctx.db, render.id, index, lease.attempt, ctx.now());
@@ -108,6 +109,6 @@ export async function runChunkJob(
   });
   // Finished second (or after the render ended): the job is over, and what it stored is
   // referenced nowhere, so the worker deletes it.
-  if (outcome === "already-done") attempt.details.superseded = true;
-  return finished && (outcome === "completes-set" || outcome === "recorded");
+  if (outcome === "already-done") return "superseded";
+  return finishedIf(finished && (outcome === "completes-set" || outcome === "recorded"));
 }

@@ -4,8 +4,7 @@
 // worker (worker.ts) until its attempts run out.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { AudioInput } from "../../engine/encode";
-import type { RenderCaptions } from "../../engine/types";
+import type { AudioInput, RenderCaptions } from "../../engine/index";
 import { FILE_EXTENSIONS, type OutputFormat, type Quality } from "../../shared/render-options";
 import { enqueueWebhook } from "../webhooks/webhooks";
 import {
@@ -14,7 +13,9 @@ import {
   renderPrefix,
   storeFile,
   unpackProject,
+  finishedIf,
   type Attempt,
+  type JobResult,
   type JobServices,
 } from "./attempt";
 import { completeRender, loadChunksForJoin, speculativeCounts } from "./render-repository";
@@ -22,7 +23,7 @@ import { completeRender, loadChunksForJoin, speculativeCounts } from "./render-r
 /** Segments the join downloads at once. */
 const JOIN_DOWNLOADS = 8;
 
-export async function runJoinJob(services: JobServices, attempt: Attempt): Promise<boolean> {
+export async function runJoinJob(services: JobServices, attempt: Attempt): Promise<JobResult> {
   const { ctx, queue, engine } = services;
   const { render, lease } = attempt;
   const chunks = await loadChunksForJoin(ctx.db, render.id);
@@ -113,7 +114,7 @@ export async function runJoinJob(services: JobServices, attempt: Attempt): Promi
         }
       }
     }
-    return finished;
+    return finishedIf(finished);
   } finally {
     for (const release of releases) await release().catch(() => undefined);
   }

@@ -22,7 +22,9 @@ import {
   renderPrefix,
   storeFile,
   unpackProject,
+  finishedIf,
   type Attempt,
+  type JobResult,
   type JobServices,
 } from "./attempt";
 import {
@@ -37,11 +39,13 @@ export async function runOutputJob(
   services: JobServices,
   attempt: Attempt,
   index: number,
-): Promise<boolean> {
+): Promise<JobResult> {
   const { ctx, queue, engine } = services;
   const { render, lease } = attempt;
   const output = await loadOutput(ctx.db, render.id, index);
-  if (output.status === "completed") return queue.finish(lease, "done", async () => {});
+  if (output.status === "completed") {
+    return finishedIf(await queue.finish(lease, "done", async () => {}));
+  }
   await markOutputRendering(ctx.db, render.id, index, ctx.now());
   const projectDir = await unpackProject(services, attempt);
   const options = {
@@ -111,5 +115,5 @@ export async function runOutputJob(
     // The render ended meanwhile (cancelled, failed elsewhere): nothing keeps these files.
     for (const key of attempt.stored) await ctx.store.delete(key).catch(() => undefined);
   }
-  return finished;
+  return finishedIf(finished);
 }

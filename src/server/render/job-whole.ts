@@ -11,12 +11,14 @@ import {
   renderPrefix,
   storeFile,
   unpackProject,
+  finishedIf,
   type Attempt,
+  type JobResult,
   type JobServices,
 } from "./attempt";
 import { completeRender, writeProgress } from "./render-repository";
 
-export async function runWholeJob(services: JobServices, attempt: Attempt): Promise<boolean> {
+export async function runWholeJob(services: JobServices, attempt: Attempt): Promise<JobResult> {
   const { ctx, queue, engine } = services;
   const { render } = attempt;
   const projectDir = await unpackProject(services, attempt);
@@ -41,7 +43,7 @@ export async function runWholeJob(services: JobServices, attempt: Attempt): Prom
     ? await storeFile(services, attempt, `${prefix}/thumbnail.jpg`, result.thumbnailPath)
     : null;
   mark(attempt, "stored");
-  return queue.finish(attempt.lease, "done", async (trx) => {
+  const finished = await queue.finish(attempt.lease, "done", async (trx) => {
     const now = ctx.now();
     const completed = await completeRender(
       trx,
@@ -56,4 +58,5 @@ export async function runWholeJob(services: JobServices, attempt: Attempt): Prom
     );
     if (completed) await enqueueWebhook(trx, completed, now);
   });
+  return finishedIf(finished);
 }

@@ -357,3 +357,24 @@ export function loadChunksForJoin(db: Db, renderId: string) {
     .orderBy("idx")
     .execute();
 }
+
+/**
+ * What a running job's cancel check reads (worker.ts): its render's status and deletion, and the
+ * state of the render_chunks row `chunkIndex` (-1: none) when the job renders a chunk.
+ */
+export function loadRunState(
+  db: Db,
+  renderId: string,
+  chunkIndex: number,
+): Promise<{ status: string; deleted_ms: number | null; chunkState: string | null } | undefined> {
+  return db
+    .selectFrom("renders")
+    .leftJoin("render_chunks", (join) =>
+      join
+        .onRef("render_chunks.render_id", "=", "renders.id")
+        .on("render_chunks.idx", "=", chunkIndex),
+    )
+    .select(["renders.status", "renders.deleted_ms", "render_chunks.state as chunkState"])
+    .where("renders.id", "=", renderId)
+    .executeTakeFirst();
+}

@@ -34,7 +34,7 @@ import type { ZodTypeProvider } from "../http/schema-compilers";
 import { newId } from "../ids";
 import { createIdempotently } from "../http/idempotency";
 import { checkCompositionPath, readComposition } from "../assets/project";
-import { planChunks, type Chunk } from "../../engine/plan";
+import { planChunks, type Chunk } from "../../engine/contract";
 import { liveWorkerSlots } from "./worker-presence";
 import { enqueueRenderJobs, lockAccount, rendersInProgress } from "./admission";
 import type { JobQueue } from "../queue/job-queue";

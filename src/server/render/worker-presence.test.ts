@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { planChunks } from "../../engine/plan";
+import { planChunks } from "../../engine/stages/plan";
 import type { Database } from "../db/database";
 import { openSqliteDatabase } from "../db/sqlite";
 import { announceWorker, forgetWorker, liveWorkerSlots } from "./worker-presence";

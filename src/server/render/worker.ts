@@ -17,7 +17,6 @@
 // encoder drain, upload), so a chunk's time outside capturing frames can be read from the logs.
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { isEngineError } from "../../engine/errors";
 import type { ServiceContext } from "../context";
 import type { RendersTable } from "../db/schema";
 import { randomToken } from "../ids";
@@ -25,26 +24,21 @@ import { parseJobId, type JobQueue, type Lease } from "../queue/job-queue";
 import type { JobOutcome, SpeculativeOutcome } from "../metrics";
 import { enqueueWebhook } from "../webhooks/webhooks";
 import type { Attempt, Engine, JobServices } from "./attempt";
-import { engineFailureMessage, joinFailureMessage } from "./failure-hints";
-import { runChunkJob } from "./job-chunk";
-import { runJoinJob } from "./job-join";
-import { runOutputJob } from "./job-output";
+import { decideJobEnd, type AbortReason, type Decision, type JobEnd } from "./failure-policy";
+import { jobKind, type JobKind } from "./job-kinds";
 import { purgeOutputFiles } from "./render-outputs";
-import { runWholeJob } from "./job-whole";
 import { ProjectCache } from "./project-cache";
 import { announceWorker, forgetWorker, PRESENCE_INTERVAL_MS } from "./worker-presence";
 import {
-  chunkIsDone,
   failRender,
   loadRender,
+  loadRunState,
   markRendering,
   requeueRender,
 } from "./render-repository";
 import { startSpeculativeCopies } from "./speculation";
 
 export type { Engine } from "./attempt";
-
-type AbortReason = "timeout" | "lease_lost" | "shutdown" | "cancelled" | "superseded";
 
 class RenderAbort extends Error {
   constructor(readonly reason: AbortReason) {
@@ -173,9 +167,7 @@ export class WorkerPool {
       const { renderId } = job;
       // A speculative copy is a spare: its first run goes on. A chunk done by its other copy
       // lost nothing.
-      if (job.kind === "chunk" && (job.copy || (await chunkIsDone(trx, renderId, job.chunk)))) {
-        return;
-      }
+      if (await jobKind(job).lossIsHarmless(trx)) return;
       const now = this.ctx.now();
       const updated = await failRender(
         trx,
@@ -209,22 +201,19 @@ export class WorkerPool {
       await this.queue.finish(lease, "done", async () => {});
       return;
     }
+    const kind = jobKind(job);
     const startedMs = render.started_ms ?? ctx.now();
-    await markRendering(ctx.db, render, startedMs, job.kind === "whole");
+    await markRendering(ctx.db, render, startedMs, kind.wholeRender);
     const log = ctx.log.child({
       ...(render.request_id ? { reqId: render.request_id } : {}),
       renderId: render.id,
-      job: job.kind,
-      ...(job.kind === "chunk" ? { chunk: job.chunk, ...(job.copy ? { copy: true } : {}) } : {}),
-      ...(job.kind === "output" ? { output: job.output } : {}),
+      job: kind.name,
+      ...kind.logFields,
       worker: ctx.config.workerName,
       attempt: lease.attempt,
     });
-    log.info(`${job.kind === "whole" ? "render" : job.kind} started`);
-    if (job.kind === "chunk") {
-      ctx.metrics.chunkAttempts.inc();
-      if (lease.attempt > 1) ctx.metrics.chunkRetries.inc();
-    }
+    log.info(`${kind.label} started`);
+    kind.countClaim(ctx, lease.attempt);
     let outcome: JobOutcome = "failed";
 
     const controller = new AbortController();
@@ -245,27 +234,17 @@ export class WorkerPool {
       Math.max(250, (ctx.config.leaseSeconds * 1000) / 3),
     );
     const cancelCheck = setInterval(() => {
-      void ctx.db
-        .selectFrom("renders")
-        .leftJoin("render_chunks", (join) =>
-          join
-            .onRef("render_chunks.render_id", "=", "renders.id")
-            .on("render_chunks.idx", "=", job.kind === "chunk" ? job.chunk : -1),
-        )
-        .select(["renders.status", "renders.deleted_ms", "render_chunks.state as chunkState"])
-        .where("renders.id", "=", render.id)
-        .executeTakeFirst()
-        .then(
-          (row) => {
-            if (!row || row.deleted_ms !== null || row.status === "failed") abort("cancelled");
-            // The other copy of this chunk finished first; once this one has stored its
-            // segments, its own finish finds that out (and changes nothing).
-            else if (row.chunkState === "done" && attempt.phasesMs.stored === undefined) {
-              abort("superseded");
-            }
-          },
-          () => undefined,
-        );
+      void loadRunState(ctx.db, render.id, kind.chunkIndex).then(
+        (row) => {
+          if (!row || row.deleted_ms !== null || row.status === "failed") abort("cancelled");
+          // The other copy of this chunk finished first; once this one has stored its
+          // segments, its own finish finds that out (and changes nothing).
+          else if (row.chunkState === "done" && attempt.phasesMs.stored === undefined) {
+            abort("superseded");
+          }
+        },
+        () => undefined,
+      );
     }, CANCEL_CHECK_MS);
     const attempt: Attempt = {
       lease,
@@ -284,91 +263,45 @@ export class WorkerPool {
       details: {},
       cleanups: [],
     };
+    const limits = {
+      maxAttempts: ctx.config.maxAttempts,
+      renderTimeoutSeconds: ctx.config.renderTimeoutSeconds,
+    };
     try {
-      await rm(attempt.workDir, { recursive: true, force: true });
-      const finished =
-        job.kind === "whole"
-          ? await runWholeJob(this.services, attempt)
-          : job.kind === "chunk"
-            ? await runChunkJob(this.services, attempt, job.chunk, job.copy === true)
-            : job.kind === "output"
-              ? await runOutputJob(this.services, attempt, job.output)
-              : await runJoinJob(this.services, attempt);
-      if (!finished) {
-        // Lease lost or render deleted meanwhile: this attempt's files are orphans.
-        for (const key of attempt.stored) await ctx.store.delete(key);
+      let end: JobEnd;
+      try {
+        await rm(attempt.workDir, { recursive: true, force: true });
+        const result = await kind.run(this.services, attempt);
+        log.info(
+          {
+            finished: result === "finished",
+            phasesMs: attempt.phasesMs,
+            totalMs: Date.now() - claimedMs,
+            ...attempt.details,
+            ...(result === "superseded" ? { superseded: true } : {}),
+          },
+          `${kind.label} finished`,
+        );
+        end = { returned: result };
+      } catch (error) {
+        const reason =
+          error instanceof RenderAbort
+            ? error.reason
+            : controller.signal.aborted
+              ? (controller.signal.reason as RenderAbort).reason
+              : undefined;
+        end = { threw: error, abort: reason };
       }
-      log.info(
-        {
-          finished,
-          phasesMs: attempt.phasesMs,
-          totalMs: Date.now() - claimedMs,
-          ...attempt.details,
-        },
-        `${job.kind === "whole" ? "render" : job.kind} finished`,
-      );
-      outcome = finished ? "completed" : attempt.details.superseded ? "superseded" : "abandoned";
-      if (finished) observeFrameTime(ctx, attempt);
-    } catch (error) {
-      const reason =
-        error instanceof RenderAbort
-          ? error.reason
-          : controller.signal.aborted
-            ? (controller.signal.reason as RenderAbort).reason
-            : undefined;
-      for (const key of attempt.stored) await ctx.store.delete(key);
-      if (reason === "shutdown") {
-        outcome = "released";
-        await this.queue.release(lease);
-        if (job.kind === "whole") await requeueRender(ctx.db, render.id);
-        log.info("released for another worker (shutdown)");
-      } else if (reason === "superseded") {
-        // Like a cancel, but only of this copy: the job ends here, the render goes on.
-        outcome = "superseded";
-        await this.queue.finish(lease, "done", async () => {});
-        log.info("chunk abandoned: its other copy finished it first");
-      } else if (reason === "cancelled") {
-        outcome = "abandoned";
-        log.info("render abandoned: cancelled, deleted or failed elsewhere");
-      } else if (reason === "lease_lost") {
-        outcome = "abandoned";
-        log.warn("render abandoned: lease lost, render deleted or failed elsewhere");
-      } else if (job.kind === "join" && reason === undefined) {
-        // Every chunk is rendered and stored: the join depends on nothing the customer sent, so
-        // its failure is the service's (the store, the disk, FFmpeg) and worth another attempt,
-        // as a lost worker's job gets. The render fails only when none is left.
-        if (lease.attempt < ctx.config.maxAttempts) {
-          outcome = "retried";
-          const retried = await this.queue.retry(lease, String(error));
-          log.warn({ err: error, retried }, "join failed; offered again");
-        } else {
-          log.error({ err: error }, "join failed on its last attempt");
-          await this.fail(lease, render, {
-            code: "svc_join_failed",
-            message: joinFailureMessage(error, lease.attempt),
-          });
-        }
-      } else if (job.kind === "chunk" && job.copy) {
-        // A failed speculative copy fails nothing: the chunk's first run goes on.
-        await this.queue.finish(lease, "failed", async () => {});
-        log.warn({ err: error, reason }, "speculative chunk copy failed; the first run goes on");
-      } else {
-        const failure =
-          reason === "timeout"
-            ? {
-                code: "svc_render_timeout",
-                message: `the render took longer than ${ctx.config.renderTimeoutSeconds} s`,
-              }
-            : isEngineError(error)
-              ? { code: error.code, message: engineFailureMessage(error) }
-              : { code: "svc_render_failed", message: "the render failed inside the service" };
-        if (!isEngineError(error) && reason !== "timeout")
-          log.error({ err: error }, "render failed");
-        await this.fail(lease, render, failure);
-      }
+      const decision = decideJobEnd(end, lease.attempt, kind.traits, limits);
+      outcome = decision.outcome;
+      await this.carryOut(decision, end, attempt, log);
+      if (decision.action === "done" && kind.drawsFrames) observeFrameTime(ctx, kind, attempt);
     } finally {
-      if (job.kind === "chunk" && job.copy) countCopy(ctx, outcome);
-      ctx.metrics.jobDuration.observe({ kind: job.kind, outcome }, (Date.now() - claimedMs) / 1000);
+      if (kind.speculativeCopy) countCopy(ctx, outcome);
+      ctx.metrics.jobDuration.observe(
+        { kind: kind.name, outcome },
+        (Date.now() - claimedMs) / 1000,
+      );
       clearTimeout(timeout);
       clearInterval(heartbeat);
       for (const cleanup of attempt.cleanups) cleanup();
@@ -376,6 +309,40 @@ export class WorkerPool {
       this.running.delete(controller);
       await rm(attempt.workDir, { recursive: true, force: true }).catch(() => undefined);
     }
+  }
+
+  /** Does what the failure policy decided (failure-policy.ts), and logs it. */
+  private async carryOut(
+    decision: Decision,
+    end: JobEnd,
+    attempt: Attempt,
+    log: ServiceContext["log"],
+  ): Promise<void> {
+    const { lease, render } = attempt;
+    if (decision.action !== "done") {
+      for (const key of attempt.stored) await this.ctx.store.delete(key);
+    }
+    let retried: boolean | undefined;
+    if (decision.action === "release") {
+      await this.queue.release(lease);
+      if (decision.requeueRender) await requeueRender(this.ctx.db, render.id);
+    } else if (decision.action === "finish") {
+      await this.queue.finish(lease, decision.state, async () => {});
+    } else if (decision.action === "retry") {
+      retried = await this.queue.retry(lease, "threw" in end ? String(end.threw) : "");
+    } else if (decision.action === "fail") {
+      await this.fail(lease, render, decision.failure);
+    }
+    if (!decision.log) return;
+    const fields =
+      decision.log.withError && "threw" in end
+        ? {
+            err: end.threw,
+            ...(end.abort ? { reason: end.abort } : {}),
+            ...(retried !== undefined ? { retried } : {}),
+          }
+        : {};
+    log[decision.log.level](fields, decision.log.message);
   }
 
   private async fail(
@@ -410,13 +377,10 @@ function countCopy(ctx: ServiceContext, outcome: JobOutcome): void {
 }
 
 /** Seconds per frame of a finished whole or chunk job: its capture time over its frames. */
-function observeFrameTime(ctx: ServiceContext, attempt: Attempt): void {
+function observeFrameTime(ctx: ServiceContext, kind: JobKind, attempt: Attempt): void {
   const frames = attempt.framesDone ?? 0;
-  if (attempt.job.kind === "join" || frames <= 0) return;
+  if (frames <= 0) return;
   const { capturing = 0, finishing, rendered } = attempt.phasesMs;
   const end = finishing ?? rendered ?? Date.now() - attempt.claimedMs;
-  ctx.metrics.secondsPerFrame.observe(
-    { kind: attempt.job.kind },
-    (end - capturing) / 1000 / frames,
-  );
+  ctx.metrics.secondsPerFrame.observe({ kind: kind.name }, (end - capturing) / 1000 / frames);
 }

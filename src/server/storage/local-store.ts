@@ -15,7 +15,7 @@ import {
   type SignPutOptions,
 } from "./object-store";
 import { pipeline } from "node:stream/promises";
-import { sameSecret } from "../../node/secrets";
+import { sameSecret } from "../../node/index";
 import { randomToken } from "../ids";
 
 export type SignatureCheck = "ok" | "expired" | "invalid";

@@ -6,7 +6,7 @@
 import { createHmac } from "node:crypto";
 import type { Transaction } from "kysely";
 import { WEBHOOK_SIGNATURE_HEADER, type WebhookPayload } from "../../shared/api";
-import { backoffDelay } from "../../node/wait";
+import { backoffDelay } from "../../node/index";
 import type { ServiceContext } from "../context";
 import type { DB, RendersTable } from "../db/schema";
 import { ApiError } from "../errors";

@@ -10,8 +10,8 @@
 // Nothing the page asks for reaches a network by the browser's own means.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { cdnAnswer } from "../node/cdn-files";
-import type { ResolvedLibrary } from "../node/library-cache";
+import { cdnAnswer } from "../../node/index";
+import type { ResolvedLibrary } from "../../node/index";
 
 /**
  * What a page may reach beyond the project and the CDN files answered locally: everything

@@ -14,11 +14,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNetwork, netnsUnavailable, type Network } from "../server/testing/netns";
+import { createNetwork, netnsUnavailable, type Network } from "../../server/testing/netns";
 import { confinementFor } from "./confinement";
 import { resolveChromium } from "./browser";
-import { renderComposition } from "./render";
-import { decodeFrame, pixelAt } from "./testing/probe";
+import { renderComposition } from "../render";
+import { decodeFrame, pixelAt } from "../testing/probe";
 import type { NetworkAccess } from "./network";
 
 /** A place that counts what reaches it: TCP connections (HTTP, WebSocket) and UDP packets. */

@@ -3,23 +3,24 @@
 // go. Cancelling (the render's AbortSignal) stops every encoder and closes every page at once;
 // close() returns only when every FFmpeg and browser process has exited, so no process outlives
 // the render, not even as an unreaped zombie. A page is "ready" when the page runtime says so
-// (fonts, images, media), polled by waitUntilReady.
-import type { CompositionInfo } from "./runtime/types";
+// (fonts, images, media), polled by waitUntilReady. withRenderRun is the one place a run starts
+// and ends: render, chunk, still, quote and check all go through it, with the run defaults below.
+import type { CompositionInfo } from "../runtime/types";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import type { ResolvedLibrary } from "../node/library-cache";
+import type { ResolvedLibrary } from "../../node/index";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { resolveChromium, type ResolvedBrowser } from "./browser";
-import { CaptureSession } from "./capture";
+import { resolveChromium, type ResolvedBrowser } from "../browser/browser";
+import { CaptureSession } from "../browser/capture";
 import type { PagePool, PageHooks, WarmPage } from "./page-pool";
-import { cancelledError, EngineError } from "./errors";
-import type { NetworkAccess } from "./network";
-import { resolveFfmpeg } from "./ffmpeg";
-import { startProjectServer, type ProjectServer } from "./project-server";
+import { cancelledError, EngineError } from "../errors";
+import type { NetworkAccess } from "../browser/network";
+import { resolveFfmpeg } from "../ffmpeg/ffmpeg";
+import { startProjectServer, type ProjectServer } from "../browser/project-server";
 import type { PreparedRender } from "./render-prepare";
-import { runtimeScript } from "./runtime-bundle";
-import { refillSpareBrowser } from "./spare-browser";
+import { runtimeScript } from "../bundles/runtime-bundle";
+import { refillSpareBrowser } from "../browser/spare-browser";
 
 /**
  * Where captured frames of one segment go; the encoder normally, a counter in benchmarks. A null
@@ -35,6 +36,56 @@ export interface FrameSink {
 /** What the page runtime reports about the composition (`window.__svc.info()`). */
 export type PageInfo = CompositionInfo;
 
+/** The run defaults, declared once: every caller that leaves them out gets these. */
+export const RUN_DEFAULTS = { allowNetwork: true, readyTimeoutSeconds: 30 } as const;
+
+/** What a caller of withRenderRun may say about its run; the rest comes from RUN_DEFAULTS. */
+export interface RenderRunRequest {
+  allowNetwork?: NetworkAccess | undefined;
+  readyTimeoutSeconds?: number | undefined;
+  signal?: AbortSignal | undefined;
+  extraArgs?: string[] | undefined;
+  pool?: PagePool | undefined;
+  purpose?: RunPurpose;
+}
+
+/**
+ * Starts the run for `prepared`, runs `body` with it, surfaces its failure (cancellation and page
+ * errors win over their effects) and closes everything it started whatever happens; a page kept
+ * warm (keepWarm) goes back to the pool only when `body` succeeded.
+ */
+export async function withRenderRun<T>(
+  prepared: PreparedRender,
+  request: RenderRunRequest,
+  body: (run: RenderSessions) => Promise<T>,
+): Promise<T> {
+  const run = await RenderSessions.start(prepared, {
+    allowNetwork: request.allowNetwork ?? RUN_DEFAULTS.allowNetwork,
+    readyTimeoutSeconds: request.readyTimeoutSeconds ?? RUN_DEFAULTS.readyTimeoutSeconds,
+    signal: request.signal,
+    ...(request.extraArgs ? { extraArgs: request.extraArgs } : {}),
+    ...(request.pool ? { pool: request.pool } : {}),
+    ...(request.purpose ? { purpose: request.purpose } : {}),
+  });
+  let succeeded = false;
+  try {
+    const result = await body(run);
+    succeeded = true;
+    return result;
+  } catch (error) {
+    throw run.failure(error);
+  } finally {
+    await run.close(succeeded);
+  }
+}
+
+/**
+ * "render" draws frames; "check" (check.ts) loads the page as a render does but only looks at it:
+ * no FFmpeg, the page read by screenshot, its runtime given only the variables, and no JPEG
+ * detail matching (nothing is encoded).
+ */
+export type RunPurpose = "render" | "check";
+
 export interface RenderSessionsOptions {
   allowNetwork: NetworkAccess;
   readyTimeoutSeconds: number;
@@ -43,6 +94,8 @@ export interface RenderSessionsOptions {
   extraArgs?: string[];
   /** Take a warm page from this pool if one fits, and give the kept page back (keepWarm). */
   pool?: PagePool;
+  /** Default "render". */
+  purpose?: RunPurpose;
 }
 
 export class RenderSessions {
@@ -91,23 +144,34 @@ export class RenderSessions {
   ) {
     this.adopted = warm;
     // Built while the browsers start (esbuild, once per process); each page awaits it.
-    this.initScript = runtimeScript({
+    this.initScript = runtimeScript(
+      options.purpose === "check"
+        ? { variables: prepared.variables }
+        : {
       variables: prepared.variables,
       aspect: { ratio: prepared.aspectRatio, ...prepared.viewport },
       ...(prepared.captions ? { captions: prepared.captions } : {}),
       fps: prepared.settings.fps,
-    });
+          },
+    );
     this.initScript.catch(() => undefined); // surfaced by the sessions that await it
     options.signal?.addEventListener("abort", this.onAbort, { once: true });
     if (options.signal?.aborted) this.onAbort();
   }
 
-  /** Finds FFmpeg and Chromium, makes the work dir and starts the project server. */
+  /**
+   * Finds FFmpeg and Chromium, makes the work dir and starts the project server. Only
+   * withRenderRun calls this, and close(): it owns the run's start and end.
+   */
   static async start(
     prepared: PreparedRender,
     options: RenderSessionsOptions,
   ): Promise<RenderSessions> {
-    const [ffmpeg, browser] = await Promise.all([resolveFfmpeg(), resolveChromium()]);
+    const [ffmpeg, browser] = await Promise.all([
+      // A check encodes nothing: its ffmpegPath stays empty.
+      options.purpose === "check" ? undefined : resolveFfmpeg(),
+      resolveChromium(),
+    ]);
     if (options.signal?.aborted) throw cancelledError();
     const workDir = await mkdtemp(join(tmpdir(), "svc-render-"));
     const key = warmKey(prepared, options);
@@ -118,7 +182,7 @@ export class RenderSessions {
         prepared,
         server,
         workDir,
-        ffmpeg.path,
+        ffmpeg?.path ?? "",
         browser,
         options,
         key,
@@ -147,7 +211,6 @@ export class RenderSessions {
    * a new one, ready for frame 0.
    */
   async openSession(): Promise<CaptureSession> {
-    const { prepared } = this;
     const warm = this.adopted;
     if (warm) {
       this.adopted = undefined;
@@ -160,6 +223,14 @@ export class RenderSessions {
       this.positions.set(warm.session, warm.nextFrame);
       return warm.session;
     }
+    const session = await this.launchPage();
+    await this.loadPage(session);
+    return session;
+  }
+
+  /** A new browser page, not yet on the composition (a check loads it itself: loadPage). */
+  async launchPage(): Promise<CaptureSession> {
+    const { prepared } = this;
     const hooks: PageHooks = {
       pageError: (message) => this.pageErrors.push(message),
       blocked: (url, reason) => this.refuse(url, reason),
@@ -181,15 +252,20 @@ export class RenderSessions {
       onWarning: (message) => process.emitWarning(message, { code: "SVC_BROWSER_RESTARTED" }),
       onLibrary: (url, library) => hooks.library(url, library),
       ...(this.options.extraArgs ? { extraArgs: this.options.extraArgs } : {}),
+      ...(this.options.purpose === "check" ? { preferredMethod: "screenshot" as const } : {}),
     });
     this.sessions.push(session);
     this.hooks.set(session, hooks);
     if (this.cancelledFlag) throw cancelledError();
-    const readyTimeoutMs = this.options.readyTimeoutSeconds * 1000;
-    await session.load(this.server.origin + prepared.urlPath, readyTimeoutMs);
-    await waitUntilReady(session, readyTimeoutMs, this.pageErrors);
-    await session.matchPageDetail();
     return session;
+  }
+
+  /** Loads the composition in `session` and waits until the page runtime says it is ready. */
+  async loadPage(session: CaptureSession): Promise<void> {
+    const readyTimeoutMs = this.options.readyTimeoutSeconds * 1000;
+    await session.load(this.server.origin + this.prepared.urlPath, readyTimeoutMs);
+    await waitUntilReady(session, readyTimeoutMs, this.pageErrors);
+    if (this.options.purpose !== "check") await session.matchPageDetail();
   }
 
   /** Opens `count` pages at once: launching and loading is mostly waiting, one process at a time. */
@@ -230,7 +306,10 @@ export class RenderSessions {
 
   /** The error to surface for `error`: cancellation and page errors win over their effects. */
   failure(error: unknown): unknown {
-    if (this.cancelledFlag || this.options.signal?.aborted) return cancelledError();
+    if (this.cancelledFlag || this.options.signal?.aborted) {
+      // A caller's own cancellation error (a check's words) stands.
+      return error instanceof EngineError && error.code === "cancelled" ? error : cancelledError();
+    }
     if (
       this.pageErrors.length > 0 &&
       !(error instanceof EngineError && error.code === "page_error")
@@ -244,7 +323,7 @@ export class RenderSessions {
    * Stops everything this render started and removes its work dir; waits for every process. The
    * kept page (keepWarm) and its server go back to the pool instead, when the render succeeded.
    */
-  async close(succeeded = false): Promise<void> {
+  async close(succeeded: boolean): Promise<void> {
     this.options.signal?.removeEventListener("abort", this.onAbort);
     for (const encoder of this.encoders) this.stopEncoder(encoder);
     const kept =

@@ -5,15 +5,15 @@
 // distributed render — is brought to its first frame by catchUp. A whole render and a chunk run
 // this same loop; they differ only in which segments they capture.
 import { join } from "node:path";
-import type { CaptureSession } from "./capture";
-import { SegmentEncoder, segmentExtension } from "./encode";
-import { cancelledError, EngineError } from "./errors";
-import { pageFindings, withRefusedRequests } from "./findings";
+import type { CaptureSession } from "../browser/capture";
+import { SegmentEncoder, segmentExtension } from "../ffmpeg/encode";
+import { cancelledError, EngineError } from "../errors";
+import { pageFindings, withRefusedRequests } from "../browser/findings";
 import { segmentLength, stealSegments, type SegmentRun } from "./plan";
 import { resolveWorkers } from "./render-prepare";
 import { pageError, type FrameSink, type PageInfo, type RenderSessions } from "./render-sessions";
-import type { RenderProgress } from "./types";
-import { frameCount } from "../shared/frames";
+import type { RenderProgress } from "../types";
+import { frameCount } from "../../shared/frames";
 
 /** Hooks for tests and bench/render.ts, which measure capture alone with the same pages. */
 export interface CaptureHooks {

@@ -6,8 +6,8 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import type { PageCaptions } from "../shared/captions";
-import { PAGE_SCRIPT_BUILD } from "../shared/script-build";
+import type { PageCaptions } from "../../shared/captions";
+import { PAGE_SCRIPT_BUILD } from "../../shared/script-build";
 
 /** What the runtime needs to know before the page starts. */
 export interface RuntimeConfig {
@@ -26,9 +26,9 @@ export interface RuntimeConfig {
 }
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-/** Next to this file when run from source; from the package root when this module was bundled. */
+/** Beside this folder when run from source; from the package root when this module was bundled. */
 const ENTRY_CANDIDATES = [
-  join(HERE, "runtime", "index.ts"),
+  join(HERE, "..", "runtime", "index.ts"),
   join(HERE, "..", "..", "src", "engine", "runtime", "index.ts"),
   join(HERE, "..", "src", "engine", "runtime", "index.ts"),
   join(process.cwd(), "src", "engine", "runtime", "index.ts"),

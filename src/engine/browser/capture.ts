@@ -4,12 +4,12 @@
 //   path measured here (see bench/render.ts).
 // - "screenshot": Page.captureScreenshot, for full Chrome builds that lack beginFrame control.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ResolvedLibrary } from "../node/library-cache";
-import { withTimeout } from "../node/wait";
+import type { ResolvedLibrary } from "../../node/index";
+import { withTimeout } from "../../node/index";
 import type { ResolvedBrowser } from "./browser";
 import { browserCommandTimeoutMs, CdpBrowser } from "./cdp";
-import { EngineError } from "./errors";
-import type { FrameImageFormat } from "./encode";
+import { EngineError } from "../errors";
+import type { FrameImageFormat } from "../ffmpeg/encode";
 import {
   applyNetworkPolicy,
   networkClosed,

@@ -2,7 +2,7 @@
 // of the segments with the audio mix, and the thumbnail. Kept apart from the processes that run
 // them (encode.ts) so they can be read, tested and reused without starting FFmpeg. The audio mix
 // counts samples, never timestamps (see audioFilter).
-import type { OutputFormat, Quality } from "../shared/render-options";
+import type { OutputFormat, Quality } from "../../shared/render-options";
 
 export type FrameImageFormat = "jpeg" | "png";
 

@@ -3,16 +3,16 @@
 // a chunk of a distributed render keeps its encoded segments for the join (chunks.ts), and the
 // chunk holding the representative frame cuts the thumbnail from its segment. Outputs are written
 // under temp names and renamed, so a failed render leaves no half-written file.
-import type { MediaSource } from "./runtime/types";
+import type { MediaSource } from "../runtime/types";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
-import type { CaptureSession } from "./capture";
-import { extractThumbnail, type AudioInput } from "./encode";
-import { resolveMediaFfmpeg } from "./ffmpeg";
-import { networkAllows } from "./network";
-import { finishOutput } from "./outputs/pictures";
+import type { CaptureSession } from "../browser/capture";
+import { extractThumbnail, type AudioInput } from "../ffmpeg/encode";
+import { resolveMediaFfmpeg } from "../ffmpeg/ffmpeg";
+import { networkAllows } from "../browser/network";
+import { finishOutput } from "../outputs/pictures";
 import { representativeFrame } from "./plan";
-import { resolveInsideRoot } from "../node/static-files";
+import { resolveInsideRoot } from "../../node/index";
 import type { CapturedSegments } from "./render-capture";
 import type { RenderSessions } from "./render-sessions";
 

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveChromium } from "./browser";
 import { CaptureSession } from "./capture";
 import { CdpBrowser } from "./cdp";
-import { EngineError } from "./errors";
-import { decodeFrame, pixelAt } from "./testing/probe";
+import { EngineError } from "../errors";
+import { decodeFrame, pixelAt } from "../testing/probe";
 import { startProjectServer } from "./project-server";
 
 let scratch: string;

@@ -7,7 +7,7 @@
 // whose body's 8 px margin draws white lines along the top and left edges.
 import { readFile, realpath } from "node:fs/promises";
 import { resolve } from "node:path";
-import { findFile, sendFile, startLoopbackServer } from "../node/static-files";
+import { findFile, sendFile, startLoopbackServer } from "../../node/index";
 
 export interface ProjectServer {
   origin: string;

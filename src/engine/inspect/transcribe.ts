@@ -13,15 +13,15 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join, sep } from "node:path";
-import type { CaptionWord } from "../shared/captions";
-import { runFfmpeg } from "./encode";
-import { cancelledError, EngineError } from "./errors";
-import { resolveMediaFfmpeg } from "./ffmpeg";
-import { audioMixArgs } from "./ffmpeg-args";
-import { pageAudio } from "./render-finish";
-import { prepareRender } from "./render-prepare";
-import { RenderSessions, type PageInfo } from "./render-sessions";
-import type { RenderCompositionOptions } from "./types";
+import type { CaptionWord } from "../../shared/captions";
+import { runFfmpeg } from "../ffmpeg/encode";
+import { cancelledError, EngineError } from "../errors";
+import { resolveMediaFfmpeg } from "../ffmpeg/ffmpeg";
+import { audioMixArgs } from "../ffmpeg/ffmpeg-args";
+import { pageAudio } from "../stages/render-finish";
+import { prepareRender } from "../stages/render-prepare";
+import { withRenderRun, type PageInfo } from "../stages/render-sessions";
+import type { RenderCompositionOptions } from "../types";
 
 /** What the recogniser is given: 16 kHz mono, the rate the en-us model was trained at. */
 export const SPEECH_SAMPLE_RATE = 16_000;
@@ -68,12 +68,7 @@ export async function compositionSound(
   const { signal } = options;
   if (signal?.aborted) throw cancelledError();
   const prepared = await prepareRender({ ...options, fps: 1, quality: "draft" });
-  const run = await RenderSessions.start(prepared, {
-    allowNetwork: options.allowNetwork ?? true,
-    readyTimeoutSeconds: options.readyTimeoutSeconds ?? 30,
-    signal,
-  });
-  try {
+  return withRenderRun(prepared, options, async (run) => {
     const page = await run.openSession();
     const info = await page.evaluate<PageInfo>("window.__svc.info()");
     const audio = await pageAudio(run, page);
@@ -97,11 +92,7 @@ export async function compositionSound(
       signal,
     );
     return { durationSeconds: info.duration };
-  } catch (error) {
-    throw run.failure(error);
-  } finally {
-    await run.close();
-  }
+  });
 }
 
 /** The recogniser's path: SVC_POCKETSPHINX, or pocketsphinx_continuous on PATH. */

@@ -4,10 +4,10 @@
 // very frame the page stopped at (no catch-up at all). A page is reused only for the same project
 // folder, entry, variables and frame settings (its key); idle pages close after a while, and a
 // page that saw an error or a cancel is never kept.
-import type { ResolvedLibrary } from "../node/library-cache";
-import type { CaptureSession } from "./capture";
-import type { ProjectServer } from "./project-server";
-import { closeSpareBrowser } from "./spare-browser";
+import type { ResolvedLibrary } from "../../node/index";
+import type { CaptureSession } from "../browser/capture";
+import type { ProjectServer } from "../browser/project-server";
+import { closeSpareBrowser } from "../browser/spare-browser";
 
 /** Where a page sends what it reports; rebound to the render that adopts it. */
 export interface PageHooks {

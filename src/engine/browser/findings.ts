@@ -2,9 +2,9 @@
 // (`window.__svc.findings()`, src/engine/runtime/diagnostics.ts), plus what only the engine sees:
 // requests its network policy refused, and a page that never became ready. Used by a render (its
 // warnings) and by checkComposition (svc check).
-import { mergeFindings, type Finding } from "../shared/findings";
+import { mergeFindings, type Finding } from "../../shared/findings";
 import type { CaptureSession } from "./capture";
-import type { EngineError } from "./errors";
+import type { EngineError } from "../errors";
 
 /** The findings of every page, merged; a page that is gone adds nothing. */
 export async function pageFindings(sessions: CaptureSession[]): Promise<Finding[]> {

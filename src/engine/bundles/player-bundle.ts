@@ -5,10 +5,10 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { PAGE_SCRIPT_BUILD } from "../shared/script-build";
+import { PAGE_SCRIPT_BUILD } from "../../shared/script-build";
 import { runtimeBundle } from "./runtime-bundle";
 
-const PLAYER_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "player");
+const PLAYER_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "player");
 
 let modulePromise: Promise<string> | undefined;
 

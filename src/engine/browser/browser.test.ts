@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resolveChromium } from "./browser";
-import { launchChromium } from "./testing/launch-chromium";
+import { launchChromium } from "../testing/launch-chromium";
 
 describe("resolveChromium", () => {
   it("names the fix when SVC_CHROMIUM_PATH points nowhere", async () => {

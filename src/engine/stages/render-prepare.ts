@@ -9,25 +9,25 @@ import {
   detectAspectRatio,
   scanCompositionHtml,
   type CompositionScan,
-} from "../shared/composition-scan";
+} from "../../shared/composition-scan";
 import {
   ALPHA_FORMATS,
   checkRenderOptions,
   outputSize,
   type AspectRatio,
   type RenderSettingFields,
-} from "../shared/render-options";
+} from "../../shared/render-options";
 import {
   formatVariableIssue,
   parseVariablesSchema,
   validateVariables,
   type VariableValues,
-} from "../shared/variables";
-import type { FrameImageFormat } from "./encode";
-import { EngineError } from "./errors";
-import { resolveInsideRoot } from "../node/static-files";
-import type { PageCaptions } from "../shared/captions";
-import type { RenderCaptions, RenderCompositionOptions } from "./types";
+} from "../../shared/variables";
+import type { FrameImageFormat } from "../ffmpeg/encode";
+import { EngineError } from "../errors";
+import { resolveInsideRoot } from "../../node/index";
+import type { PageCaptions } from "../../shared/captions";
+import type { RenderCaptions, RenderCompositionOptions } from "../types";
 
 /**
  * JPEG quality of captured frames per tier; x264 re-encodes them, so near-lossless is enough.

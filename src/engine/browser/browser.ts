@@ -10,7 +10,7 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createBrotliDecompress } from "node:zlib";
-import { EngineError } from "./errors";
+import { EngineError } from "../errors";
 
 export type BrowserSource = "env" | "system" | "bundled";
 

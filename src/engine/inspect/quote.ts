@@ -7,11 +7,11 @@
 // start-up time feed the estimate of shared/quote.ts. The 32 frames cost a few seconds of a 1080p
 // render.
 import { availableParallelism } from "node:os";
-import { estimateRenderSeconds, framesOf, type FrameCost } from "../shared/quote";
-import { prepareRender, resolveWorkers } from "./render-prepare";
-import { RenderSessions, type PageInfo } from "./render-sessions";
-import type { RenderCompositionOptions } from "./types";
-import { segmentLength } from "./plan";
+import { estimateRenderSeconds, framesOf, type FrameCost } from "../../shared/quote";
+import { prepareRender, resolveWorkers } from "../stages/render-prepare";
+import { withRenderRun, type PageInfo } from "../stages/render-sessions";
+import type { RenderCompositionOptions } from "../types";
+import { segmentLength } from "../stages/plan";
 
 /** Where the sampled runs start (share of the timeline: the middle of each eighth) and their length. */
 const SAMPLE_AT = Array.from({ length: 8 }, (_, run) => (run + 0.5) / 8);
@@ -39,12 +39,12 @@ export async function sampleRenderCost(
   const prepared = await prepareRender(options);
   const { fps } = prepared.settings;
   const started = performance.now();
-  const run = await RenderSessions.start(prepared, {
-    allowNetwork: options.allowNetwork ?? true,
-    readyTimeoutSeconds: options.readyTimeoutSeconds ?? 30,
+  const request = {
+    allowNetwork: options.allowNetwork,
+    readyTimeoutSeconds: options.readyTimeoutSeconds,
     signal: options.signal,
-  });
-  try {
+  };
+  return withRenderRun(prepared, request, async (run) => {
     const wanted = resolveWorkers(options.workers ?? Math.min(4, availableParallelism()), Infinity);
     const opening = run.openSessions(wanted);
     const first = await opening[0]!;
@@ -104,9 +104,5 @@ export async function sampleRenderCost(
         1,
       ),
     };
-  } catch (error) {
-    throw run.failure(error);
-  } finally {
-    await run.close();
-  }
+  });
 }

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserCommandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_SECONDS } from "./cdp";
-import { EngineError } from "./errors";
-import { renderComposition } from "./render";
+import { EngineError } from "../errors";
+import { renderComposition } from "../render";
 
 let scratch: string;
 let renderTemp: string;

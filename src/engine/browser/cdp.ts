@@ -9,7 +9,7 @@ import { chmod, chown, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { EngineError } from "./errors";
+import { EngineError } from "../errors";
 
 type EventHandler = (params: Record<string, unknown>) => void;
 

@@ -12,8 +12,8 @@ import { extname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import type { OutputFormat } from "../shared/render-options";
-import { cancelledError, EngineError } from "./errors";
+import type { OutputFormat } from "../../shared/render-options";
+import { cancelledError, EngineError } from "../errors";
 import {
   muxArgs,
   segmentEncoderArgs,

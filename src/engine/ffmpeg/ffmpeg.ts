@@ -12,7 +12,7 @@ import { constants, existsSync } from "node:fs";
 import { access } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { delimiter, join } from "node:path";
-import { EngineError } from "./errors";
+import { EngineError } from "../errors";
 
 export type ToolSource = "env" | "path" | "bundled";
 

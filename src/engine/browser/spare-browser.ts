@@ -5,14 +5,14 @@
 // the first spare is for the usual frame (1920x1080 at scale 1); a render that needs other flags
 // starts its own browser, as before, and the spare started after it is made like that one (a
 // worker's next render is most likely one like its last).
-import { runtimeBundle } from "./runtime-bundle";
+import { runtimeBundle } from "../bundles/runtime-bundle";
 import { resolveChromium, type ResolvedBrowser } from "./browser";
 import { captureBrowserArgs } from "./capture-args";
 import type { CaptureMethod } from "./capture";
 import { CdpBrowser, type BrowserLaunch } from "./cdp";
 import { confinementFor, UNSANDBOXED_ARGS } from "./confinement";
 import type { NetworkAccess } from "./network";
-import { resolveFfmpeg } from "./ffmpeg";
+import { resolveFfmpeg } from "../ffmpeg/ffmpeg";
 
 /** The frame a spare browser is started for: most compositions are 1080p. */
 const USUAL_FRAME = { viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 1 };

@@ -2,18 +2,17 @@
 // render loads it (same project server, runtime, network policy and readiness), then seeked through
 // its length at a few frames per second without capturing or encoding, and the findings of the page
 // runtime (runtime/diagnostics.ts) and of the engine (findings.ts) are returned. A page that never
-// becomes ready is a finding too (page-error), not a thrown error: saying why is the point.
+// becomes ready is a finding too (page-error), not a thrown error: saying why is the point. The
+// run is a render's (withRenderRun) with the purpose "check": nothing is drawn or encoded.
 import { readFile } from "node:fs/promises";
-import { scanCompositionHtml } from "../shared/composition-scan";
-import { mergeFindings, type Finding } from "../shared/findings";
-import { resolveChromium } from "./browser";
-import { CaptureSession } from "./capture";
-import { EngineError } from "./errors";
-import { pageFailure, pageFindings, withRefusedRequests } from "./findings";
-import { startProjectServer, type ProjectServer } from "./project-server";
-import { resolveComposition } from "./render-prepare";
-import { waitUntilReady } from "./render-sessions";
-import { runtimeScript } from "./runtime-bundle";
+import { detectAspectRatio, scanCompositionHtml } from "../../shared/composition-scan";
+import { mergeFindings, type Finding } from "../../shared/findings";
+import type { CaptureSession } from "../browser/capture";
+import { EngineError } from "../errors";
+import { pageFailure, pageFindings, withRefusedRequests } from "../browser/findings";
+import { resolveComposition, type PreparedRender } from "../stages/render-prepare";
+import { withRenderRun, type RenderSessions } from "../stages/render-sessions";
+import { checkRenderOptions } from "../../shared/render-options";
 
 export interface CheckCompositionOptions {
   /** Entry file, relative to the project folder (default index.html). */
@@ -38,6 +37,32 @@ export async function checkComposition(
   options: CheckCompositionOptions = {},
 ): Promise<Finding[]> {
   const { signal } = options;
+  const prepared = await prepareCheck(projectDir, options);
+  const request = {
+    allowNetwork: options.allowNetwork,
+    readyTimeoutSeconds: options.readyTimeoutSeconds,
+    signal,
+    purpose: "check" as const,
+  };
+  return withRenderRun(prepared, request, async (run) => {
+    throwIfAborted(signal);
+    const session = await run.launchPage();
+    throwIfAborted(signal);
+    const failure = await loadAndSeek(run, session, signal);
+    throwIfAborted(signal);
+    const found = withRefusedRequests(await pageFindings([session]), run.blocked);
+    return failure ? mergeFindings([pageFailure(failure)], found) : found;
+  });
+}
+
+/**
+ * The project and entry file checked as a render checks them, and the page drawn at its authored
+ * size; the render settings are the defaults (a check's run uses none of them).
+ */
+async function prepareCheck(
+  projectDir: string,
+  options: CheckCompositionOptions,
+): Promise<PreparedRender> {
   const { root, entryPath, urlPath } = await resolveComposition(
     projectDir,
     options.composition ?? "index.html",
@@ -45,60 +70,36 @@ export async function checkComposition(
   const scanned = scanCompositionHtml(await readFile(entryPath, "utf8"));
   if (!scanned.ok) throw new EngineError("composition_not_found", scanned.message, scanned.hint);
   const { width, height } = scanned.scan;
-
-  const browser = await resolveChromium();
-  const pageErrors: string[] = [];
-  const refused = new Set<string>();
-  let server: ProjectServer | undefined;
-  let session: CaptureSession | undefined;
-  const onAbort = () => void session?.close();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    throwIfAborted(signal);
-    server = await startProjectServer(root);
-    session = await CaptureSession.open({
-      browser,
-      viewport: { width, height },
-      deviceScaleFactor: 1,
-      transparent: false,
-      imageFormat: "jpeg",
-      jpegQuality: 80,
-      preferredMethod: "screenshot",
-      initScript: runtimeScript({ variables: options.variables ?? {} }),
-      projectOrigin: server.origin,
-      allowNetwork: options.allowNetwork ?? true,
-      onPageError: (message) => pageErrors.push(message),
-      onBlockedRequest: (url) => refused.add(url),
-    });
-    throwIfAborted(signal);
-    const failure = await loadAndSeek(
-      session,
-      server.origin + urlPath,
-      (options.readyTimeoutSeconds ?? 30) * 1000,
-      pageErrors,
-      signal,
-    );
-    throwIfAborted(signal);
-    const found = withRefusedRequests(await pageFindings([session]), refused);
-    return failure ? mergeFindings([pageFailure(failure)], found) : found;
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    await session?.close();
-    await server?.close();
-  }
+  const settings = checkRenderOptions({});
+  if (!settings.ok) throw new Error("the default render settings are invalid");
+  return {
+    settings: settings.options,
+    root,
+    entryPath,
+    urlPath,
+    scan: scanned.scan,
+    variables: options.variables ?? {},
+    size: { width, height },
+    aspectRatio: detectAspectRatio(width, height) ?? "16:9",
+    viewport: { width, height },
+    deviceScaleFactor: 1,
+    transparent: false,
+    imageFormat: "jpeg",
+    jpegQuality: 80,
+    captions: undefined,
+    warnings: [],
+  };
 }
 
 /** Loads the page and seeks through it; answers why it failed, if it did. */
 async function loadAndSeek(
+  run: RenderSessions,
   session: CaptureSession,
-  url: string,
-  timeoutMs: number,
-  pageErrors: string[],
   signal: AbortSignal | undefined,
 ): Promise<EngineError | undefined> {
+  const { pageErrors } = run;
   try {
-    await session.load(url, timeoutMs);
-    await waitUntilReady(session, timeoutMs, pageErrors);
+    await run.loadPage(session);
     const duration = await session.evaluate<number>("window.__svc.duration");
     const step = Math.max(1 / SAMPLES_PER_SECOND, duration / MAX_SAMPLES);
     for (let t = 0; t < duration; t += step) {
