@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   errorLines,
   pairFrames,
+  parseCpuSeconds,
   parseSsimStats,
   splitFrames,
   summaryLine,
@@ -71,6 +72,20 @@ describe("report lines", () => {
     ];
     expect(summaryLine(rows)).toMatch(
       /^1\/2 of the compositions .* 1 the reference fails; median wall ratio svc\/reference 0\.50$/,
+    );
+  });
+
+  it("reads GNU time's user and system seconds, and gives the median CPU ratio", () => {
+    expect(parseCpuSeconds("12.50 3.25\n")).toBe(15.75);
+    expect(parseCpuSeconds("Command exited with non-zero status 1\n2.00 1.00\n")).toBe(3);
+    expect(parseCpuSeconds("")).toBeUndefined();
+    const side = { exitCode: 0, error: undefined, wallSeconds: 1, frames: 10 };
+    const rows: CompatRow[] = [
+      { name: "a", svc: side, reference: side, passes: true, wallRatio: 0.4, cpuRatio: 0.3 },
+      { name: "b", svc: side, reference: side, passes: true, wallRatio: 0.6, cpuRatio: 0.5 },
+    ];
+    expect(summaryLine(rows)).toMatch(
+      /median wall ratio svc\/reference 0\.50; median CPU ratio 0\.40$/,
     );
   });
 

@@ -9,6 +9,9 @@
 //             to 480x270 grey, luma differing by more than 24 of 255). SSIM alone hides a missing
 //             chart line or label; this does not.
 //   wall      svc wall time / reference wall time
+//   cpu       svc CPU time / reference CPU time (user + system of the render's process tree, as
+//             /usr/bin/time counts it: every process the CLI waited for, browsers included); on a
+//             shared machine the wall ratio follows the load, the CPU ratio much less
 // plus both exit statuses and error messages. The worst frame of each pair (most visibly
 // different; lowest SSIM when none differ) is written side by side, svc left, reference right, as
 // bench/results/compat/<name>.png. A composition passes at SSIM mean >= 0.98 and diff <= 0.5%.
@@ -96,6 +99,8 @@ interface SideResult {
   /** The last lines of stderr that say what went wrong, when it failed. */
   error: string | undefined;
   wallSeconds: number;
+  /** User + system seconds of the render and the processes it waited for (undefined: not measured). */
+  cpuSeconds?: number;
   frames: number;
 }
 
@@ -110,6 +115,7 @@ export interface CompatRow {
   diffWorstFrame?: number;
   /** svc wall / reference wall. */
   wallRatio?: number;
+  cpuRatio?: number;
   passes?: boolean;
   /** The corpus's documented reason when it misses the bar because of the reference. */
   exception?: string;
@@ -488,11 +494,26 @@ function referenceCommand(project: string, output: string, args: CompatArgs): Co
   };
 }
 
+/** GNU time, which reports the CPU of a command and of every process it waited for. */
+const GNU_TIME = "/usr/bin/time";
+
+/** `%U %S` as GNU time writes them: user and system seconds, summed. */
+export function parseCpuSeconds(text: string): number | undefined {
+  const match = /(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)\s*$/.exec(text.trim());
+  return match ? Number(match[1]) + Number(match[2]) : undefined;
+}
+
 /** Runs a render in its own process group, stopped (the whole group) after the timeout. */
 async function runRender(spec: Command, output: string): Promise<SideResult> {
   await rm(output, { force: true });
+  const cpuFile = `${output}.cpu`;
+  const timed = existsSync(GNU_TIME);
+  const command = timed ? GNU_TIME : spec.command;
+  const commandArgs = timed
+    ? ["-f", "%U %S", "-o", cpuFile, spec.command, ...spec.args]
+    : spec.args;
   const started = performance.now();
-  const child = spawn(spec.command, spec.args, {
+  const child = spawn(command, commandArgs, {
     env: spec.env,
     stdio: ["ignore", "ignore", "pipe"],
     detached: true,
@@ -516,6 +537,9 @@ async function runRender(spec: Command, output: string): Promise<SideResult> {
   });
   clearTimeout(timer);
   const wallSeconds = (performance.now() - started) / 1000;
+  const cpuSeconds = timed
+    ? parseCpuSeconds(await readFile(cpuFile, "utf8").catch(() => ""))
+    : undefined;
   const ok = exitCode === 0 && existsSync(output);
   let frames = 0;
   if (ok) {
@@ -530,6 +554,7 @@ async function runRender(spec: Command, output: string): Promise<SideResult> {
         ? `stopped after ${RENDER_TIMEOUT_MS / 60_000} min`
         : (errorLines(stderr) ?? (exitCode === 0 ? "no output file" : undefined)),
     wallSeconds,
+    ...(cpuSeconds !== undefined ? { cpuSeconds } : {}),
     frames,
   };
 }
@@ -629,6 +654,7 @@ function formatRow(row: CompatRow): string {
           `ssim mean ${row.ssimMean.toFixed(4)} min ${row.ssimMin!.toFixed(4)} @${row.ssimWorstFrame}`,
           `diff max ${(row.diffMax! * 100).toFixed(2)}% @${row.diffWorstFrame}`,
           `wall svc/ref ${row.wallRatio!.toFixed(2)}`,
+          ...(row.cpuRatio !== undefined ? [`cpu svc/ref ${row.cpuRatio.toFixed(2)}`] : []),
           row.passes
             ? "PASS"
             : row.exception
@@ -651,13 +677,15 @@ export function summaryLine(rows: CompatRow[]): string {
   const passing = rows.filter((row) => row.passes);
   const excepted = rows.filter((row) => row.passes === false && row.exception);
   const ratio = median(rows.flatMap((row) => (row.wallRatio !== undefined ? [row.wallRatio] : [])));
+  const cpu = median(rows.flatMap((row) => (row.cpuRatio !== undefined ? [row.cpuRatio] : [])));
   return (
     `${passing.length}/${refOk.length} of the compositions the reference renders reach SSIM mean >= ${SSIM_MEAN_BAR} and max diff <= ${DIFF_SHARE_BAR * 100}%; ` +
     (excepted.length
       ? `${excepted.length} below it with a documented exception (bench/README.md: ${excepted.map((row) => row.name).join(", ")}); `
       : "") +
     `svc renders ${svcOkOfThose.length}/${refOk.length} of them; ${rows.length - refOk.length} the reference fails; ` +
-    `median wall ratio svc/reference ${ratio === undefined ? "n/a" : ratio.toFixed(2)}`
+    `median wall ratio svc/reference ${ratio === undefined ? "n/a" : ratio.toFixed(2)}` +
+    (cpu === undefined ? "" : `; median CPU ratio ${cpu.toFixed(2)}`)
   );
 }
 
@@ -713,6 +741,9 @@ export async function runCompat(args: CompatArgs): Promise<CompatRow[]> {
       if (item.exception) row.exception = item.exception;
       if (!svc.error && !reference.error) {
         row.wallRatio = svc.wallSeconds / reference.wallSeconds;
+        if (svc.cpuSeconds !== undefined && reference.cpuSeconds) {
+          row.cpuRatio = svc.cpuSeconds / reference.cpuSeconds;
+        }
         await compare(row, svcOut, refOut, dir).catch((error: Error) => {
           row.svc.error = `compare failed: ${error.message.slice(0, 300)}`;
         });

@@ -19,6 +19,7 @@ import { withRenderRun } from "./stages/render-sessions";
 import { cancelledError } from "./errors";
 import type { RenderCaptions, RenderCompositionOptions } from "./types";
 import type { OutputFormat, Quality } from "../shared/render-options";
+import type { ResolvedLibrary } from "../node/library-cache";
 
 export { planChunks, representativeFrame, type Chunk, type ChunkSettings } from "./stages/plan";
 export { closeWarmPages } from "./stages/page-pool";
@@ -31,6 +32,11 @@ export interface ChunkResult {
   /** The thumbnail, when this chunk holds the representative frame. */
   thumbnailPath: string | undefined;
   warnings: string[];
+  /**
+   * The npm libraries that answered the page's CDN URLs while this chunk's page loaded (none when
+   * it started from a warm page: the earlier chunk's page loaded them).
+   */
+  libraries?: ResolvedLibrary[];
   /**
    * How the page reached the chunk's first frame: "jump" straight there, "step" through every
    * earlier frame (a page that cannot be jumped faithfully, see SvcPage.jump), "none" (a chunk at
@@ -85,6 +91,7 @@ export async function renderChunk(options: RenderChunkOptions): Promise<ChunkRes
       ...kept,
       audio,
       warnings: prepared.warnings,
+      ...(run.libraries.size > 0 ? { libraries: run.libraryList() } : {}),
       catchUp: { mode, ms },
       warmPage: run.warmStart,
     };

@@ -67,18 +67,6 @@ const ADAPTERS: { name: string; packages: string[]; clip?: boolean }[] = [
   { name: "adapter-video-texture", packages: [], clip: true },
 ];
 
-// With the page fence (confinement.ts, opt-in), as these pages were measured: without it,
-// typegpu's nested esm.sh import (tinyest) was not answered from the cache on the offline render
-// (2026-11-28, left open).
-const fenceBefore = process.env.SVC_BROWSER_NAMESPACE;
-beforeAll(() => {
-  process.env.SVC_BROWSER_NAMESPACE = "1";
-});
-afterAll(() => {
-  if (fenceBefore === undefined) delete process.env.SVC_BROWSER_NAMESPACE;
-  else process.env.SVC_BROWSER_NAMESPACE = fenceBefore;
-});
-
 describe("frame adapters", () => {
   it.each(ADAPTERS)(
     "$name renders the same frames twice, offline the second time, and in a chunk",

@@ -232,4 +232,44 @@ describe("joining chunks", () => {
       { numRuns: RUNS },
     );
   }, 300_000);
+
+  it("plays a sped-up video's sound faster, pitch kept: rate x its length of source", async () => {
+    // As the reference mixes a video with data-playback-rate (atempo): 3 s of a 400 Hz source at
+    // rate 2 sound for 1.5 s of a 2 s output, then silence; at rate 0.25 the 2 s take 0.5 s.
+    const fps = 10;
+    const seconds = 2;
+    const segmentFiles = [await segment("mp4", fps, seconds * fps)];
+    const source = join(scratch, SOURCES[0]!.file);
+    const level = AMPLITUDE / Math.SQRT2;
+    const mix = async (rate: number, mediaStart = 0) => {
+      const output = join(scratch, `rate-${rate}.mp4`);
+      const clip = { source, start: 0, duration: null, mediaStart, volume: 1, rate };
+      await joinChunks({
+        segmentFiles,
+        output,
+        format: "mp4",
+        durationSeconds: seconds,
+        audio: [clip],
+      });
+      const samples = await decodeAudio(output);
+      await rm(output);
+      return samples;
+    };
+    const fast = await mix(2);
+    expect(rms(fast, 0.1, 1.4) / level).toBeCloseTo(1, 1);
+    expect(rms(fast, 1.6, 1.95)).toBeLessThan(0.01 * AMPLITUDE);
+    // Pitch kept: 400 Hz is 2 x 400 zero crossings a second of output.
+    let crossings = 0;
+    const from = Math.round(0.2 * AUDIO_SAMPLE_RATE);
+    const to = Math.round(1.2 * AUDIO_SAMPLE_RATE);
+    for (let i = from + 1; i < to; i++) if (fast[i - 1]! < 0 !== fast[i]! < 0) crossings++;
+    expect(crossings).toBeGreaterThan(760);
+    expect(crossings).toBeLessThan(840);
+    // From 2.5 s into the source at rate 2: 0.5 s of source is 0.25 s of output.
+    const late = await mix(2, 2.5);
+    expect(rms(late, 0.05, 0.2) / level).toBeCloseTo(1, 1);
+    expect(rms(late, 0.35, 1.9)).toBeLessThan(0.01 * AMPLITUDE);
+    const slow = await mix(0.25);
+    expect(rms(slow, 0.1, 1.9) / level).toBeCloseTo(1, 1);
+  }, 120_000);
 });

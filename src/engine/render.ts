@@ -15,7 +15,6 @@ import { prepareRender } from "./stages/render-prepare";
 import { writeCaptionFiles } from "./outputs/caption-files";
 import { withRenderRun } from "./stages/render-sessions";
 import { cancelledError } from "./errors";
-import type { ResolvedLibrary } from "../node/index";
 import type { RenderCompositionOptions, RenderResult } from "./types";
 
 export { segmentLength } from "./stages/plan";
@@ -61,7 +60,7 @@ export async function renderComposition(
         height: prepared.size.height,
         warnings: prepared.warnings,
       };
-      if (run.libraries.size > 0) result.libraries = uniqueLibraries(run.libraries.values());
+    if (run.libraries.size > 0) result.libraries = run.libraryList();
       if (internals.captureOnly) return { ...result, thumbnailPath: undefined };
       const framesTotal = captured.framesCaptured;
       report({ framesDone: framesTotal, framesTotal, stage: "finishing" });
@@ -111,15 +110,4 @@ async function outputFiles(
     thumbnailPath,
     partialThumbnail: thumbnailPath ? `${partialOutput}.jpg` : undefined,
   };
-}
-
-/** One entry per package, version and file (several URLs may name the same file). */
-function uniqueLibraries(libraries: Iterable<ResolvedLibrary>): ResolvedLibrary[] {
-  const byKey = new Map<string, ResolvedLibrary>();
-  for (const library of libraries) {
-    byKey.set(`${library.packageName}@${library.requested}/${library.path}`, library);
-  }
-  return [...byKey.values()].sort(
-    (a, b) => a.packageName.localeCompare(b.packageName) || a.path.localeCompare(b.path),
-  );
 }

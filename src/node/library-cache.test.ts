@@ -72,6 +72,29 @@ describe("LibraryCache", () => {
     }
   });
 
+  it("pins every range resolved at once, so all of them answer offline", async () => {
+    // A module's imports are requested together (typegpu's tinyest and typed-binary): each
+    // range's pin must survive the others' writes of the index.
+    const together = await mkdtemp(join(tmpdir(), "svc-library-cache-pins-"));
+    try {
+      const ranges = ["~0.1.2", "^0.1.0", "0.1", "0.1.x", ">=0.1.0 <0.2.0", "<0.2"];
+      const urls = ranges.map((range) => `https://esm.sh/tinyest@${encodeURIComponent(range)}`);
+      const online = new LibraryCache({ root: together });
+      const first = await Promise.all(urls.map((url) => online.file(request(url))));
+      const versions = first.map((answer) => (answer.ok ? answer.file.version : answer.problem));
+      const offline = new LibraryCache({
+        root: together,
+        config: { ...npmConfig(), registry: `http://127.0.0.1:${await closedPort()}/` },
+      });
+      const again = await Promise.all(urls.map((url) => offline.file(request(url))));
+      expect(again.map((answer) => (answer.ok ? answer.file.version : answer.problem))).toEqual(
+        versions,
+      );
+    } finally {
+      await rm(together, { recursive: true, force: true });
+    }
+  });
+
   it("names a version that is not on npm, and a file the package does not have", async () => {
     const cache = new LibraryCache({ root });
     const version = await cache.file(

@@ -85,6 +85,12 @@ export class LibraryCache {
   private readonly pending = new Map<string, Promise<unknown>>();
   /** Manifests read or written by this process, whose blobs were there. */
   private readonly manifests = new Map<string, PackageManifest>();
+  /**
+   * The last write of index.json: each pin reads the index after the one before it was written.
+   * Two ranges resolved at once (typegpu's imports of tinyest and typed-binary) each read the
+   * index and wrote it back with only their own pin, and the offline render then missed one.
+   */
+  private indexWrite: Promise<unknown> = Promise.resolve();
 
   constructor(options: LibraryCacheOptions) {
     this.root = options.root;
@@ -161,9 +167,7 @@ export class LibraryCache {
       packument.value["dist-tags"]?.[requested] ??
       (semver.validRange(requested) ? semver.maxSatisfying(versions, requested) : null);
     if (!version) return notOnNpm(name, requested);
-    const latest = await this.index();
-    latest.specs[`${name}@${requested}`] = { version, resolvedAt: new Date().toISOString() };
-    await writeJsonFileAtomic(this.indexPath(), latest);
+    await this.pin(`${name}@${requested}`, version);
     return { ok: true, value: version };
   }
 
@@ -320,6 +324,18 @@ export class LibraryCache {
         error instanceof Error ? causeOf(error) : String(error),
       );
     }
+  }
+
+  /** Records what a tag or range resolved to, one write of index.json at a time. */
+  private pin(spec: string, version: string): Promise<void> {
+    const write = this.indexWrite.then(async () => {
+      const latest = await this.index();
+      latest.specs[spec] = { version, resolvedAt: new Date().toISOString() };
+      await writeJsonFileAtomic(this.indexPath(), latest);
+    });
+    // A failed write fails its own pin, not the ones queued after it.
+    this.indexWrite = write.catch(() => undefined);
+    return write;
   }
 
   private async index(): Promise<IndexFile> {

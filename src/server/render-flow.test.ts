@@ -266,6 +266,38 @@ describe("render flow", () => {
     }
   });
 
+  it("records the CDN libraries a render used, with the version each tag was pinned to", async () => {
+    // The service answers the page's CDN URL from the npm registry (its library cache); the page
+    // itself reaches no network.
+    const page = compositionHtml({ seconds: 1 }).replace(
+      "</body>",
+      `<script src="https://cdn.jsdelivr.net/npm/animejs@3/lib/anime.min.js"></script>
+<script>anime({ targets: "#box", opacity: [1, 0.5], duration: 1000, easing: "linear" });</script>
+</body>`,
+    );
+    const { assetId } = await uploadProject(
+      svc,
+      svc.apiKey,
+      buildZip([{ name: "index.html", data: page }]),
+    );
+    const submitted = await api(svc, "POST", "/v3/svc/renders", {
+      key: svc.apiKey,
+      body: { project: { type: "asset_id", asset_id: assetId }, fps: 2, quality: "draft" },
+    });
+    const record = renderRecordSchema.parse(await pollUntilTerminal(submitted.body.data.render_id));
+    expect(record.failure_message ?? record.status).toBe("completed");
+    expect(record.warnings).toEqual([]);
+    expect(record.libraries).toEqual([
+      {
+        package: "animejs",
+        requested: "3",
+        version: expect.stringMatching(/^3\.\d+\.\d+$/),
+        integrity: expect.stringMatching(/^sha512-/),
+        path: "lib/anime.min.js",
+      },
+    ]);
+  });
+
   it("bills a 4k render at 1.5 credits per started second and delivers 3840x2160", async () => {
     const { assetId } = await uploadProject(
       svc,

@@ -193,6 +193,23 @@ export const renderWarningSchema = z.object({
 });
 export type RenderWarning = z.infer<typeof renderWarningSchema>;
 
+/**
+ * An npm library that answered a CDN URL of the rendered page (jsdelivr, unpkg, cdnjs, esm.sh,
+ * Skypack): the tag or range the URL named, the version it was pinned to in svc's library cache,
+ * the tarball's integrity and the file used, so the render can be repeated with the same bytes.
+ */
+export const renderLibrarySchema = z.object({
+  package: z.string(),
+  /** As the URL wrote it (`3`, `^1.2`); "latest" when it named none. */
+  requested: z.string(),
+  version: z.string(),
+  /** The npm registry's integrity string of the package's tarball (`sha512-...`). */
+  integrity: z.string(),
+  /** The file of the package that answered, e.g. `dist/anime.min.js`. */
+  path: z.string(),
+});
+export type RenderLibrary = z.infer<typeof renderLibrarySchema>;
+
 export const renderRecordSchema = z.object({
   render_id: z.string(),
   status: z.enum(RENDER_STATUSES),
@@ -226,6 +243,11 @@ export const renderRecordSchema = z.object({
    * the fields above). Absent from services older than the field: parsed as none.
    */
   outputs: z.array(renderOutputSchema).default([]),
+  /**
+   * The npm libraries that answered the page's CDN URLs (svc extension), added when the render is
+   * done. Absent from services older than the field: parsed as none.
+   */
+  libraries: z.array(renderLibrarySchema).default([]),
 });
 export type RenderRecord = z.infer<typeof renderRecordSchema>;
 

@@ -207,6 +207,11 @@ export interface AudioInput {
   /** Seconds into the source where playback starts. */
   mediaStart: number;
   volume: number;
+  /**
+   * A video's `data-playback-rate` (1 when absent): its sound plays that much faster, pitch kept
+   * (atempo), as the reference mixes it: `duration` seconds of output take duration x rate of source.
+   */
+  rate?: number;
 }
 
 /** What the join needs: the concat list of segments, the audio and the output. */
@@ -305,9 +310,11 @@ export interface PlacedClip {
   at: number;
   /** First sample of the (resampled) source that plays. */
   from: number;
-  /** Samples that play: at least 1, never past the end of the output. */
+  /** Samples of output that play: at least 1, never past the end of the output. */
   length: number;
   volume: number;
+  /** Source seconds per output second (1: as recorded). */
+  rate: number;
 }
 
 /**
@@ -324,16 +331,37 @@ export function placeClips(
   inputs.forEach((input, index) => {
     const start = Math.round(input.start * AUDIO_SAMPLE_RATE);
     const mediaStart = Math.max(0, Math.round(input.mediaStart * AUDIO_SAMPLE_RATE));
+    const rate = input.rate !== undefined && input.rate > 0 ? input.rate : 1;
     const at = Math.max(0, start);
-    const from = mediaStart + (at - start);
+    const from = mediaStart + Math.round((at - start) * rate);
     const end =
       input.duration === null
         ? totalSamples
         : Math.min(totalSamples, start + Math.round(input.duration * AUDIO_SAMPLE_RATE));
     if (end - at < 1 || input.volume <= 0) return;
-    clips.push({ input: index, at, from, length: end - at, volume: input.volume });
+    clips.push({ input: index, at, from, length: end - at, volume: input.volume, rate });
   });
   return { totalSamples, clips };
+}
+
+/**
+ * atempo factors whose product is `rate`, each within 0.5-2 (all that the static FFmpeg svc ships
+ * takes in one stage), as the reference chains them; none for 1.
+ */
+export function atempoStages(rate: number): string[] {
+  let remaining = rate;
+  if (!(remaining > 0) || Math.abs(remaining - 1) < 1e-9) return [];
+  const stages: number[] = [];
+  while (remaining < 0.5 - 1e-9) {
+    stages.push(0.5);
+    remaining /= 0.5;
+  }
+  while (remaining > 2 + 1e-9) {
+    stages.push(2);
+    remaining /= 2;
+  }
+  if (Math.abs(remaining - 1) >= 1e-9) stages.push(remaining);
+  return stages.map((stage) => String(Number(stage.toFixed(6))));
 }
 
 /**
@@ -352,9 +380,14 @@ function audioFilter(clips: PlacedClip[], firstInputIndex: number, totalSamples:
   const chains = clips.map((clip, i) => {
     // adelay takes milliseconds and truncates to samples: a quarter sample more lands on `at`.
     const delayMs = (((clip.at + 0.25) * 1000) / AUDIO_SAMPLE_RATE).toFixed(6);
+    const sourceLength = clip.rate === 1 ? clip.length : Math.ceil(clip.length * clip.rate);
+    const tempo = atempoStages(clip.rate);
     return (
       `[${firstInputIndex + i}:a]aformat=sample_fmts=fltp:sample_rates=${AUDIO_SAMPLE_RATE}:channel_layouts=stereo,` +
-      `atrim=start_sample=${clip.from}:end_sample=${clip.from + clip.length},asetpts=N/SR/TB,` +
+      `atrim=start_sample=${clip.from}:end_sample=${clip.from + sourceLength},asetpts=N/SR/TB,` +
+      (tempo.length
+        ? `${tempo.map((stage) => `atempo=${stage}`).join(",")},asetpts=N/SR/TB,atrim=end_sample=${clip.length},`
+        : "") +
       `volume=${clip.volume.toFixed(6)}` +
       (clip.at > 0 ? `,adelay=${delayMs}|${delayMs}` : "") +
       `,${exact}[c${i}]`

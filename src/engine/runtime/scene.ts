@@ -460,6 +460,7 @@ export class Scene {
         duration,
         mediaStart: entry.mediaStart,
         volume: entry.volume,
+        ...(entry.rate !== 1 ? { rate: entry.rate } : {}),
       });
     }
     return sources;

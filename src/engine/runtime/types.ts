@@ -26,6 +26,8 @@ export interface MediaSource {
   /** Offset into the media file, seconds. */
   mediaStart: number;
   volume: number;
+  /** A video's `data-playback-rate`, when not 1: its sound is sped up by as much in the mix. */
+  rate?: number;
 }
 
 /** `window.__svc`: the page contract the engine and the player drive. */

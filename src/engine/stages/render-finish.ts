@@ -38,6 +38,7 @@ export async function pageAudio(run: RenderSessions, page: CaptureSession): Prom
       duration: item.duration,
       mediaStart: item.mediaStart,
       volume: item.volume,
+      ...(item.rate !== undefined && item.rate !== 1 ? { rate: item.rate } : {}),
     });
   }
   return inputs;

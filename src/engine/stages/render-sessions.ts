@@ -106,6 +106,17 @@ export class RenderSessions {
   readonly refusalReasons = new Map<string, string>();
   /** The npm libraries that answered the page's CDN URLs, by URL (the render's record). */
   readonly libraries = new Map<string, ResolvedLibrary>();
+
+  /** The libraries, one entry per package, version and file (several URLs may name one file). */
+  libraryList(): ResolvedLibrary[] {
+    const byKey = new Map<string, ResolvedLibrary>();
+    for (const library of this.libraries.values()) {
+      byKey.set(`${library.packageName}@${library.requested}/${library.path}`, library);
+    }
+    return [...byKey.values()].sort(
+      (a, b) => a.packageName.localeCompare(b.packageName) || a.path.localeCompare(b.path),
+    );
+  }
   private refuse(url: string, reason: string | undefined): void {
     this.blocked.add(url);
     if (reason) this.refusalReasons.set(url, reason);

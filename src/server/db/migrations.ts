@@ -368,6 +368,17 @@ const renderCaptions: Migration = {
   },
 };
 
+/**
+ * The CDN libraries a render used (issue 42): which npm version answered each tag or range the
+ * page named, as local render results list them, so a render can be repeated with the same files
+ * (0010).
+ */
+const renderLibraries: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable("renders").addColumn("libraries_json", "text").execute();
+  },
+};
+
 export const migrationProvider: MigrationProvider = {
   async getMigrations() {
     return {
@@ -380,6 +391,7 @@ export const migrationProvider: MigrationProvider = {
       "0007_render_outputs": renderOutputs,
       "0008_speculative_chunks": speculativeChunks,
       "0009_render_captions": renderCaptions,
+      "0010_render_libraries": renderLibraries,
     };
   },
 };

@@ -91,6 +91,11 @@ export interface RendersTable {
   outputs_done: number;
   /** JSON RenderCaptions (engine/types.ts) read from the project at submit, or null (0009). */
   captions_json?: string | null;
+  /**
+   * JSON RenderLibrary[] (shared/api.ts): the npm libraries that answered the page's CDN URLs,
+   * each tag or range with the version it was pinned to, or null when none (0010).
+   */
+  libraries_json?: string | null;
 }
 
 /** One output of a render submitted with `outputs` (0007); its charge line once the render completes. */

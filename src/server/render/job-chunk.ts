@@ -99,6 +99,7 @@ export async function runChunkJob(
       audioJson,
       thumbnailKey,
       ...(index === 0 ? { warnings: result.warnings } : {}),
+      ...(index === 0 && result.libraries ? { libraries: result.libraries } : {}),
       copy,
       now: ctx.now(),
     });

@@ -99,6 +99,7 @@ export async function runOutputJob(
       bytes: (await stat(result.outputPath)).size,
       durationSeconds: result.durationSeconds,
       warnings: result.warnings,
+      ...(result.libraries ? { libraries: result.libraries } : {}),
     };
   }
   mark(attempt, "stored");

@@ -53,6 +53,7 @@ export async function runWholeJob(services: JobServices, attempt: Attempt): Prom
         thumbnailKey,
         durationSeconds: result.durationSeconds,
         warnings: result.warnings,
+        ...(result.libraries ? { libraries: result.libraries } : {}),
       },
       now,
     );

@@ -12,7 +12,8 @@ import type { ServiceContext } from "../context";
 import type { DB, RenderOutputsTable, RendersTable } from "../db/schema";
 import { toMilli } from "./credits";
 import { completeAndCharge } from "./render-repository";
-import { withCompositionWarnings } from "./render-record";
+import type { ResolvedLibrary } from "../../node/library-cache";
+import { withCompositionWarnings, withLibraries } from "./render-record";
 
 type Db = Kysely<DB>;
 
@@ -108,6 +109,8 @@ export interface OutputDone {
   /** A video's duration; null for a still. */
   durationSeconds: number | null;
   warnings: string[];
+  /** The CDN libraries the page used for this output. */
+  libraries?: ResolvedLibrary[];
 }
 
 /**
@@ -146,6 +149,9 @@ export async function completeOutput(
       outputs_done: eb("outputs_done", "+", 1),
       ...(done.warnings.length
         ? { warnings_json: withCompositionWarnings(render.warnings_json, done.warnings) }
+        : {}),
+      ...(done.libraries?.length
+        ? { libraries_json: withLibraries(render.libraries_json, done.libraries) }
         : {}),
     }))
     .where("id", "=", render.id)

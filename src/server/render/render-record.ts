@@ -1,7 +1,8 @@
 // Maps a renders row to the wire record of SPEC.md section 4, signing fresh short-lived
 // video/thumbnail URLs on every read (clients must not cache them), with its outputs (a render
 // submitted with `outputs`: its render_outputs rows; else the render itself as its one output).
-import type { RenderRecord, RenderWarning } from "../../shared/api";
+import type { RenderLibrary, RenderRecord, RenderWarning } from "../../shared/api";
+import type { ResolvedLibrary } from "../../node/library-cache";
 import type { RenderOutputsTable, RendersTable } from "../db/schema";
 import type { RenderOutput } from "../../shared/outputs";
 import { outputSize, type AspectRatio, type Resolution } from "../../shared/render-options";
@@ -19,6 +20,36 @@ export function withCompositionWarnings(warningsJson: string, messages: string[]
     warnings.push({ code: "composition", message, param: "project" });
   }
   return JSON.stringify(warnings);
+}
+
+/**
+ * A render's stored libraries with the engine's (a render's page loads the same libraries in every
+ * output and chunk; an entry already there is kept once), as the JSON of libraries_json.
+ */
+export function withLibraries(
+  librariesJson: string | null | undefined,
+  libraries: ResolvedLibrary[],
+): string {
+  const stored = parseLibraries(librariesJson);
+  for (const library of libraries) {
+    const entry: RenderLibrary = {
+      package: library.packageName,
+      requested: library.requested,
+      version: library.version,
+      integrity: library.integrity,
+      path: library.path,
+    };
+    const same = (other: RenderLibrary) =>
+      other.package === entry.package &&
+      other.requested === entry.requested &&
+      other.path === entry.path;
+    if (!stored.some(same)) stored.push(entry);
+  }
+  return JSON.stringify(stored);
+}
+
+function parseLibraries(json: string | null | undefined): RenderLibrary[] {
+  return json ? (JSON.parse(json) as RenderLibrary[]) : [];
 }
 
 const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
@@ -69,6 +100,7 @@ export async function toRenderRecord(
     variables: parseVariables(row.variables_json),
     strict_variables: row.strict_variables === 1,
     outputs: await renderOutputs(ctx, row, urls),
+    libraries: parseLibraries(row.libraries_json),
   };
 }
 

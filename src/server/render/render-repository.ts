@@ -5,7 +5,8 @@
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { DB, RendersTable } from "../db/schema";
 import { renderCostMilli } from "./credits";
-import { withCompositionWarnings } from "./render-record";
+import type { ResolvedLibrary } from "../../node/library-cache";
+import { withCompositionWarnings, withLibraries } from "./render-record";
 
 type Db = Kysely<DB>;
 
@@ -81,6 +82,8 @@ export async function completeRender(
     durationSeconds: number;
     /** The engine's warnings about the page (a whole render's; a chunked one's came with chunk 0). */
     warnings?: string[];
+    /** The CDN libraries the page used (a whole render's; a chunked one's came with chunk 0). */
+    libraries?: ResolvedLibrary[];
   },
   now: number,
 ): Promise<RendersTable | undefined> {
@@ -94,6 +97,9 @@ export async function completeRender(
       thumbnail_key: output.thumbnailKey,
       ...(output.warnings?.length
         ? { warnings_json: withCompositionWarnings(render.warnings_json, output.warnings) }
+        : {}),
+      ...(output.libraries?.length
+        ? { libraries_json: withLibraries(render.libraries_json, output.libraries) }
         : {}),
     },
     now,
@@ -110,7 +116,7 @@ export async function completeAndCharge(
   render: RendersTable,
   costMilli: number,
   fields: Pick<RendersTable, "duration" | "video_key" | "thumbnail_key"> &
-    Partial<Pick<RendersTable, "warnings_json">>,
+    Partial<Pick<RendersTable, "warnings_json" | "libraries_json">>,
   now: number,
 ): Promise<RendersTable | undefined> {
   const completed = await trx
@@ -233,6 +239,8 @@ export async function completeChunk(
     thumbnailKey: string | undefined;
     /** Chunk 0's engine warnings about the page (every chunk loads the same page). */
     warnings?: string[];
+    /** Chunk 0's CDN libraries (every chunk loads the same page). */
+    libraries?: ResolvedLibrary[];
     /** The speculative copy of the chunk finished it (render/speculation.ts). */
     copy: boolean;
     now: number;
@@ -261,6 +269,9 @@ export async function completeChunk(
       ...(done.thumbnailKey ? { thumbnail_key: done.thumbnailKey } : {}),
       ...(done.warnings?.length
         ? { warnings_json: withCompositionWarnings(render.warnings_json, done.warnings) }
+        : {}),
+      ...(done.libraries?.length
+        ? { libraries_json: withLibraries(render.libraries_json, done.libraries) }
         : {}),
     }))
     .where("id", "=", render.id)

@@ -9,7 +9,7 @@
 // command prefix (another network namespace) and more server flags (role, address) itself.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
@@ -232,11 +232,18 @@ export async function startServiceWithReceiver(
   const dir = await tempDir();
   const receiver = await startHttpsReceiver(dir);
   try {
+    // The receiver's certificate added to the ones this process already trusts (a machine whose
+    // HTTPS goes through a proxy with its own CA): the service still reaches the npm registry.
+    const trusted = join(dir, "trusted-certs.pem");
+    const inherited = process.env.NODE_EXTRA_CA_CERTS
+      ? await readFile(process.env.NODE_EXTRA_CA_CERTS, "utf8").catch(() => "")
+      : "";
+    await writeFile(trusted, `${inherited}\n${await readFile(receiver.certFile, "utf8")}`);
     const svc = await startService({
       ...options,
       dataDir: join(dir, "data"),
       env: {
-        NODE_EXTRA_CA_CERTS: receiver.certFile,
+        NODE_EXTRA_CA_CERTS: trusted,
         SVC_SERVER_ALLOW_PRIVATE_TARGETS: "1",
         SVC_SERVER_WEBHOOK_BACKOFF_MS: "200",
         ...options.env,
