@@ -371,15 +371,10 @@ describe.skipIf(unavailable !== undefined && !inCi)(
         find(rendered, "ConfigMap", "svc-settings"),
         find(rendered, "Deployment", "svc-worker"),
       ];
-      // The api first: its first process migrates the database (docs/deploy.md, "Upgrading");
-      // the workers once it is ready. Started together on an empty database, a worker can fail
-      // with PostgreSQL's "deadlock detected" (see the report of issue 36).
-      const podmanObjects = forPodman(rendered);
-      const settings = podmanObjects.filter((item) => item.kind === "ConfigMap");
-      await play(
-        [...settings, ...podmanObjects.filter((item) => item.metadata.name.startsWith("svc-api-"))],
-        "svc-api.yaml",
-      );
+      // Everything at once, as `kubectl apply -k` starts it (docs/deploy.md): the api and the
+      // three workers on an empty database, where the first to take the schema lock migrates and
+      // the others wait for it (src/server/db/postgres.ts withStartupLock).
+      await play(forPodman(rendered), "svc.yaml");
       const apiAt = await podAddress("svc-api-0-pod-0");
       const url = `http://${apiAt}:7733`;
       await waitFor(
@@ -391,12 +386,15 @@ describe.skipIf(unavailable !== undefined && !inCi)(
           ),
         { timeoutMs: 180_000, intervalMs: 250 },
       );
-      await play(
-        [
-          ...settings,
-          ...podmanObjects.filter((item) => item.metadata.name.startsWith("svc-worker-")),
-        ],
-        "svc-workers.yaml",
+      // Each worker announces itself once started (render/worker-presence.ts).
+      await waitFor(
+        "the three worker pods to start",
+        async () => {
+          const lines = await Promise.all((await workerPods()).map((pod) => podLog(pod, "worker")));
+          const up = lines.filter((log) => log.some((line) => line.msg === "service started"));
+          return up.length === 3 || undefined;
+        },
+        { timeoutMs: 240_000, intervalMs: 500 },
       );
       // An account and its key, made with the image's own CLI in the api pod.
       const exec = (args: string[]) =>
@@ -481,7 +479,7 @@ describe.skipIf(unavailable !== undefined && !inCi)(
     );
 
     it(
-      "workers scaled 3 -> 1 during a render (SIGTERM): no chunk lost, none rendered twice",
+      "workers scaled 3 -> 1 during a render (SIGTERM): the running chunks finish, none is lost or rendered twice",
       { timeout: 900_000 },
       async () => {
         const before = await credits();
@@ -494,21 +492,53 @@ describe.skipIf(unavailable !== undefined && !inCi)(
             (await runningChunks(renderId)).some((chunk) => stop.includes(chunk.pod)) || undefined,
           { timeoutMs: 300_000, intervalMs: 100 },
         );
-        // What a scale-down does: SIGTERM, then the grace period of the manifest.
-        await podman(["pod", "stop", "--time", "330", ...stop]);
+        // What a scale-down does: the kubelet sends the pod's containers SIGTERM and waits up to
+        // the grace period for them to exit; the pod's sandbox (its network) goes only after
+        // that. So the worker containers are stopped first: podman 4.3's `pod stop` stops the
+        // infra container alongside them, and a draining worker lost its network (its chunk then
+        // could neither finish nor be handed back, and ran again elsewhere after the lease).
+        const graceSeconds = 330;
+        const stoppedAt = Date.now();
+        await Promise.all(
+          stop.map((pod) => podman(["stop", "--time", String(graceSeconds), `${pod}-worker`])),
+        );
+        const drainMs = Date.now() - stoppedAt;
+        for (const pod of stop) {
+          // Exited by itself (0), not killed at the end of the grace period (137).
+          const exit = await podman([
+            "inspect",
+            "--format",
+            "{{.State.ExitCode}}",
+            `${pod}-worker`,
+          ]);
+          expect(exit.trim()).toBe("0");
+          const said = await podman(["logs", `${pod}-worker`], { withStderr: true });
+          expect(said).toContain("svc server stopping (SIGTERM)");
+        }
+        expect(drainMs).toBeLessThan(graceSeconds * 1000);
+        await podman(["pod", "stop", ...stop]);
 
         const record = await waitForTerminalRender(service, renderId, 600_000);
         expect(record).toMatchObject({ status: "completed", duration: SECONDS });
         const chunks = await chunkRows(renderId);
-        expect(chunks.every((chunk) => chunk.state === "done")).toBe(true);
-        // Each chunk finished once across the pods (a chunk handed back at SIGTERM is rendered
-        // again elsewhere, never completed twice), and the customer is charged once.
+        // Every chunk done on its first attempt: the chunks running at SIGTERM finished on their
+        // stopping pods, and no chunk was handed back or rendered again.
+        expect(chunks.map((chunk) => [chunk.idx, chunk.state, chunk.attempts])).toEqual(
+          chunks.map((chunk) => [chunk.idx, "done", 1]),
+        );
+        const started = (await chunkLines(renderId, "chunk started"))
+          .filter((line) => line.copy !== true)
+          .map((line) => line.chunk);
+        expect(started.sort()).toEqual(chunks.map((chunk) => chunk.idx).sort());
         const finished = (await chunkLines(renderId, "chunk finished")).map((line) => line.chunk);
         expect(finished.sort()).toEqual(chunks.map((chunk) => chunk.idx).sort());
+        const onStopped = chunks.filter((chunk) => stop.includes(chunk.worker ?? "")).length;
+        expect(onStopped).toBeGreaterThan(0);
         const cost = renderCostMilli(SECONDS, "1080p") / 1000;
         expect(record.credits_charged).toBeCloseTo(cost, 6);
         const after = await credits();
         expect(after.used - before.used).toBeCloseTo(cost, 6);
+        report(`scale 3 -> 1: the two stopped workers drained in ${(drainMs / 1000).toFixed(1)} s`);
         report(
           `scale 3 -> 1 (kept ${keep}): ${chunks.map((c) => `${c.idx}:${c.attempts}@${c.worker}`).join(" ")}`,
         );
