@@ -173,6 +173,33 @@ async function podLog(pod: string, container: string): Promise<Record<string, un
   });
 }
 
+/** The worker Deployment with one replica, and its settings. */
+function oneWorker(): Manifest[] {
+  return workerManifests.map((item) =>
+    item.kind === "Deployment"
+      ? { ...item, spec: { ...(item.spec as object), replicas: 1 } }
+      : item,
+  );
+}
+
+/**
+ * A new pod in place of a killed worker pod, with new emptyDirs, as a ReplicaSet makes one (under
+ * the old name, so the test's list of pods stays the same). Restarting the killed pod instead
+ * raced podman 4.3's clean-up of the kill, which stopped the restarted pod a second later.
+ */
+async function replaceWorkerPod(pod: string): Promise<void> {
+  await removePods([pod]);
+  const name = pod.replace(/-pod-0$/, "");
+  const volumes = (await podman(["volume", "ls", "--format", "{{.Name}}"]))
+    .split("\n")
+    .filter((volume) => volume.startsWith(`${name}-`));
+  if (volumes.length > 0) await podman(["volume", "rm", "-f", ...volumes]);
+  const replacement = forPodman(oneWorker()).map(
+    (item) => JSON.parse(JSON.stringify(item).replaceAll("svc-worker-0", name)) as Manifest,
+  );
+  await play(replacement, `${name}.yaml`);
+}
+
 async function workerPods(): Promise<string[]> {
   const names = await podman(["pod", "ps", "--format", "{{.Name}}", "--filter", `label=${LABEL}`]);
   return names
@@ -456,8 +483,8 @@ describe.skipIf(unavailable !== undefined && !inCi)(
         );
         const { pod } = victim;
         await podman(["pod", "kill", "--signal", "KILL", pod]);
-        // The Deployment's controller would start a new pod; podman starts the same one again.
-        await podman(["pod", "start", pod]);
+        // The Deployment's controller starts a new pod in its place.
+        await replaceWorkerPod(pod);
 
         const record = await waitForTerminalRender(service, renderId, 400_000);
         expect(record).toMatchObject({ status: "completed", duration: SECONDS });
@@ -469,6 +496,13 @@ describe.skipIf(unavailable !== undefined && !inCi)(
         expect(record.credits_charged).toBeCloseTo(cost, 6);
         const after = await credits();
         expect(after.used - before.used).toBeCloseTo(cost, 6);
+        await waitFor(
+          `the pod that replaced ${pod} to start`,
+          async () =>
+            (await podLog(pod, "worker")).some((line) => line.msg === "service started") ||
+            undefined,
+          { timeoutMs: 240_000, intervalMs: 500 },
+        );
         const video = join(work, "killed.mp4");
         await writeFile(video, Buffer.from(await (await fetch(record.video_url)).arrayBuffer()));
         expect(await frameHashes(video)).toHaveLength(SECONDS * FPS);
@@ -594,13 +628,8 @@ describe.skipIf(unavailable !== undefined && !inCi)(
         const pods = await workerPods();
         await removePods(pods);
         const renderId = await submit();
-        const oneWorker = workerManifests.map((item) =>
-          item.kind === "Deployment"
-            ? { ...item, spec: { ...(item.spec as object), replicas: 1 } }
-            : item,
-        );
         const startedMs = Date.now();
-        await play(forPodman(oneWorker), "one-worker.yaml");
+        await play(forPodman(oneWorker()), "one-worker.yaml");
         const finished = await waitFor(
           "the new worker's first chunk",
           async () => (await chunkLines(renderId, "chunk finished"))[0],
