@@ -9,6 +9,10 @@
 # makes a local node:22-bookworm-slim from Debian and npm packages and the build runs with
 # `podman build --pull=never`; on a machine behind a TLS-inspecting proxy pass the CA bundle as
 # a build secret path through NODE_EXTRA_CA_CERTS (never copied into a layer).
+#
+# The template's image (templates/preview-render/Dockerfile) starts with the same steps, word for
+# word, up to `COPY --from=modules`, so a layer cache builds them once for both: keep them the same.
+# Layers go from least to most often changed (system packages, the lock file's modules, sources).
 
 # --- production node_modules, with the one native module the service loads (better-sqlite3, the
 # embedded role's database) built here, so the image carries no compiler.

@@ -12,6 +12,7 @@ const SCALE_OUT_ONLY = [
   "src/server/scale-out.test.ts",
   "src/server/chunked-audio.test.ts",
   "src/server/shared-limits.test.ts",
+  "src/server/start-together.test.ts",
 ];
 const API_SUITE = [
   "src/server/api.test.ts",

@@ -173,6 +173,33 @@ async function podLog(pod: string, container: string): Promise<Record<string, un
   });
 }
 
+/** The worker Deployment with one replica, and its settings. */
+function oneWorker(): Manifest[] {
+  return workerManifests.map((item) =>
+    item.kind === "Deployment"
+      ? { ...item, spec: { ...(item.spec as object), replicas: 1 } }
+      : item,
+  );
+}
+
+/**
+ * A new pod in place of a killed worker pod, with new emptyDirs, as a ReplicaSet makes one (under
+ * the old name, so the test's list of pods stays the same). Restarting the killed pod instead
+ * raced podman 4.3's clean-up of the kill, which stopped the restarted pod a second later.
+ */
+async function replaceWorkerPod(pod: string): Promise<void> {
+  await removePods([pod]);
+  const name = pod.replace(/-pod-0$/, "");
+  const volumes = (await podman(["volume", "ls", "--format", "{{.Name}}"]))
+    .split("\n")
+    .filter((volume) => volume.startsWith(`${name}-`));
+  if (volumes.length > 0) await podman(["volume", "rm", "-f", ...volumes]);
+  const replacement = forPodman(oneWorker()).map(
+    (item) => JSON.parse(JSON.stringify(item).replaceAll("svc-worker-0", name)) as Manifest,
+  );
+  await play(replacement, `${name}.yaml`);
+}
+
 async function workerPods(): Promise<string[]> {
   const names = await podman(["pod", "ps", "--format", "{{.Name}}", "--filter", `label=${LABEL}`]);
   return names
@@ -371,15 +398,10 @@ describe.skipIf(unavailable !== undefined && !inCi)(
         find(rendered, "ConfigMap", "svc-settings"),
         find(rendered, "Deployment", "svc-worker"),
       ];
-      // The api first: its first process migrates the database (docs/deploy.md, "Upgrading");
-      // the workers once it is ready. Started together on an empty database, a worker can fail
-      // with PostgreSQL's "deadlock detected" (see the report of issue 36).
-      const podmanObjects = forPodman(rendered);
-      const settings = podmanObjects.filter((item) => item.kind === "ConfigMap");
-      await play(
-        [...settings, ...podmanObjects.filter((item) => item.metadata.name.startsWith("svc-api-"))],
-        "svc-api.yaml",
-      );
+      // Everything at once, as `kubectl apply -k` starts it (docs/deploy.md): the api and the
+      // three workers on an empty database, where the first to take the schema lock migrates and
+      // the others wait for it (src/server/db/postgres.ts withStartupLock).
+      await play(forPodman(rendered), "svc.yaml");
       const apiAt = await podAddress("svc-api-0-pod-0");
       const url = `http://${apiAt}:7733`;
       await waitFor(
@@ -391,12 +413,15 @@ describe.skipIf(unavailable !== undefined && !inCi)(
           ),
         { timeoutMs: 180_000, intervalMs: 250 },
       );
-      await play(
-        [
-          ...settings,
-          ...podmanObjects.filter((item) => item.metadata.name.startsWith("svc-worker-")),
-        ],
-        "svc-workers.yaml",
+      // Each worker announces itself once started (render/worker-presence.ts).
+      await waitFor(
+        "the three worker pods to start",
+        async () => {
+          const lines = await Promise.all((await workerPods()).map((pod) => podLog(pod, "worker")));
+          const up = lines.filter((log) => log.some((line) => line.msg === "service started"));
+          return up.length === 3 || undefined;
+        },
+        { timeoutMs: 240_000, intervalMs: 500 },
       );
       // An account and its key, made with the image's own CLI in the api pod.
       const exec = (args: string[]) =>
@@ -458,8 +483,8 @@ describe.skipIf(unavailable !== undefined && !inCi)(
         );
         const { pod } = victim;
         await podman(["pod", "kill", "--signal", "KILL", pod]);
-        // The Deployment's controller would start a new pod; podman starts the same one again.
-        await podman(["pod", "start", pod]);
+        // The Deployment's controller starts a new pod in its place.
+        await replaceWorkerPod(pod);
 
         const record = await waitForTerminalRender(service, renderId, 400_000);
         expect(record).toMatchObject({ status: "completed", duration: SECONDS });
@@ -471,6 +496,13 @@ describe.skipIf(unavailable !== undefined && !inCi)(
         expect(record.credits_charged).toBeCloseTo(cost, 6);
         const after = await credits();
         expect(after.used - before.used).toBeCloseTo(cost, 6);
+        await waitFor(
+          `the pod that replaced ${pod} to start`,
+          async () =>
+            (await podLog(pod, "worker")).some((line) => line.msg === "service started") ||
+            undefined,
+          { timeoutMs: 240_000, intervalMs: 500 },
+        );
         const video = join(work, "killed.mp4");
         await writeFile(video, Buffer.from(await (await fetch(record.video_url)).arrayBuffer()));
         expect(await frameHashes(video)).toHaveLength(SECONDS * FPS);
@@ -481,7 +513,7 @@ describe.skipIf(unavailable !== undefined && !inCi)(
     );
 
     it(
-      "workers scaled 3 -> 1 during a render (SIGTERM): no chunk lost, none rendered twice",
+      "workers scaled 3 -> 1 during a render (SIGTERM): the running chunks finish, none is lost or rendered twice",
       { timeout: 900_000 },
       async () => {
         const before = await credits();
@@ -494,21 +526,53 @@ describe.skipIf(unavailable !== undefined && !inCi)(
             (await runningChunks(renderId)).some((chunk) => stop.includes(chunk.pod)) || undefined,
           { timeoutMs: 300_000, intervalMs: 100 },
         );
-        // What a scale-down does: SIGTERM, then the grace period of the manifest.
-        await podman(["pod", "stop", "--time", "330", ...stop]);
+        // What a scale-down does: the kubelet sends the pod's containers SIGTERM and waits up to
+        // the grace period for them to exit; the pod's sandbox (its network) goes only after
+        // that. So the worker containers are stopped first: podman 4.3's `pod stop` stops the
+        // infra container alongside them, and a draining worker lost its network (its chunk then
+        // could neither finish nor be handed back, and ran again elsewhere after the lease).
+        const graceSeconds = 330;
+        const stoppedAt = Date.now();
+        await Promise.all(
+          stop.map((pod) => podman(["stop", "--time", String(graceSeconds), `${pod}-worker`])),
+        );
+        const drainMs = Date.now() - stoppedAt;
+        for (const pod of stop) {
+          // Exited by itself (0), not killed at the end of the grace period (137).
+          const exit = await podman([
+            "inspect",
+            "--format",
+            "{{.State.ExitCode}}",
+            `${pod}-worker`,
+          ]);
+          expect(exit.trim()).toBe("0");
+          const said = await podman(["logs", `${pod}-worker`], { withStderr: true });
+          expect(said).toContain("svc server stopping (SIGTERM)");
+        }
+        expect(drainMs).toBeLessThan(graceSeconds * 1000);
+        await podman(["pod", "stop", ...stop]);
 
         const record = await waitForTerminalRender(service, renderId, 600_000);
         expect(record).toMatchObject({ status: "completed", duration: SECONDS });
         const chunks = await chunkRows(renderId);
-        expect(chunks.every((chunk) => chunk.state === "done")).toBe(true);
-        // Each chunk finished once across the pods (a chunk handed back at SIGTERM is rendered
-        // again elsewhere, never completed twice), and the customer is charged once.
+        // Every chunk done on its first attempt: the chunks running at SIGTERM finished on their
+        // stopping pods, and no chunk was handed back or rendered again.
+        expect(chunks.map((chunk) => [chunk.idx, chunk.state, chunk.attempts])).toEqual(
+          chunks.map((chunk) => [chunk.idx, "done", 1]),
+        );
+        const started = (await chunkLines(renderId, "chunk started"))
+          .filter((line) => line.copy !== true)
+          .map((line) => line.chunk);
+        expect(started.sort()).toEqual(chunks.map((chunk) => chunk.idx).sort());
         const finished = (await chunkLines(renderId, "chunk finished")).map((line) => line.chunk);
         expect(finished.sort()).toEqual(chunks.map((chunk) => chunk.idx).sort());
+        const onStopped = chunks.filter((chunk) => stop.includes(chunk.worker ?? "")).length;
+        expect(onStopped).toBeGreaterThan(0);
         const cost = renderCostMilli(SECONDS, "1080p") / 1000;
         expect(record.credits_charged).toBeCloseTo(cost, 6);
         const after = await credits();
         expect(after.used - before.used).toBeCloseTo(cost, 6);
+        report(`scale 3 -> 1: the two stopped workers drained in ${(drainMs / 1000).toFixed(1)} s`);
         report(
           `scale 3 -> 1 (kept ${keep}): ${chunks.map((c) => `${c.idx}:${c.attempts}@${c.worker}`).join(" ")}`,
         );
@@ -564,13 +628,8 @@ describe.skipIf(unavailable !== undefined && !inCi)(
         const pods = await workerPods();
         await removePods(pods);
         const renderId = await submit();
-        const oneWorker = workerManifests.map((item) =>
-          item.kind === "Deployment"
-            ? { ...item, spec: { ...(item.spec as object), replicas: 1 } }
-            : item,
-        );
         const startedMs = Date.now();
-        await play(forPodman(oneWorker), "one-worker.yaml");
+        await play(forPodman(oneWorker()), "one-worker.yaml");
         const finished = await waitFor(
           "the new worker's first chunk",
           async () => (await chunkLines(renderId, "chunk finished"))[0],

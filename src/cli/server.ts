@@ -113,7 +113,10 @@ export function registerServerCommand(program: Command, io: CliIo): void {
         );
         running = await (await loadService()).startServer(config);
       } catch (error) {
-        return fail(io, (error as Error).message);
+        fail(io, (error as Error).message);
+        // Exit now, non-zero, whatever a half-made start left open (a pool, a timer): an
+        // orchestrator restarts a process that exits, not one that hangs.
+        process.exit(1);
       }
       if (running.createdCredentialsFile) {
         say(

@@ -9,6 +9,7 @@
 import { CompiledQuery, type Transaction } from "kysely";
 import PgBoss from "pg-boss";
 import type { Database } from "../db/database";
+import { withStartupLock } from "../db/postgres";
 import type { DB } from "../db/schema";
 import { randomToken } from "../ids";
 import { parseJobId, type JobQueue, type Lease } from "./job-queue";
@@ -109,17 +110,26 @@ export class PgBossJobQueue implements JobQueue {
       maintenanceIntervalSeconds: 30,
     });
     boss.on("error", onError);
-    await boss.start();
-    await boss.createQueue(DEAD_LETTER_QUEUE).catch(ignoreExisting);
-    await boss
-      .createQueue(RENDER_QUEUE, {
-        name: RENDER_QUEUE,
-        retryLimit: Math.max(0, options.maxAttempts - 1),
-        retryDelay: options.retryDelaySeconds ?? 1,
-        expireInSeconds: options.expireInSeconds,
-        deadLetter: DEAD_LETTER_QUEUE,
-      })
-      .catch(ignoreExisting);
+    try {
+      // One process at a time installs pg-boss's schema and makes the queues (postgres.ts).
+      await withStartupLock(url, async () => {
+        await boss.start();
+        await boss.createQueue(DEAD_LETTER_QUEUE).catch(ignoreExisting);
+        await boss
+          .createQueue(RENDER_QUEUE, {
+            name: RENDER_QUEUE,
+            retryLimit: Math.max(0, options.maxAttempts - 1),
+            retryDelay: options.retryDelaySeconds ?? 1,
+            expireInSeconds: options.expireInSeconds,
+            deadLetter: DEAD_LETTER_QUEUE,
+          })
+          .catch(ignoreExisting);
+      });
+    } catch (error) {
+      // A started pg-boss keeps timers and connections that would keep the failed process alive.
+      await boss.stop({ graceful: false, close: true, wait: true }).catch(() => undefined);
+      throw error;
+    }
     return new PgBossJobQueue(db, boss, options);
   }
 

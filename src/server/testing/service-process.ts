@@ -122,6 +122,8 @@ export async function startService(
     commandPrefix?: string[];
     /** More `svc server` flags, e.g. `--role worker --host 10.0.0.2 --port 8000`. */
     serverArgs?: string[];
+    /** How long to wait for it to listen (default 60 s); several starting at once take longer. */
+    startTimeoutMs?: number;
   } = {},
 ): Promise<ServiceProcess> {
   const dataDir = options.dataDir ?? join(await tempDir(), "data");
@@ -174,9 +176,15 @@ export async function startService(
   });
   const exited = new Promise<void>((resolveExit) => child.once("exit", () => resolveExit()));
   const url = await new Promise<string>((resolveUrl, reject) => {
+    const timeoutMs = options.startTimeoutMs ?? 60_000;
     const deadline = setTimeout(
-      () => reject(new Error(`service did not start in 60 s:\n${stdout}\n${stderr.slice(-3000)}`)),
-      60_000,
+      () =>
+        reject(
+          new Error(
+            `service did not start in ${timeoutMs / 1000} s:\n${stdout}\n${stderr.slice(-3000)}`,
+          ),
+        ),
+      timeoutMs,
     );
     const check = () => {
       const match = /svc server listening on (http:\/\/\S+)/.exec(stdout);
