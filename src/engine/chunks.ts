@@ -19,7 +19,7 @@ import { withRenderRun } from "./stages/render-sessions";
 import { cancelledError } from "./errors";
 import type { RenderCaptions, RenderCompositionOptions } from "./types";
 import type { OutputFormat, Quality } from "../shared/render-options";
-import type { ResolvedLibrary } from "../node/library-cache";
+import type { ResolvedLibrary } from "../node/index";
 
 export { planChunks, representativeFrame, type Chunk, type ChunkSettings } from "./stages/plan";
 export { closeWarmPages } from "./stages/page-pool";

@@ -60,7 +60,7 @@ export async function renderComposition(
         height: prepared.size.height,
         warnings: prepared.warnings,
       };
-    if (run.libraries.size > 0) result.libraries = run.libraryList();
+      if (run.libraries.size > 0) result.libraries = run.libraryList();
       if (internals.captureOnly) return { ...result, thumbnailPath: undefined };
       const framesTotal = captured.framesCaptured;
       report({ framesDone: framesTotal, framesTotal, stage: "finishing" });

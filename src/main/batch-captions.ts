@@ -14,7 +14,7 @@ import {
   type CaptionCue,
 } from "../shared/captions";
 import type { JobRenderSettings } from "../shared/ipc";
-import { resolveInsideRoot } from "../node/static-files";
+import { resolveInsideRoot } from "../node/index";
 import { appError } from "./ipc-errors";
 
 export type JobCaptions = NonNullable<JobRenderSettings["captions"]>;

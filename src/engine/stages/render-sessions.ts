@@ -159,10 +159,10 @@ export class RenderSessions {
       options.purpose === "check"
         ? { variables: prepared.variables }
         : {
-      variables: prepared.variables,
-      aspect: { ratio: prepared.aspectRatio, ...prepared.viewport },
-      ...(prepared.captions ? { captions: prepared.captions } : {}),
-      fps: prepared.settings.fps,
+            variables: prepared.variables,
+            aspect: { ratio: prepared.aspectRatio, ...prepared.viewport },
+            ...(prepared.captions ? { captions: prepared.captions } : {}),
+            fps: prepared.settings.fps,
           },
     );
     this.initScript.catch(() => undefined); // surfaced by the sessions that await it

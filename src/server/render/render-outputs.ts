@@ -12,7 +12,7 @@ import type { ServiceContext } from "../context";
 import type { DB, RenderOutputsTable, RendersTable } from "../db/schema";
 import { toMilli } from "./credits";
 import { completeAndCharge } from "./render-repository";
-import type { ResolvedLibrary } from "../../node/library-cache";
+import type { ResolvedLibrary } from "../../node/index";
 import { withCompositionWarnings, withLibraries } from "./render-record";
 
 type Db = Kysely<DB>;

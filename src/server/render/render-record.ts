@@ -2,7 +2,7 @@
 // video/thumbnail URLs on every read (clients must not cache them), with its outputs (a render
 // submitted with `outputs`: its render_outputs rows; else the render itself as its one output).
 import type { RenderLibrary, RenderRecord, RenderWarning } from "../../shared/api";
-import type { ResolvedLibrary } from "../../node/library-cache";
+import type { ResolvedLibrary } from "../../node/index";
 import type { RenderOutputsTable, RendersTable } from "../db/schema";
 import type { RenderOutput } from "../../shared/outputs";
 import { outputSize, type AspectRatio, type Resolution } from "../../shared/render-options";

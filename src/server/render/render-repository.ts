@@ -5,7 +5,7 @@
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { DB, RendersTable } from "../db/schema";
 import { renderCostMilli } from "./credits";
-import type { ResolvedLibrary } from "../../node/library-cache";
+import type { ResolvedLibrary } from "../../node/index";
 import { withCompositionWarnings, withLibraries } from "./render-record";
 
 type Db = Kysely<DB>;
