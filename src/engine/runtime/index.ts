@@ -5,6 +5,7 @@ import { installDiagnostics } from "./diagnostics";
 import { markAspectRatio } from "./aspect";
 import { installChildFrame, isChildOfRuntimePage } from "./child-frame";
 import { installCaptions } from "./captions";
+import { installFitTexts } from "./fit-texts";
 
 if (!window.__svc && !window.__svcChildFrame && isChildOfRuntimePage()) {
   // An iframe of the composition: it follows the page's clock (child-frame.ts).
@@ -22,4 +23,6 @@ if (!window.__svc && !window.__svcChildFrame && isChildOfRuntimePage()) {
   installDiagnostics(page);
   // The captions layer draws after each seek (runtime/captions.ts).
   installCaptions(page, config.captions);
+  // Form-filled words that shrink to fit the frame: `__svcFitTexts()` (runtime/fit-texts.ts).
+  installFitTexts();
 }
