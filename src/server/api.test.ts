@@ -759,6 +759,8 @@ describe("wire format", () => {
         "strict_variables",
         // Issue 25: every record lists its outputs (one for a render without `outputs`).
         "outputs",
+        // Issue 42: the CDN libraries the render used, from the npm registry (empty until it ran).
+        "libraries",
       ].sort(),
     );
     renderListSchema.parse(

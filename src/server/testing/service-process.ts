@@ -14,7 +14,10 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
-import { Agent, fetch as undiciFetch } from "undici";
+// Type only: loading undici installs its Agent as the process-wide fetch dispatcher (its
+// global.js), which refuses a body sent with its own content-length header (an S3 upload URL's).
+// It is loaded when a request must leave from another address (`from`).
+import type { Agent } from "undici";
 import { startHttpsReceiver, type Receiver } from "./https-receiver";
 import { s3ServiceEnv, type S3Coordinates } from "./s3-server";
 import { waitFor } from "../../shared/testing/wait-for";
@@ -298,11 +301,13 @@ export async function api<T = Json>(
       ? undefined
       : JSON.stringify(options.body);
   const response = options.from
-    ? ((await undiciFetch(`${service.url}${path}`, {
+    ? ((await (
+        await import("undici")
+      ).fetch(`${service.url}${path}`, {
         method,
         headers,
         body: payload,
-        dispatcher: clientAgent(options.from),
+        dispatcher: await clientAgent(options.from),
       })) as unknown as Response)
     : await fetch(`${service.url}${path}`, { method, headers, body: payload });
   const text = await response.text();
@@ -318,9 +323,10 @@ export async function api<T = Json>(
 const clientAgents = new Map<string, Agent>();
 
 /** Connections from one loopback address (Linux answers all of 127/8): another client's. */
-function clientAgent(localAddress: string): Agent {
+async function clientAgent(localAddress: string): Promise<Agent> {
   let agent = clientAgents.get(localAddress);
   if (!agent) {
+    const { Agent } = await import("undici");
     agent = new Agent({ localAddress });
     clientAgents.set(localAddress, agent);
   }
@@ -349,9 +355,11 @@ export async function uploadProject(
   });
   if (created.status !== 201)
     throw new Error(`create asset: ${created.status} ${JSON.stringify(created.body)}`);
+  // fetch sets content-length from the body; the URL's own header beside it would be a second one.
+  const { "content-length": _length, ...uploadHeaders } = created.body.data.upload_headers;
   const put = await fetch(created.body.data.upload_url, {
     method: "PUT",
-    headers: created.body.data.upload_headers,
+    headers: uploadHeaders,
     body: new Uint8Array(zip),
   });
   if (put.status !== 200) throw new Error(`PUT: ${put.status} ${await put.text()}`);
