@@ -47,6 +47,23 @@ describe("ProjectChecks", () => {
 });
 
 describe("parseCheckOutput", () => {
+  it("names the error of a check that crashed, not Node's version line after it", () => {
+    const stderr = [
+      "node:internal/process/promises:394",
+      "    triggerUncaughtException(err, true /* fromPromise */);",
+      "    ^",
+      "",
+      "TypeError: Cannot read properties of undefined (reading 'send')",
+      "    at CdpBrowser.send (cdp.ts:1:1)",
+      "",
+      "Node.js v22.23.3",
+      "",
+    ].join("\n");
+    expect(() => parseCheckOutput("", 1, stderr)).toThrow(
+      "The check did not finish: TypeError: Cannot read properties of undefined (reading 'send')",
+    );
+  });
+
   it("says the check did not finish when its output is not JSON", () => {
     expect(() => parseCheckOutput("", null, "Killed\n")).toThrow(
       "The check did not finish: Killed",

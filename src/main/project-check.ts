@@ -68,7 +68,7 @@ export class ProjectChecks {
       child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
       child.stderr
         .setEncoding("utf8")
-        .on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
+        .on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-8000)));
       child.once("error", (error) => {
         if (signal.aborted) {
           reject(
@@ -100,7 +100,7 @@ export function parseCheckOutput(stdout: string, code: number | null, stderr = "
   try {
     parsed = JSON.parse(stdout);
   } catch {
-    const why = stderr.trim().split("\n").pop() || `it exited with ${code ?? "a signal"}`;
+    const why = crashLine(stderr) || `it exited with ${code ?? "a signal"}`;
     throw appError(
       "check_failed",
       `The check did not finish: ${why}`,
@@ -110,4 +110,16 @@ export function parseCheckOutput(stdout: string, code: number | null, stderr = "
   if (Array.isArray(parsed)) return parsed as Finding[];
   const error = (parsed as { error?: { code?: string; message?: string; hint?: string } }).error;
   throw appError(error?.code ?? "check_failed", error?.message ?? "The check failed.", error?.hint);
+}
+
+/**
+ * The line of a crashed check's stderr that says what went wrong: Node ends an uncaught error's
+ * report with its own version ("Node.js v22..."), so the error's own line is the one to show.
+ */
+function crashLine(stderr: string): string | undefined {
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line && !/^Node\.js v\d/.test(line));
+  return lines.findLast((line) => /^[\w.]*(Error|Exception)\b/.test(line)) ?? lines.at(-1);
 }
