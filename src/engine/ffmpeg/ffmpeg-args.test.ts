@@ -22,7 +22,7 @@ describe("FFmpeg arguments", () => {
     });
     expect(after(args, "-frames:v")).toBe("45");
     expect(after(args, "-vf")).toBe(
-      "scale=1920:1080:flags=bicubic:in_color_matrix=bt601:in_range=pc,format=gbrp,scale=out_color_matrix=bt709:out_range=tv:flags=neighbor,format=yuv420p,fps=30",
+      "colorspace=all=bt709:iall=bt601-6-625:irange=pc:range=tv:fast=1,scale=1920:1080:flags=bicubic,format=yuv420p,fps=30",
     );
     expect(after(args, "-colorspace")).toBe("bt709");
     expect(after(args, "-bf")).toBe("0");

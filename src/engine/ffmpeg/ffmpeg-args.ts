@@ -146,18 +146,21 @@ export interface SegmentEncodeSettings {
 }
 
 /**
- * Scaling and colour conversion of a captured picture. The converter changes the matrix only on
- * the way through RGB (YUV to YUV it only changes the range), so BT.709 goes through planar RGB:
- * a JPEG screenshot is full-range BT.601, then BT.709 limited range, as the reference converts
- * its screenshots (its engine's sdrCaptureColor.ts). Costs about 6 ms of CPU a new 1080p picture
- * (120 JPEG frames: 1.9 s against 1.2 s, one thread).
+ * Scaling and colour conversion of a captured picture. A JPEG screenshot is full-range BT.601
+ * YUV; BT.709 limited range is what the reference converts its screenshots to (its engine's
+ * sdrCaptureColor.ts). The colorspace filter changes the matrix YUV to YUV with SIMD (`fast`:
+ * the matrix only, as the reference's conversion does, no gamut or gamma change). It comes before
+ * the scale so the scale sees limited-range frames: a scale first turned the JPEG's full-range
+ * format into a limited one, and colorspace, told full range, then squeezed it twice (white 218).
+ * Through planar RGB instead (scale, gbrp, scale), as before, the same frames cost FFmpeg about
+ * 30 ms of CPU a 1080p picture against 5 here, and came out within one level (bench/README.md).
  */
 function pictureFilter(codec: VideoCodecSettings, width: number, height: number): string {
   const scale = `scale=${width}:${height}:flags=bicubic`;
   if (codec.matrix !== "bt709") return `${scale},format=${codec.pixelFormat}`;
   return (
-    `${scale}:in_color_matrix=bt601:in_range=pc,format=gbrp,` +
-    `scale=out_color_matrix=bt709:out_range=tv:flags=neighbor,format=${codec.pixelFormat}`
+    "colorspace=all=bt709:iall=bt601-6-625:irange=pc:range=tv:fast=1," +
+    `${scale},format=${codec.pixelFormat}`
   );
 }
 
