@@ -41,7 +41,7 @@ const ALLOWED = {
 const DOORS = {
   engine: ["index", "contract", "player-assets"],
   server: ["index", "start"],
-  core: ["index"],
+  core: ["index", "local"],
   node: ["index"],
 };
 

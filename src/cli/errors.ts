@@ -3,7 +3,7 @@
 // as JSON with --json. No stack traces
 // for user mistakes; unexpected errors still say what happened in one line.
 import type { Command } from "commander";
-import { ClientError } from "../core/index";
+import { ClientError } from "../core/local";
 import { EngineError } from "../engine/contract";
 import { cliHint } from "./hints";
 import type { CliIo } from "./io";

@@ -1,7 +1,7 @@
 // The CLI's words for errors that come from the client core and the engine: those carry a code
 // and params but name no command or flag (the desktop app shows the same errors in its own words,
 // src/main/hints.ts). A code not listed here keeps the error's own neutral hint.
-import { hintKey, type ErrorParams } from "../core/index";
+import { hintKey, type ErrorParams } from "../core/local";
 
 type Hint = (params: ErrorParams) => string | undefined;
 

@@ -5,7 +5,7 @@
 import { stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { valuesWithBrand } from "../core/index";
+import { valuesWithBrand } from "../core/local";
 import { renderComposition } from "../engine/index";
 import { renderStill } from "../engine/index";
 import { detectAspectRatio } from "../shared/composition-scan";

@@ -5,7 +5,7 @@ import type { RenderCaptions } from "../engine/contract";
 import { addCaptionsFlags, readCaptionsOption, type CaptionsFlags } from "./captions";
 import { basename, join, resolve } from "node:path";
 import { Option, type Command } from "commander";
-import { valuesWithBrand } from "../core/index";
+import { valuesWithBrand } from "../core/local";
 import {
   renderStill,
   STILL_FORMATS,

@@ -3,7 +3,7 @@
 // copied into a new project folder ready to preview, fill in and render.
 import { relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { createFromTemplate, listStarterTemplates } from "../core/index";
+import { createFromTemplate, listStarterTemplates } from "../core/local";
 import type { StarterTemplate } from "../shared/gallery";
 import { printJson, runAction } from "./command";
 import type { CliIo } from "./io";

@@ -7,7 +7,12 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { Agent, ProxyAgent, fetch as undiciFetch, type Dispatcher } from "undici";
+// undici is loaded when a library is first fetched, not with the engine: every `svc render` loads
+// this module and most never reach the registry (~0.1 s of CPU at start).
+import type * as UndiciModule from "undici";
+import type { Dispatcher, Response } from "undici";
+
+type Undici = typeof UndiciModule;
 
 export const DEFAULT_REGISTRY = "https://registry.npmjs.org/";
 
@@ -79,7 +84,7 @@ function readNpmrc(file: string): Record<string, string> {
 
 const dispatchers = new Map<string, Dispatcher>();
 
-function dispatcherFor(config: NpmConfig, url: string): Dispatcher {
+function dispatcherFor(undici: Undici, config: NpmConfig, url: string): Dispatcher {
   const host = new URL(url).hostname;
   const bypass = config.noProxy.some(
     (entry) =>
@@ -96,18 +101,19 @@ function dispatcherFor(config: NpmConfig, url: string): Dispatcher {
       rejectUnauthorized: config.strictSsl,
     };
     dispatcher = proxy
-      ? new ProxyAgent({ uri: proxy, requestTls: tls })
-      : new Agent({ connect: tls });
+      ? new undici.ProxyAgent({ uri: proxy, requestTls: tls })
+      : new undici.Agent({ connect: tls });
     dispatchers.set(key, dispatcher);
   }
   return dispatcher;
 }
 
 /** A GET of a registry URL through npm's proxy and certificate settings. */
-export function registryFetch(
+export async function registryFetch(
   config: NpmConfig,
   url: string,
   init: { headers?: Record<string, string>; signal?: AbortSignal },
-): ReturnType<typeof undiciFetch> {
-  return undiciFetch(url, { ...init, dispatcher: dispatcherFor(config, url) });
+): Promise<Response> {
+  const undici = await import("undici");
+  return undici.fetch(url, { ...init, dispatcher: dispatcherFor(undici, config, url) });
 }
