@@ -1,11 +1,16 @@
 // Builds the page runtime (src/engine/runtime, browser code) into one classic script that the
 // engine installs with `page.addInitScript` before any page script runs. The bundle is built once
 // per process with esbuild and kept in memory: every page of every render gets the same bytes, and
-// only the small config prefix differs.
+// only the small config prefix differs. The built text is also kept on disk (the user's cache
+// folder) with the size and time of every file it was built from, so a new `svc render` process
+// whose sources did not change reads it instead of building it again (~0.25 s of CPU per start).
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { build, version as esbuildVersion } from "esbuild";
 import type { PageCaptions } from "../../shared/captions";
 import { PAGE_SCRIPT_BUILD } from "../../shared/script-build";
 
@@ -36,21 +41,75 @@ const ENTRY_CANDIDATES = [
 
 let bundlePromise: Promise<string> | undefined;
 
-/** The runtime source, built on first use. */
+/** The runtime source, built on first use (or read from the cache, when its sources are unchanged). */
 export function runtimeBundle(): Promise<string> {
   const entry = ENTRY_CANDIDATES.find((candidate) => existsSync(candidate)) ?? ENTRY_CANDIDATES[0]!;
-  bundlePromise ??= build({ entryPoints: [entry], ...PAGE_SCRIPT_BUILD }).then(
-    (result) => {
-      const file = result.outputFiles[0];
-      if (!file) throw new Error("esbuild produced no output for the page runtime");
-      return file.text;
-    },
-    (error: unknown) => {
-      bundlePromise = undefined;
-      throw error;
-    },
-  );
+  bundlePromise ??= cachedOrBuilt(entry).catch((error: unknown) => {
+    bundlePromise = undefined;
+    throw error;
+  });
   return bundlePromise;
+}
+
+/** A built runtime on disk: the files it came from, each with its size and time, and the text. */
+interface CachedBundle {
+  inputs: [path: string, size: number, mtimeMs: number][];
+  text: string;
+}
+
+function cacheFile(entry: string): string {
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+  const key = createHash("sha256")
+    .update(JSON.stringify([entry, esbuildVersion, PAGE_SCRIPT_BUILD]))
+    .digest("hex")
+    .slice(0, 16);
+  return join(base, "svc", "page-runtime", `${key}.json`);
+}
+
+async function fileStamp(path: string): Promise<[string, number, number] | undefined> {
+  try {
+    const info = await stat(path);
+    return [path, info.size, info.mtimeMs];
+  } catch {
+    return undefined;
+  }
+}
+
+async function cachedOrBuilt(entry: string): Promise<string> {
+  const file = cacheFile(entry);
+  try {
+    const cached = JSON.parse(await readFile(file, "utf8")) as CachedBundle;
+    const now = await Promise.all(cached.inputs.map(([path]) => fileStamp(path)));
+    const same = cached.inputs.every(
+      ([, size, mtimeMs], i) => now[i]?.[1] === size && now[i]?.[2] === mtimeMs,
+    );
+    if (same && typeof cached.text === "string") return cached.text;
+  } catch {
+    // no cache yet, or an unreadable one: build
+  }
+  const result = await build({ entryPoints: [entry], ...PAGE_SCRIPT_BUILD, metafile: true });
+  const text = result.outputFiles[0]?.text;
+  if (text === undefined) throw new Error("esbuild produced no output for the page runtime");
+  // Stamps taken after the build: a file saved during it makes the next process build again.
+  const stamps = await Promise.all(
+    Object.keys(result.metafile.inputs).map((input) => fileStamp(resolve(input))),
+  );
+  if (stamps.every((stamp) => stamp !== undefined)) {
+    await saveCache(file, { inputs: stamps, text });
+  }
+  return text;
+}
+
+/** Written beside its place and renamed, so a reader never sees half of it; a failure only costs speed. */
+async function saveCache(file: string, bundle: CachedBundle): Promise<void> {
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(temp, JSON.stringify(bundle));
+    await rename(temp, file);
+  } catch {
+    await rm(temp, { force: true }).catch(() => undefined);
+  }
 }
 
 /** The init script for one page: its config followed by the runtime. */
