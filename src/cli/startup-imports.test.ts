@@ -9,7 +9,16 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const HEAVY = ["got", "undici", "archiver", "@aws-sdk/client-s3", "pg", "pg-boss", "fastify"];
+const HEAVY = [
+  "got",
+  "undici",
+  "archiver",
+  "semver",
+  "@aws-sdk/client-s3",
+  "pg",
+  "pg-boss",
+  "fastify",
+];
 
 /** Each module reached from `entry` by static imports, with the module that imported it. */
 async function staticImports(entry: string): Promise<Map<string, string | undefined>> {

@@ -10,15 +10,23 @@
 // Registry, proxy and CA come from npm's own configuration (npm-config.ts).
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import semver from "semver";
+import type * as Semver from "semver";
 import { extract } from "tar-stream";
 import type { NpmFileRequest } from "../shared/cdn";
 import { readJsonFile, writeJsonFileAtomic } from "./atomic-file";
 import { npmConfig, registryFetch, type NpmConfig } from "./npm-config";
+
+// semver is loaded when a version range is first read, not with the engine at every start.
+const requireHere = createRequire(import.meta.url);
+let semverModule: typeof Semver | undefined;
+function semverLib(): typeof Semver {
+  return (semverModule ??= requireHere("semver") as typeof Semver);
+}
 
 /** Larger tarballs are refused: a CDN script a page loads is far smaller. */
 export const MAX_TARBALL_BYTES = 64 * 1024 * 1024;
@@ -156,7 +164,7 @@ export class LibraryCache {
     requested: string,
     signal: AbortSignal | undefined,
   ): Promise<{ ok: true; value: string } | { ok: false; problem: LibraryProblem }> {
-    if (semver.valid(requested)) return { ok: true, value: requested };
+    if (semverLib().valid(requested)) return { ok: true, value: requested };
     const index = await this.index();
     const pinned = index.specs[`${name}@${requested}`];
     if (pinned) return { ok: true, value: pinned.version };
@@ -165,7 +173,7 @@ export class LibraryCache {
     const versions = Object.keys(packument.value.versions ?? {});
     const version =
       packument.value["dist-tags"]?.[requested] ??
-      (semver.validRange(requested) ? semver.maxSatisfying(versions, requested) : null);
+      (semverLib().validRange(requested) ? semverLib().maxSatisfying(versions, requested) : null);
     if (!version) return notOnNpm(name, requested);
     await this.pin(`${name}@${requested}`, version);
     return { ok: true, value: version };
@@ -452,7 +460,7 @@ function withCdnImports(
       const name = specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
       const rest = specifier.slice(name.length);
       const range = ranges[name];
-      const at = range && semver.validRange(range) ? `@${encodeURIComponent(range)}` : "";
+      const at = range && semverLib().validRange(range) ? `@${encodeURIComponent(range)}` : "";
       return `${before}${quote}${host}/${name}${at}${rest}${quote}`;
     },
   );
