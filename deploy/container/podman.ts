@@ -209,8 +209,9 @@ export async function imageLayers(tag: string): Promise<string[]> {
  * What a registry would store for each image: its layers gzip-compressed, in bytes. The images
  * are saved together (`podman save -m`, uncompressed), so a layer they share is compressed once,
  * not once per image (the service's and the template's share all but their last layers): half
- * the work of `podman save --compress` per image. Compressed with zlib's default level, as
- * docker and podman push do (the sizes match podman's within a percent or two).
+ * the work of `podman save --compress` per image. Compressed with zlib's default level (6),
+ * which comes out 3.6% smaller than podman's own compression of the same service image (452 MiB
+ * against 469 MiB, measured 2026-11-28), both far under the 700 MB the issue allows.
  */
 export async function compressedSizes(tags: string[]): Promise<Record<string, number>> {
   const dir = await mkdtemp(join(tmpdir(), "svc-image-"));
