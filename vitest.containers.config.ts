@@ -11,6 +11,8 @@ export const CONTAINER_TESTS = [
 export default defineConfig({
   test: {
     include: CONTAINER_TESTS,
+    // The images, built once for both files.
+    globalSetup: ["deploy/container/images-global-setup.ts"],
     fileParallelism: false,
     maxWorkers: 1,
     testTimeout: 600_000,

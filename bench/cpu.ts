@@ -60,7 +60,13 @@ let groupCounter = 0;
 export async function runMeasured(
   command: string,
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; settleMs?: number } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    settleMs?: number;
+    /** Each piece of the child's stderr as it comes (long runs whose progress is shown). */
+    onStderr?: (text: string) => void;
+  } = {},
 ): Promise<RunResult> {
   const group = await createGroup();
   const machineBefore = await machineCpu();
@@ -82,6 +88,7 @@ export async function runMeasured(
       });
   let stderrTail = "";
   wrapped.stderr!.on("data", (chunk: Buffer) => {
+    options.onStderr?.(chunk.toString());
     stderrTail = (stderrTail + chunk.toString()).slice(-6000);
   });
   const exitCode = await new Promise<number | null>((resolve) => {

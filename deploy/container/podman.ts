@@ -4,10 +4,13 @@
 // `--pull=never` everywhere, the bases come from deploy/container/stand-in-base.sh. Podman keeps
 // layers between runs on one machine, so a second build of unchanged sources takes seconds.
 import { execFile, spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { createReadStream, existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGzip } from "node:zlib";
 
 export const REPO = resolve(import.meta.dirname, "../..");
 const CONTAINERS_DIR = resolve(import.meta.dirname);
@@ -108,7 +111,10 @@ export async function ensureBaseImages(signal?: AbortSignal): Promise<void> {
 /**
  * `podman build` of a Dockerfile, never pulling, in Docker's format (OCI images drop
  * HEALTHCHECK). The machine's CA bundle reaches npm inside the build as a mounted file named by
- * NODE_EXTRA_CA_CERTS, never as a layer.
+ * NODE_EXTRA_CA_CERTS, never as a layer. `--jobs 2` builds independent stages side by side, as
+ * BuildKit does: the service's runtime stage (Debian's browser and FFmpeg, mostly unpacking)
+ * meanwhile its modules stage waits on npm and compiles better-sqlite3; podman's default is one
+ * stage after the other.
  */
 export async function buildImage(
   tag: string,
@@ -125,7 +131,20 @@ export async function buildImage(
       ]
     : [];
   await podman(
-    ["build", "--format", "docker", "--pull=never", ...ca, "-f", dockerfile, "-t", tag, context],
+    [
+      "build",
+      "--format",
+      "docker",
+      "--pull=never",
+      "--jobs",
+      "2",
+      ...ca,
+      "-f",
+      dockerfile,
+      "-t",
+      tag,
+      context,
+    ],
     { echo: true, ...(signal ? { signal } : {}) },
   );
 }
@@ -186,21 +205,63 @@ export async function imageLayers(tag: string): Promise<string[]> {
   return image!.RootFS.Layers;
 }
 
-/** What a registry would store: the image's layers gzip-compressed, in bytes. */
-export async function compressedSize(tag: string): Promise<number> {
+/**
+ * What a registry would store for each image: its layers gzip-compressed, in bytes. The images
+ * are saved together (`podman save -m`, uncompressed), so a layer they share is compressed once,
+ * not once per image (the service's and the template's share all but their last layers): half
+ * the work of `podman save --compress` per image. Compressed with zlib's default level (6),
+ * which comes out 3.6% smaller than podman's own compression of the same service image (452 MiB
+ * against 469 MiB, measured 2026-11-28), both far under the 700 MB the issue allows.
+ */
+export async function compressedSizes(tags: string[]): Promise<Record<string, number>> {
   const dir = await mkdtemp(join(tmpdir(), "svc-image-"));
   try {
-    const out = join(dir, "image");
-    await podman(["save", "--format", "docker-dir", "--compress", "-o", out, tag]);
-    let total = 0;
-    for (const name of await readdir(out)) {
-      if (name === "manifest.json" || name === "version") continue;
-      total += (await stat(join(out, name))).size;
+    const archive = join(dir, "images.tar");
+    await podman(["save", "-m", "--format", "docker-archive", "-o", archive, ...tags]);
+    const unpacked = join(dir, "images");
+    await mkdir(unpacked);
+    await run("tar", ["-xf", archive, "-C", unpacked]);
+    await rm(archive);
+    const manifest = JSON.parse(await readFile(join(unpacked, "manifest.json"), "utf8")) as {
+      RepoTags: string[];
+      Layers: string[];
+    }[];
+    const layers = [...new Set(manifest.flatMap((image) => image.Layers))];
+    const sizes = new Map<string, number>();
+    // Two at a time: zlib compresses on libuv's threads, one core each.
+    const queue = [...layers];
+    await Promise.all(
+      [0, 1].map(async () => {
+        for (let layer = queue.shift(); layer; layer = queue.shift()) {
+          sizes.set(layer, await gzippedSize(join(unpacked, layer)));
+        }
+      }),
+    );
+    const result: Record<string, number> = {};
+    for (const tag of tags) {
+      const image = manifest.find((entry) => entry.RepoTags.includes(tag));
+      if (!image) throw new Error(`podman save gave no image tagged ${tag}`);
+      result[tag] = image.Layers.reduce((total, layer) => total + sizes.get(layer)!, 0);
     }
-    return total;
+    return result;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+async function gzippedSize(file: string): Promise<number> {
+  let bytes = 0;
+  await pipeline(
+    createReadStream(file),
+    createGzip(),
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        bytes += chunk.length;
+        done();
+      },
+    }),
+  );
+  return bytes;
 }
 
 /** The image's size as stored here (layers unpacked), in bytes. */

