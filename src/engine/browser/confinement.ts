@@ -163,8 +163,8 @@ function probe(
             : {
                 sandbox: true,
                 sandboxReason: user
-                  ? `Chromium's sandbox is on: svc runs as root, so the browser runs as uid ${user.uid} in a user namespace of its own, where Chromium can sandbox each page's process (SVC_BROWSER_SANDBOX=0 turns it off)`
-                  : "Chromium's sandbox is on: the browser runs in a user namespace of its own, where Chromium can sandbox each page's process (SVC_BROWSER_SANDBOX=0 turns it off)",
+                  ? `Chromium's sandbox is on: each page runs in a locked-down process of its own (seccomp, its own namespaces), so a page that exploits a browser bug is still shut in that process; svc runs as root, so the browser runs as uid ${user.uid} (SVC_BROWSER_SANDBOX=0 turns the sandbox off)`
+                  : "Chromium's sandbox is on: each page runs in a locked-down process of its own (seccomp, its own namespaces), so a page that exploits a browser bug is still shut in that process (SVC_BROWSER_SANDBOX=0 turns the sandbox off)",
               }),
       };
     }
