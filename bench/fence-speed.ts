@@ -4,8 +4,10 @@
 //   before   the engine of --baseline (a checkout of main before the fence was the default:
 //            closed pages filtered by the DevTools Fetch domain, the browser as root)
 //   fence    this checkout: a network namespace, the browser as uid 65534 under root, the
-//            project's files answered by svc (Fetch.fulfillRequest)
-//   sandbox  the fence and Chromium's sandbox (SVC_BROWSER_SANDBOX=1: several processes)
+//            project's files answered by svc (Fetch.fulfillRequest), Chromium's sandbox off
+//            (SVC_BROWSER_SANDBOX=0: one process)
+//   sandbox  the fence and Chromium's sandbox (the default since: several processes)
+// Ratios are against "before" when it runs, else against "fence" (the sandbox's cost).
 // Run: npx tsx bench/fence-speed.ts -- --baseline /work/main [--reps 2] [--only hello-world] [--fps 10]
 //      [--modes before,fence,sandbox]
 import { loadavg } from "node:os";
@@ -68,7 +70,7 @@ for (const name of flags.only.split(",")) {
       const env = { ...process.env };
       delete env.SVC_BROWSER_NAMESPACE;
       delete env.SVC_BROWSER_SANDBOX;
-      if (mode === "sandbox") env.SVC_BROWSER_SANDBOX = "1";
+      if (mode === "fence") env.SVC_BROWSER_SANDBOX = "0";
       const load = loadavg()[0]!;
       const run = await runMeasured(
         tsx,
@@ -85,12 +87,13 @@ for (const name of flags.only.split(",")) {
           .findLast((text) => text.startsWith('{"seconds"')) ?? "";
       const parsed = JSON.parse(line || "{}") as { seconds?: number; frames?: number };
       const cpu = run.tree?.busy ?? run.machine.busy;
+      const machineCpu = run.machine.busy;
       const key = `${name} ${mode}`;
       rows[key] ??= { seconds: [], cpu: [], frames: parsed.frames ?? 0 };
       rows[key].seconds.push(parsed.seconds ?? NaN);
       rows[key].cpu.push(cpu);
       console.log(
-        `${key} rep ${rep + 1}: render ${parsed.seconds?.toFixed(1)} s, CPU ${cpu.toFixed(1)} core-s (${run.tree ? "cgroup" : "machine"}), load ${load.toFixed(1)}, exit ${run.exitCode}`,
+        `${key} rep ${rep + 1}: render ${parsed.seconds?.toFixed(1)} s, CPU ${cpu.toFixed(1)} core-s (${run.tree ? "cgroup" : "machine"}; machine /proc/stat ${machineCpu.toFixed(1)}), load ${load.toFixed(1)}, exit ${run.exitCode}, left-over processes ${run.leftovers}`,
       );
     }
   }
@@ -98,10 +101,13 @@ for (const name of flags.only.split(",")) {
 console.log("\nmedian of reps:");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 for (const [key, row] of Object.entries(rows)) {
-  const base = rows[`${key.split(" ")[0]} before`];
+  const name = key.split(" ")[0];
+  const baseMode = modes.includes("before") ? "before" : "fence";
+  const base = rows[`${name} ${baseMode}`];
   const ratio = base ? median(row.cpu) / median(base.cpu) : NaN;
+  const wallRatio = base ? median(row.seconds) / median(base.seconds) : NaN;
   console.log(
-    `${key}: ${row.frames} frames, wall ${median(row.seconds).toFixed(1)} s, CPU ${median(row.cpu).toFixed(1)} core-s, CPU vs before ${ratio.toFixed(3)}`,
+    `${key}: ${row.frames} frames, wall ${median(row.seconds).toFixed(1)} s, CPU ${median(row.cpu).toFixed(1)} core-s, vs ${baseMode}: CPU ${ratio.toFixed(3)}, wall ${wallRatio.toFixed(3)}`,
   );
 }
 console.log(

@@ -34,10 +34,10 @@ describe("svc doctor", () => {
       reason: expect.stringContaining("starts in milliseconds"),
     });
     // Service renders' browsers: closed by a namespace by default (this machine and CI allow
-    // user namespaces; as root the browser runs as nobody). Chromium's sandbox is opt-in
-    // (SVC_BROWSER_SANDBOX=1, confinement.ts says why), and doctor says so.
-    expect(report.service_renders).toMatchObject({ network: "namespace", sandbox: false });
-    expect(report.service_renders.sandbox_reason).toMatch(/SVC_BROWSER_SANDBOX=1/);
+    // user namespaces; as root the browser runs as nobody), with Chromium's sandbox on, and
+    // doctor says so and how to turn it off.
+    expect(report.service_renders).toMatchObject({ network: "namespace", sandbox: true });
+    expect(report.service_renders.sandbox_reason).toMatch(/sandbox is on: .*SVC_BROWSER_SANDBOX=0/);
     if (process.getuid?.() === 0) expect(report.service_renders.uid).toBe(65534);
     // Customers' media are decoded by a maintained FFmpeg: Debian's (5.1 on bookworm, a
     // supported release line), not the 2018 static build (N-47683).

@@ -128,6 +128,7 @@ describe("a render in chunks", () => {
         format: "mp4",
         durationSeconds: whole.durationSeconds,
         audio: audio!,
+        allowNetwork: false,
       });
       expect(await frameHashes(joined)).toEqual(await frameHashes(whole.outputPath));
       const info = await probeMedia(joined);

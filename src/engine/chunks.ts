@@ -7,6 +7,7 @@ import { mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { AudioInput } from "./ffmpeg/encode";
+import type { NetworkAccess } from "./browser/network";
 import { writeCaptionFiles } from "./outputs/caption-files";
 import { finishOutput } from "./outputs/pictures";
 import { resolveFfmpeg, resolveMediaFfmpeg } from "./ffmpeg/ffmpeg";
@@ -106,6 +107,8 @@ export interface JoinChunksOptions {
   quality?: Quality;
   durationSeconds: number;
   audio: AudioInput[];
+  /** What the render's page could reach: audio URLs are downloaded only there (encode.ts). */
+  allowNetwork: NetworkAccess;
   /**
    * The render's captions: with `softTrack`, the joined file gets its subtitle stream here, as a
    * whole render's does (the chunks only burn them in). Sidecars are a local render's.
@@ -133,6 +136,7 @@ export async function joinChunks(options: JoinChunksOptions): Promise<{ warnings
       ...(options.quality ? { quality: options.quality } : {}),
       durationSeconds: options.durationSeconds,
       audio: options.audio,
+      allowNetwork: options.allowNetwork,
       workDir,
       ...(options.signal ? { signal: options.signal } : {}),
     });

@@ -174,7 +174,14 @@ describe("joining chunks", () => {
           mediaStart: clip.mediaStart,
           volume: clip.volume,
         }));
-        await joinChunks({ segmentFiles, output, format, durationSeconds: seconds, audio });
+        await joinChunks({
+          segmentFiles,
+          output,
+          format,
+          durationSeconds: seconds,
+          audio,
+          allowNetwork: false,
+        });
 
         const samples = await decodeAudio(output);
         if (format === "webm") {
@@ -250,6 +257,7 @@ describe("joining chunks", () => {
         format: "mp4",
         durationSeconds: seconds,
         audio: [clip],
+        allowNetwork: false,
       });
       const samples = await decodeAudio(output);
       await rm(output);

@@ -276,6 +276,9 @@ if (read) document.body.style.background = "#0f0";
       { extraArgs: ["--allow-file-access-from-files", "--disable-web-security"] },
     );
     const [red, green] = pixelAt(await decodeFrame(output, 0), 160, 90);
+    // With Chromium's sandbox on, as service renders have it by default (doctor.test.ts).
+    const { executablePath } = await resolveChromium();
+    expect(confinementFor(executablePath, true).sandbox).toBe(true);
     expect(red).toBeGreaterThan(200);
     expect(green).toBeLessThan(60);
   });

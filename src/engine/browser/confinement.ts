@@ -147,22 +147,25 @@ function probe(
         args: CLOSED_NETWORK_ARGS,
         reason:
           "the browser runs in a network namespace of its own with no interface up, so it reaches nothing; svc answers its requests for the project's files (SVC_BROWSER_NAMESPACE=0: the browser's switches only)",
-        // Off unless asked for: a sandboxed Chromium runs its pages in other processes, where
-        // the raster reset that makes a chunk draw exactly what a whole render draws (capture.ts,
-        // a memory-pressure signal per segment) does not reach, so late chunks came out a little
-        // different (examples-render: SSIM 0.99899 on hello-world). Until that holds sandboxed
-        // too, the fence is the namespace and, under root, the unprivileged user.
-        ...(env.SVC_BROWSER_SANDBOX?.trim() !== "1"
+        // On unless turned off: the page's compositor then runs in a sandboxed process of its
+        // own, which the raster reset of every segment reaches through the page itself
+        // (CaptureSession.forgetRasterHistory), so chunks still draw what whole renders draw.
+        ...(env.SVC_BROWSER_SANDBOX?.trim() === "0"
           ? sandboxOff(
-              "it is opt-in (SVC_BROWSER_SANDBOX=1): sandboxed pages run in separate processes, and chunked renders then do not yet draw exactly what a whole render draws; the page is still closed off from every network" +
+              "SVC_BROWSER_SANDBOX=0 turns it off; the page is still closed off from every network" +
                 (user ? `, and the browser runs as uid ${user.uid}, not root` : ""),
             )
-          : {
-              sandbox: true,
-              sandboxReason: user
-                ? `Chromium's sandbox is on: the browser runs as uid ${user.uid} (not root), its pages in sandboxed processes`
-                : "Chromium's sandbox is on: its pages run in sandboxed processes",
-            }),
+          : !nestedNamespaces(prefix, owner)
+            ? sandboxOff(
+                "this kernel lets svc make the browser's namespace but not the namespaces Chromium makes inside it for each page; the page is still closed off from every network" +
+                  (user ? `, and the browser runs as uid ${user.uid}, not root` : ""),
+              )
+            : {
+                sandbox: true,
+                sandboxReason: user
+                  ? `Chromium's sandbox is on: each page runs in a locked-down process of its own (seccomp, its own namespaces), so a page that exploits a browser bug is still shut in that process; svc runs as root, so the browser runs as uid ${user.uid} (SVC_BROWSER_SANDBOX=0 turns the sandbox off)`
+                  : "Chromium's sandbox is on: each page runs in a locked-down process of its own (seccomp, its own namespaces), so a page that exploits a browser bug is still shut in that process (SVC_BROWSER_SANDBOX=0 turns the sandbox off)",
+              }),
       };
     }
     return {
@@ -191,6 +194,21 @@ function probe(
         : "svc starts the browser without its sandbox on this system",
     ),
   };
+}
+
+/**
+ * Chromium's sandbox makes a user, PID and network namespace for each page's process, inside the
+ * one svc made: some kernels and container runtimes refuse nested namespaces, and a browser
+ * started with the sandbox there would not start at all, so it is tried first with unshare.
+ */
+function nestedNamespaces(prefix: string[], owner: { uid?: number; gid?: number }): boolean {
+  const nested = [prefix[0]!, "--user", "--pid", "--net", "--fork", "--", "true"];
+  const check = spawnSync(prefix[0]!, [...prefix.slice(1), ...nested], {
+    ...owner,
+    stdio: "ignore",
+    timeout: 10_000,
+  });
+  return check.status === 0;
 }
 
 function sandboxOff(why: string): { sandbox: false; sandboxReason: string } {

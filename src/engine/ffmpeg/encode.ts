@@ -13,6 +13,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { OutputFormat } from "../../shared/render-options";
+import { networkAllows, type NetworkAccess } from "../browser/network";
 import { cancelledError, EngineError } from "../errors";
 import {
   muxArgs,
@@ -192,6 +193,11 @@ export interface MuxOptions {
   format: OutputFormat;
   durationSeconds: number;
   audio: AudioInput[];
+  /**
+   * What the render's page may reach: the mix downloads an audio URL only where the page could
+   * have fetched it (network.ts), redirects included, so it is no way around a closed network.
+   */
+  allowNetwork: NetworkAccess;
   workDir: string;
   signal?: AbortSignal;
 }
@@ -205,7 +211,7 @@ export async function muxOutput(options: MuxOptions): Promise<void> {
   );
   const downloaded: string[] = [];
   try {
-    const audio = await localAudio(options.audio, options.workDir, downloaded, options.signal);
+    const audio = await localAudio(options, downloaded);
     const args = muxArgs({ ...options, audio, listFile });
     await runFfmpeg(options.ffmpegPath, args, options.signal);
   } finally {
@@ -220,10 +226,8 @@ export async function muxOutput(options: MuxOptions): Promise<void> {
  * a page's <audio> or sounding <video> from a URL would fail the whole render at the mix.
  */
 async function localAudio(
-  audio: AudioInput[],
-  workDir: string,
+  { audio, allowNetwork, workDir, signal }: MuxOptions,
   downloaded: string[],
-  signal?: AbortSignal,
 ): Promise<AudioInput[]> {
   const files = new Map<string, string>();
   for (const input of audio) {
@@ -231,11 +235,12 @@ async function localAudio(
     const file = join(workDir, `audio-${files.size}${extname(new URL(input.source).pathname)}`);
     downloaded.push(file);
     try {
-      const response = await fetch(input.source, { signal: signal ?? null });
+      const response = await fetchAllowed(input.source, allowNetwork, signal);
       if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
       await pipeline(Readable.fromWeb(response.body as WebReadableStream), createWriteStream(file));
     } catch (error) {
       if (signal?.aborted) throw cancelledError();
+      if (error instanceof EngineError) throw error;
       const cause =
         error instanceof Error ? ((error.cause as Error)?.message ?? error.message) : "";
       throw new EngineError(
@@ -249,6 +254,40 @@ async function localAudio(
     files.set(input.source, file);
   }
   return audio.map((input) => ({ ...input, source: files.get(input.source) ?? input.source }));
+}
+
+/** Redirects followed for one audio file; each new address is checked like the first. */
+const MAX_AUDIO_REDIRECTS = 5;
+
+/**
+ * Fetches `url` only where the page may reach it, following redirects by hand: fetch's own
+ * would go wherever an allowed server points (a loopback admin port, cloud metadata).
+ */
+async function fetchAllowed(
+  url: string,
+  access: NetworkAccess,
+  signal: AbortSignal | undefined,
+): Promise<Response> {
+  let current = url;
+  for (let redirects = 0; ; redirects++) {
+    if (!networkAllows(access, current)) {
+      throw new EngineError(
+        "page_error",
+        current === url
+          ? `The composition's audio ${url} was not downloaded: this render may not reach that address.`
+          : `The composition's audio ${url} was not downloaded: it redirects to ${current}, which this render may not reach.`,
+        "Put the file in the project and point the page at it.",
+        undefined,
+        { url },
+      );
+    }
+    const response = await fetch(current, { signal: signal ?? null, redirect: "manual" });
+    const location = response.headers.get("location");
+    if (response.status < 300 || response.status >= 400 || !location) return response;
+    await response.body?.cancel();
+    if (redirects >= MAX_AUDIO_REDIRECTS) throw new Error("too many redirects");
+    current = new URL(location, current).href;
+  }
 }
 
 export async function extractThumbnail(

@@ -74,6 +74,7 @@ export async function finishWhole(
     quality,
     durationSeconds,
     audio,
+    allowNetwork: run.allowNetwork,
     workDir: run.workDir,
     ...(signal ? { signal } : {}),
   });

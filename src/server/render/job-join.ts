@@ -79,6 +79,8 @@ export async function runJoinJob(services: JobServices, attempt: Attempt): Promi
       quality: render.quality as Quality,
       durationSeconds,
       audio,
+      // The chunks' pages could reach only this: the mix downloads no more (issue 41).
+      allowNetwork: services.ctx.config.allowPageNetwork,
       ...(captions?.softTrack ? { captions } : {}),
       signal: attempt.signal,
     });
