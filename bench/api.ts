@@ -12,7 +12,10 @@
 // see the same machine load. Whole-machine CPU (/proc/stat) and the load average go with each step.
 //
 // Run: npm run bench:api -- [--seconds 10] [--rates 2000,3000,...] [--reps 1] [--baseline DIR]
-//      [--cpu-prof DIR] [--rate-limit PER_MINUTE]
+//      [--cpu-prof DIR] [--rate-limit PER_MINUTE] [--with-rate-limit]
+// --with-rate-limit adds a third service from this checkout with the shared rate limit on (a
+// limit far above the bench's traffic, so every request is counted and none refused), in the same
+// A B A B rotation, and the summary prints its CPU per request against the one with the limit off.
 import http from "node:http";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -35,6 +38,7 @@ const { values: flags } = parseArgs({
     connections: { type: "string", default: "512" },
     "cpu-prof": { type: "string" },
     "rate-limit": { type: "string", default: "0" },
+    "with-rate-limit": { type: "boolean", default: false },
   },
 });
 const SECONDS = Number(flags.seconds);
@@ -52,6 +56,8 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * bench's own traffic (e.g. 100000000) measures what counting the shared limit costs.
  */
 const RATE_LIMIT = flags["rate-limit"]!;
+/** The limit of the --with-rate-limit service: counted on every request, never reached. */
+const COUNTED_RATE_LIMIT = "100000000";
 
 interface Target {
   name: string;
@@ -89,14 +95,14 @@ function processCpuSeconds(pid: number): { user: number; system: number } {
   return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
-async function startTarget(name: string, root?: string): Promise<Target> {
+async function startTarget(name: string, root?: string, rateLimit = RATE_LIMIT): Promise<Target> {
   const nodeArgs = flags["cpu-prof"]
     ? ["--cpu-prof", `--cpu-prof-dir=${flags["cpu-prof"]}/${name}`]
     : [];
   const svc = await startService({
     workers: 0,
     root,
-    env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: RATE_LIMIT, SVC_SERVER_LOG_LEVEL: "info" },
+    env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: rateLimit, SVC_SERVER_LOG_LEVEL: "info" },
     nodeArgs,
     discardLogs: true,
   });
@@ -201,6 +207,9 @@ const median = (values: number[]) =>
 async function main(): Promise<void> {
   const targets = [await startTarget("current")];
   if (flags.baseline) targets.unshift(await startTarget("baseline", flags.baseline));
+  if (flags["with-rate-limit"]) {
+    targets.push(await startTarget("limit-on", undefined, COUNTED_RATE_LIMIT));
+  }
   try {
     for (const target of targets) await openLoop(target, 500, WARMUP_SECONDS);
     console.log(
@@ -258,6 +267,20 @@ async function main(): Promise<void> {
       console.log(
         `${target.name}: highest rate with p99 < ${CEILING_P99_MS} ms and no errors: ${sustained.length ? `${Math.max(...sustained)}/s` : "none of the steps"}`,
       );
+    }
+    if (flags["with-rate-limit"]) {
+      for (const rate of RATES) {
+        const cpuOf = (name: string) => {
+          const steps = results.filter((r) => r.target === name && r.rate === rate);
+          return steps.length ? median(steps.map((r) => r.serviceCpuUs)) : NaN;
+        };
+        const off = cpuOf("current");
+        const on = cpuOf("limit-on");
+        if (Number.isNaN(off) || Number.isNaN(on)) continue;
+        console.log(
+          `shared rate limit on, ${rate}/s: ${on.toFixed(0)} µs/req against ${off.toFixed(0)} off (${((on / off - 1) * 100).toFixed(0)}% more CPU; goal at most 20%)`,
+        );
+      }
     }
     console.log(
       `load average after: ${loadavg()
