@@ -55,7 +55,7 @@ describe.skipIf(unavailable !== undefined && !inCi)("the container images", () =
         const compressed = compressedOf[tag];
         const unpacked = await unpackedSize(tag);
         process.stderr.write(
-          `images: ${name} (${tag}) ${compressed === undefined ? "" : `${(compressed / MB).toFixed(0)} MB compressed, `}${(unpacked / MB).toFixed(0)} MB unpacked\n`,
+          `images: ${name} (${tag}) ${compressed === undefined ? "" : `at most ${(compressed / MB).toFixed(0)} MB compressed (gzip level 1), `}${(unpacked / MB).toFixed(0)} MB unpacked\n`,
         );
         if (name === "service") expect(compressed).toBeLessThanOrEqual(700 * MB);
       }
