@@ -7,7 +7,10 @@
 //            project's files answered by svc (Fetch.fulfillRequest), Chromium's sandbox off
 //            (SVC_BROWSER_SANDBOX=0: one process)
 //   sandbox  the fence and Chromium's sandbox (the default since: several processes)
-// Ratios are against "before" when it runs, else against "fence" (the sandbox's cost).
+//   switches this checkout with the closing switches only (SVC_BROWSER_NAMESPACE=0: no namespace,
+//            no sandbox, one process): this engine's closed render before the fence, so the
+//            fence and the sandbox are measured without the rest of what changed since --baseline
+// Ratios are against the first mode of --modes.
 // Run: npx tsx bench/fence-speed.ts -- --baseline /work/main [--reps 2] [--only hello-world] [--fps 10]
 //      [--modes before,fence,sandbox]
 import { loadavg } from "node:os";
@@ -71,6 +74,7 @@ for (const name of flags.only.split(",")) {
       delete env.SVC_BROWSER_NAMESPACE;
       delete env.SVC_BROWSER_SANDBOX;
       if (mode === "fence") env.SVC_BROWSER_SANDBOX = "0";
+      if (mode === "switches") env.SVC_BROWSER_NAMESPACE = "0";
       const load = loadavg()[0]!;
       const run = await runMeasured(
         tsx,
@@ -102,7 +106,7 @@ console.log("\nmedian of reps:");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 for (const [key, row] of Object.entries(rows)) {
   const name = key.split(" ")[0];
-  const baseMode = modes.includes("before") ? "before" : "fence";
+  const baseMode = modes[0]!;
   const base = rows[`${name} ${baseMode}`];
   const ratio = base ? median(row.cpu) / median(base.cpu) : NaN;
   const wallRatio = base ? median(row.seconds) / median(base.seconds) : NaN;

@@ -83,6 +83,8 @@ export class CaptureSession {
   private jpegQuality: number;
   /** How long a beginFrame may go unanswered (undefined: the browser's command timeout). */
   private frameTimeoutMs: number | undefined;
+  /** The page runs in a renderer process of its own (Chromium's sandbox on), not in the browser's. */
+  private pageInOwnProcess = false;
 
   private constructor(
     private readonly browser: CdpBrowser,
@@ -137,6 +139,7 @@ export class CaptureSession {
     try {
       const sessionId = spare?.sessionId ?? (await openPage(browser, options.viewport, method));
       const session = new CaptureSession(browser, sessionId, method, options);
+      session.pageInOwnProcess = !launch.args.includes("--single-process");
       await session.prepare();
       if (method === "beginframe") {
         // Proves the method works here, with a bound: see FIRST_FRAME_TIMEOUT_MS.
@@ -319,10 +322,14 @@ export class CaptureSession {
    *   tilings and no raster scale. This reaches a sandboxed page in its own process: hello-world
    *   with Chromium's sandbox, a late chunk's 8 of 8 frames differed from the whole render with
    *   the signal alone (SSIM 0.99896) and none with both. Only the body's inline style is touched,
-   *   and put back as it was.
+   *   and put back as it was. Only where the signal cannot reach, and only on a page that has
+   *   drawn frames before (a fresh page has no history to forget): at a video page's first frame
+   *   the skipped content was what the screenshot showed (catalog heygen-avatar-promo-card, frame
+   *   0 blank, 24.85% of pixels off the reference).
    */
   async forgetRasterHistory(): Promise<void> {
     await this.send("Memory.simulatePressureNotification", { level: "critical" });
+    if (!this.pageInOwnProcess || this.lastFrame === undefined) return;
     const saved = await this.evaluate<[string, string] | null>(HIDE_CONTENT);
     if (saved === null) return;
     if (this.method === "beginframe") await this.send("HeadlessExperimental.beginFrame", {});
