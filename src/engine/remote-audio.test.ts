@@ -75,17 +75,27 @@ function clip(source: string) {
   return { source, start: 0, duration: null, mediaStart: 0, volume: 1 };
 }
 
+/** Joins the test segment to `name` with the audio at `url`, under `allowNetwork`. */
+async function joinWithAudio(
+  name: string,
+  url: string,
+  allowNetwork: Parameters<typeof joinChunks>[0]["allowNetwork"],
+): Promise<string> {
+  const output = join(scratch, name);
+  await joinChunks({
+    segmentFiles: [segment],
+    output,
+    format: "mp4",
+    durationSeconds: SECONDS,
+    audio: [clip(url)],
+    allowNetwork,
+  });
+  return output;
+}
+
 describe("audio from a URL", () => {
   it("is downloaded and mixed into the output like a file in the project", async () => {
-    const output = join(scratch, "out.mp4");
-    await joinChunks({
-      segmentFiles: [segment],
-      output,
-      format: "mp4",
-      durationSeconds: SECONDS,
-      audio: [clip(`${origin}/tone.wav`)],
-      allowNetwork: true,
-    });
+    const output = await joinWithAudio("out.mp4", `${origin}/tone.wav`, true);
     const samples = await decodeAudio(output);
     // The tone, not silence: FFmpeg's sine source is at 1/8 amplitude (RMS 0.088).
     expect(rms(samples, 0.1, 0.9)).toBeGreaterThan(0.05);
@@ -93,14 +103,7 @@ describe("audio from a URL", () => {
 
   it("that cannot be fetched fails the render naming the URL", async () => {
     const missing = `${origin}/gone.wav`;
-    const failure = joinChunks({
-      segmentFiles: [segment],
-      output: join(scratch, "missing.mp4"),
-      format: "mp4",
-      durationSeconds: SECONDS,
-      audio: [clip(missing)],
-      allowNetwork: true,
-    });
+    const failure = joinWithAudio("missing.mp4", missing, true);
     await expect(failure).rejects.toMatchObject({
       code: "page_error",
       message: `The composition's audio ${missing} could not be downloaded: HTTP 404`,
@@ -110,14 +113,7 @@ describe("audio from a URL", () => {
   it("is not downloaded when the render's network is closed: the listener counts no hit", async () => {
     hits.length = 0;
     const url = `${origin}/tone.wav`;
-    const failure = joinChunks({
-      segmentFiles: [segment],
-      output: join(scratch, "closed.mp4"),
-      format: "mp4",
-      durationSeconds: SECONDS,
-      audio: [clip(url)],
-      allowNetwork: false,
-    });
+    const failure = joinWithAudio("closed.mp4", url, false);
     await expect(failure).rejects.toMatchObject({
       code: "page_error",
       message: `The composition's audio ${url} was not downloaded: this render may not reach that address.`,
@@ -129,14 +125,7 @@ describe("audio from a URL", () => {
   it("from an allowed origin does not follow a redirect to another one", async () => {
     hits.length = 0;
     const url = `${origin}/moved.wav`;
-    const failure = joinChunks({
-      segmentFiles: [segment],
-      output: join(scratch, "redirected.mp4"),
-      format: "mp4",
-      durationSeconds: SECONDS,
-      audio: [clip(url)],
-      allowNetwork: { origins: [origin] },
-    });
+    const failure = joinWithAudio("redirected.mp4", url, { origins: [origin] });
     await expect(failure).rejects.toMatchObject({
       code: "page_error",
       message: `The composition's audio ${url} was not downloaded: it redirects to http://127.0.0.1:${port()}/tone.wav, which this render may not reach.`,
@@ -146,15 +135,7 @@ describe("audio from a URL", () => {
   });
 
   it("from an allowed origin is mixed like any other", async () => {
-    const output = join(scratch, "allowed.mp4");
-    await joinChunks({
-      segmentFiles: [segment],
-      output,
-      format: "mp4",
-      durationSeconds: SECONDS,
-      audio: [clip(`${origin}/tone.wav`)],
-      allowNetwork: { origins: [origin] },
-    });
+    const output = await joinWithAudio("allowed.mp4", `${origin}/tone.wav`, { origins: [origin] });
     expect(rms(await decodeAudio(output), 0.1, 0.9)).toBeGreaterThan(0.05);
   });
 });
