@@ -133,7 +133,8 @@ export async function resolveChromium(
   return bundledPromise;
 }
 
-function cacheRoot(): string {
+/** svc's folder in the user's cache (XDG_CACHE_HOME, else ~/.cache). */
+export function cacheRoot(): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
   return join(base, "svc");
 }

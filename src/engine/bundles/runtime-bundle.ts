@@ -7,10 +7,10 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, version as esbuildVersion } from "esbuild";
+import { cacheRoot } from "../browser/browser";
 import type { PageCaptions } from "../../shared/captions";
 import { PAGE_SCRIPT_BUILD } from "../../shared/script-build";
 
@@ -58,12 +58,11 @@ interface CachedBundle {
 }
 
 function cacheFile(entry: string): string {
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
   const key = createHash("sha256")
     .update(JSON.stringify([entry, esbuildVersion, PAGE_SCRIPT_BUILD]))
     .digest("hex")
     .slice(0, 16);
-  return join(base, "svc", "page-runtime", `${key}.json`);
+  return join(cacheRoot(), "page-runtime", `${key}.json`);
 }
 
 async function fileStamp(path: string): Promise<[string, number, number] | undefined> {
