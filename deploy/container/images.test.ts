@@ -127,6 +127,26 @@ describe.skipIf(unavailable !== undefined && !inCi)("the container images", () =
     expect(output).toContain("/usr/lib/chromium/chromium-headless-shell");
     expect(output).toContain("/usr/bin/ffmpeg");
     expect(output).toMatch(/Ready: svc can render/);
+    // With every capability dropped Chromium's sandbox cannot chroot: doctor says it is off and
+    // why (a sandboxed browser would not start); with SYS_CHROOT kept, as the worker pods do, on.
+    expect(output).toMatch(/page fence .*Chromium sandbox off/);
+    expect(output).toContain("SYS_CHROOT");
+    const withChroot = await podman([
+      "run",
+      "--rm",
+      "--read-only",
+      "--tmpfs",
+      "/tmp",
+      "--cap-drop",
+      "ALL",
+      "--cap-add",
+      "SYS_CHROOT",
+      "--security-opt",
+      "no-new-privileges",
+      IMAGES.service,
+      "doctor",
+    ]);
+    expect(withChroot).toMatch(/page fence .*Chromium sandbox on/);
   });
 
   it(

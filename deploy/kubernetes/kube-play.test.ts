@@ -267,7 +267,7 @@ async function cloudRender(args: string[]): Promise<Record<string, unknown>> {
     { HOME: cliHome(), SVC_API_URL: service.url, SVC_API_KEY: service.apiKey },
   );
   expect(result.stderr).not.toMatch(/error:/);
-  expect(result.code).toBe(0);
+  expect(result.code, `svc cloud render said:\n${result.stdout}\n${result.stderr}`).toBe(0);
   return JSON.parse(result.stdout) as Record<string, unknown>;
 }
 
@@ -448,6 +448,12 @@ describe.skipIf(unavailable !== undefined && !inCi)(
       "renders a composition with audio in chunks on at least two worker pods, charged once",
       { timeout: 600_000 },
       async () => {
+        // Every worker pod fences customers' pages in with a namespace and Chromium's sandbox
+        // (the manifests keep SYS_CHROOT for it), as its start-up log says.
+        for (const pod of await workerPods()) {
+          const fence = (await podLog(pod, "worker")).find((line) => "sandbox" in line);
+          expect(fence, pod).toMatchObject({ pageNetwork: "namespace", sandbox: true });
+        }
         const before = await credits();
         const output = join(work, "first.mp4");
         const result = await cloudRender(["-o", output]);

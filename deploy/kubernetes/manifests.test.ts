@@ -70,10 +70,13 @@ describe.each(OVERLAYS)("the %s overlay", (overlay) => {
       const spec = podSpec(find(manifests, "Deployment", name));
       expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
       const [container] = spec.containers;
+      // The worker keeps SYS_CHROOT in its bounding set, the one thing Chromium's sandbox needs
+      // from a pod (docs/deploy.md); uid 1000 holds no capability itself.
       expect(container!.securityContext).toEqual({
         allowPrivilegeEscalation: false,
         readOnlyRootFilesystem: true,
-        capabilities: { drop: ["ALL"] },
+        capabilities:
+          name === "svc-worker" ? { drop: ["ALL"], add: ["SYS_CHROOT"] } : { drop: ["ALL"] },
       });
       expect(container!.readinessProbe).toBeDefined();
       expect(container!.livenessProbe).toBeDefined();

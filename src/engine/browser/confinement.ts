@@ -157,7 +157,7 @@ function probe(
             )
           : !nestedNamespaces(prefix, owner)
             ? sandboxOff(
-                "this kernel lets svc make the browser's namespace but not the namespaces Chromium makes inside it for each page; the page is still closed off from every network" +
+                "svc can make the browser's namespace, but Chromium cannot make its own namespaces inside it for each page and lock them with chroot (in a container: the SYS_CHROOT capability is missing, see docs/deploy.md); the page is still closed off from every network" +
                   (user ? `, and the browser runs as uid ${user.uid}, not root` : ""),
               )
             : {
@@ -198,11 +198,13 @@ function probe(
 
 /**
  * Chromium's sandbox makes a user, PID and network namespace for each page's process, inside the
- * one svc made: some kernels and container runtimes refuse nested namespaces, and a browser
- * started with the sandbox there would not start at all, so it is tried first with unshare.
+ * one svc made, and chroots into an empty folder there: some kernels and container runtimes
+ * refuse nested namespaces, and a container whose capabilities are all dropped refuses the chroot
+ * (an empty bounding set holds in the nested namespace too). A browser started with the sandbox
+ * there would not start at all ("Check failed: sys_chroot"), so both are tried first with unshare.
  */
 function nestedNamespaces(prefix: string[], owner: { uid?: number; gid?: number }): boolean {
-  const nested = [prefix[0]!, "--user", "--pid", "--net", "--fork", "--", "true"];
+  const nested = [prefix[0]!, "--user", "--pid", "--net", "--fork", "--root=/", "--", "true"];
   const check = spawnSync(prefix[0]!, [...prefix.slice(1), ...nested], {
     ...owner,
     stdio: "ignore",
