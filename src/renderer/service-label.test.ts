@@ -22,7 +22,7 @@ describe("serviceLabel", () => {
       "Renders on a service: svc.example",
     );
     expect(serviceLabel(remote("http://127.0.0.1:43123"))).toBe(
-      "Renders on a service: this computer (port 43123)",
+      "Renders on a service: this computer",
     );
     expect(serviceHostLabel("http://localhost")).toBe("this computer");
   });

@@ -8,9 +8,9 @@ import type { ServiceState } from "../shared/ipc";
 export function serviceHostLabel(url: string | undefined): string {
   if (!url) return "a service";
   try {
-    const { hostname, port } = new URL(url);
-    if (/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(hostname))
-      return `this computer${port ? ` (port ${port})` : ""}`;
+    const { hostname } = new URL(url);
+    // Not the port either: a number a creator did not choose (Settings' "For developers" has it).
+    if (/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(hostname)) return "this computer";
     return hostname;
   } catch {
     return "a service";
