@@ -69,7 +69,14 @@ export async function captureFrame(
   const to = await scene(transition.toScene);
   await session.evaluate("window.__svcShaderTransitions.isolate(null)");
   await session.evaluate(
-    `window.__svcShaderTransitions.composite(${JSON.stringify(from)}, ${JSON.stringify(to)}, ${JSON.stringify(transition.shader)}, ${progress})`,
+    `window.__svcShaderTransitions.composite(${JSON.stringify(from)}, ${JSON.stringify(to)}, ${JSON.stringify(
+      {
+        frameTime: frame / fps,
+        fromScene: transition.fromScene,
+        toScene: transition.toScene,
+        shader: transition.shader,
+      },
+    )}, ${progress})`,
   );
   state.overlay = true;
   return session.capture(skipUnchanged);

@@ -2,19 +2,23 @@
 // renderer draws them (bench/README.md "Shader transitions"). With `__HF_VIRTUAL_TIME__` the
 // library only flips its scenes' opacity and leaves the shader to the renderer. The reference
 // (0.8.170, MP4 output) turns on the library's page-side compositor: at a time inside a
-// transition window it draws a copy of the outgoing and of the incoming scene, each at full
-// opacity over the page's `bgColor`, into canvases (`drawElementImage`, a Chromium experiment),
-// blends them with the transition's WebGL shader in a canvas of the composition's size over the
-// whole page, and screenshots the page. svc does the same with what every Chromium has: the
-// engine (capture/shader-frames.ts) asks for each scene alone and screenshots it, hands both
-// pictures back, and the blend is drawn by a shader of the same arithmetic into a WebGL canvas
-// over the page, which the frame's ordinary capture then reads. Pages that do not load the
-// library pay one property trap, nothing more.
+// transition window the library draws a copy of the outgoing and of the incoming scene, each at
+// full opacity over its `bgColor`, into canvases (`drawElementImage`, a Chromium experiment),
+// blends them with the transition's own WebGL shader in a canvas of the composition's size over
+// the whole page, and the engine screenshots the page.
+//
+// svc turns on the same compositor, and stands in for the experiment with the engine: at a frame
+// inside a window the engine (capture/shader-frames.ts) shows each scene alone as the copy would
+// be drawn, screenshots it, and hands both pictures back; `drawElementImage` draws the picture of
+// the scene a copy was made from. So every shader of the library is drawn by its own GLSL and
+// uniforms. Should its compositor not be in place (a library version without it), the blend is
+// drawn here, by a shader of the same arithmetic (domain-warp; a crossfade for the others).
+// Pages that do not load the library pay one property trap, nothing more.
 //
 // The library records its transitions on `window.__hf.transitions` only when `window.__hf`
 // exists when `init` runs (the reference's runtime defines it); svc's does not, so `__hf` is
 // created the moment the library's global is assigned, before any page code can call `init`,
-// and `init`'s colours (bgColor, accentColor) are kept for the blend.
+// and `init`'s colours (bgColor, accentColor) are kept for the scenes' background and the blend.
 declare global {
   interface Window {
     __hf?: { transitions?: ShaderTransition[] };
@@ -38,7 +42,12 @@ export interface ShaderTransitionsPage {
   /** Shows only the scene `id`, at full opacity over the page's bgColor; null: restore. */
   isolate(id: string | null): void;
   /** Draws the blend of two PNG screenshots (base64) over the page; resolves when drawn. */
-  composite(from: string, to: string, shader: string, progress: number): Promise<void>;
+  composite(
+    from: string,
+    to: string,
+    transition: { frameTime: number; fromScene: string; toScene: string; shader: string },
+    progress: number,
+  ): Promise<void>;
   /** Removes the blended picture. */
   clear(): void;
 }
@@ -51,6 +60,8 @@ interface InitConfig {
 const OVERLAY_ID = "__svc-shader-transition";
 const MASK_STYLE_ID = "__svc-shader-mask";
 const SAVED_ATTR = "data-svc-shader-saved";
+/** The library's compositor canvas (its PAGE_COMPOSITOR_CANVAS_ID). */
+const LIBRARY_CANVAS_ID = "__hf-page-side-compositor";
 
 let initConfig: InitConfig = {};
 
@@ -63,6 +74,9 @@ export function installShaderTransitions(): void {
     clear: () => {
       const overlay = document.getElementById(OVERLAY_ID);
       if (overlay) overlay.style.setProperty("display", "none", "important");
+      // What the library's seek wrapper does at a time outside every window.
+      const library = document.getElementById(LIBRARY_CANVAS_ID);
+      if (library) library.style.display = "none";
     },
   };
 }
@@ -78,7 +92,7 @@ function trapLibraryGlobal(): void {
       set: (next: unknown) => {
         value = next;
         if (!next || typeof next !== "object") return;
-        if (!window.__hf) window.__hf = {};
+        enableLibraryCompositor();
         const library = next as Record<string, unknown>;
         const init = library.init;
         if (typeof init !== "function") return;
@@ -94,6 +108,84 @@ function trapLibraryGlobal(): void {
     });
   } catch {
     // A page that defined HyperShader itself first keeps it; nothing to record then.
+  }
+}
+
+/** Scene pictures the engine screenshotted, by scene id, for the library's compositor. */
+const scenePictures = new Map<string, ImageBitmap>();
+
+/** The library's page-side compositor's hooks (its engineModePageComposite). */
+interface CompositorWindow {
+  __hf?: { seek?: (time: number) => unknown };
+  __HF_PAGE_SIDE_COMPOSITING__?: boolean;
+  __hf_page_composite_pending?: boolean;
+  __hf_page_composite_prepare?: () => Promise<boolean>;
+  __hf_page_composite_resolve?: () => boolean;
+}
+
+/**
+ * Lets the library install its own page-side compositor, as the reference's producer does, so
+ * every shader of its registry is drawn by its own GLSL and uniforms. It needs three things:
+ * - `__HF_PAGE_SIDE_COMPOSITING__` before `init`;
+ * - `window.__hf.seek`, which it wraps to learn each frame's time: here a function that only names
+ *   the time (svc's own seek has moved the page already), called by `composite`;
+ * - html-in-canvas (`layoutsubtree` canvases, `drawElementImage`), a Chromium experiment svc does
+ *   not turn on: it draws each scene's copy from its canvas. Stood in for by drawing the
+ *   engine's screenshot of that scene alone, found by the copy's id (a copy keeps its scene's id),
+ *   which is what `drawElementImage` draws. Defined only once the library has loaded.
+ */
+function enableLibraryCompositor(): void {
+  const win = window as unknown as CompositorWindow;
+  win.__hf ??= {};
+  if (typeof win.__hf.seek !== "function") win.__hf.seek = () => undefined;
+  win.__HF_PAGE_SIDE_COMPOSITING__ = true;
+  if (!("layoutSubtree" in HTMLCanvasElement.prototype)) {
+    Object.defineProperty(HTMLCanvasElement.prototype, "layoutSubtree", {
+      configurable: true,
+      get(this: HTMLCanvasElement) {
+        return this.hasAttribute("layoutsubtree");
+      },
+    });
+  }
+  const context = CanvasRenderingContext2D.prototype as unknown as Record<string, unknown>;
+  if (typeof context.drawElementImage !== "function") {
+    context.drawElementImage = function (
+      this: CanvasRenderingContext2D,
+      element: Element,
+      x: number,
+      y: number,
+      width: number,
+      height: number,
+    ) {
+      const picture = scenePictures.get(element.id);
+      if (!picture) throw new Error(`svc: no picture of scene "${element.id}" for this frame`);
+      this.drawImage(picture, x, y, width, height);
+    };
+  }
+}
+
+/**
+ * Draws the frame at `time` with the library's compositor when it installed itself (its seek
+ * wrapper is in place and says the time is in a transition); false when it cannot.
+ */
+async function libraryComposite(
+  time: number,
+  from: { id: string; picture: ImageBitmap },
+  to: { id: string; picture: ImageBitmap },
+): Promise<boolean> {
+  const win = window as unknown as CompositorWindow;
+  const prepare = win.__hf_page_composite_prepare;
+  const resolve = win.__hf_page_composite_resolve;
+  if (typeof prepare !== "function" || typeof resolve !== "function") return false;
+  win.__hf?.seek?.(time);
+  if (!win.__hf_page_composite_pending) return false;
+  scenePictures.set(from.id, from.picture);
+  scenePictures.set(to.id, to.picture);
+  try {
+    if (!(await prepare())) return false;
+    return resolve();
+  } finally {
+    scenePictures.clear();
   }
 }
 
@@ -246,10 +338,21 @@ function accentColors(): { accent: number[]; dark: number[]; bright: number[] } 
 async function composite(
   fromPng: string,
   toPng: string,
-  shader: string,
+  transition: { frameTime: number; fromScene: string; toScene: string; shader: string },
   progress: number,
 ): Promise<void> {
   const [fromImage, toImage] = await Promise.all([bitmap(fromPng), bitmap(toPng)]);
+  const { shader } = transition;
+  const drawn = await libraryComposite(
+    transition.frameTime,
+    { id: transition.fromScene, picture: fromImage },
+    { id: transition.toScene, picture: toImage },
+  );
+  if (drawn) {
+    fromImage.close();
+    toImage.close();
+    return;
+  }
   blender ??= makeBlender();
   const { canvas, gl, programs } = blender;
   const fragment = FRAGMENTS[shader] ?? FRAGMENTS.crossfade!;
@@ -343,6 +446,3 @@ const FRAGMENTS: Record<string, string> = {
   gl_FragColor = vec4(mix(B, A, e).rgb + ec * em * 2., 1.);
 }`,
 };
-
-/** Shaders drawn as the library draws them; another falls back to a crossfade (a warning). */
-export const BLENDED_SHADERS = Object.keys(FRAGMENTS);
