@@ -461,6 +461,30 @@ export class CaptureSession {
     }
   }
 
+  /**
+   * The page as it is now, as a lossless PNG (base64), outside the frame sequence: a scene of a
+   * shader transition (capture/shader-frames.ts). The caller changed the page just before, so
+   * the compositor has damage to draw.
+   */
+  async stillPng(): Promise<string> {
+    if (this.method === "beginframe") {
+      for (let attempt = 0; attempt < FIRST_FRAME_ATTEMPTS; attempt++) {
+        const result = await this.send<{ screenshotData?: string }>(
+          "HeadlessExperimental.beginFrame",
+          { screenshot: { format: "png" } },
+        );
+        if (result.screenshotData) return result.screenshotData;
+      }
+      throw new EngineError("capture_failed", "The browser produced no image of a scene.");
+    }
+    const result = await this.send<{ data: string }>("Page.captureScreenshot", {
+      format: "png",
+      fromSurface: true,
+      captureBeyondViewport: false,
+    });
+    return result.data;
+  }
+
   /** Closes the browser and waits for its process; safe to call more than once. */
   close(): Promise<void> {
     return this.browser.close();

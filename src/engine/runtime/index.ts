@@ -6,6 +6,7 @@ import { markAspectRatio } from "./aspect";
 import { installChildFrame, isChildOfRuntimePage } from "./child-frame";
 import { installCaptions } from "./captions";
 import { installFitTexts } from "./fit-texts";
+import { installShaderTransitions } from "./shader-transitions";
 
 if (!window.__svc && !window.__svcChildFrame && isChildOfRuntimePage()) {
   // An iframe of the composition: it follows the page's clock (child-frame.ts).
@@ -25,4 +26,6 @@ if (!window.__svc && !window.__svcChildFrame && isChildOfRuntimePage()) {
   installCaptions(page, config.captions);
   // Form-filled words that shrink to fit the frame: `__svcFitTexts()` (runtime/fit-texts.ts).
   installFitTexts();
+  // HyperShader transitions blended as the reference does (runtime/shader-transitions.ts).
+  installShaderTransitions();
 }

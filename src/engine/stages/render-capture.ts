@@ -14,6 +14,7 @@ import { resolveWorkers } from "./render-prepare";
 import { pageError, type FrameSink, type PageInfo, type RenderSessions } from "./render-sessions";
 import type { RenderProgress } from "../types";
 import { frameCount } from "../../shared/frames";
+import { captureFrame } from "../capture/shader-frames";
 
 /** Hooks for tests and bench/render.ts, which measure capture alone with the same pages. */
 export interface CaptureHooks {
@@ -190,7 +191,7 @@ export async function captureSegments(
           if (frame === start) await session.forgetRasterHistory();
           await session.seek(frame / fps);
           if (run.pageErrors.length > 0) throw pageError(run.pageErrors);
-          const shot = await session.capture(!hooks.noDedup);
+          const shot = await captureFrame(session, frame, fps, !hooks.noDedup);
           // A segment starts with a picture; after that, an unchanged frame is a repeat.
           const repeat = !shot.changed && frame !== start && !hooks.noDedup;
           await encoder.write(repeat ? null : shot.image);
