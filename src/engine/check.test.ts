@@ -82,6 +82,18 @@ describe("checkComposition", () => {
       allowNetwork: false,
     },
     {
+      fixture: "start-unknown-id",
+      code: "bad-start-reference",
+      severity: "warning",
+      says: /div#next has data-start="intr \+ 0\.5", but no element has that id or composition id, so it starts at 0/,
+    },
+    {
+      fixture: "start-cycle",
+      code: "bad-start-reference",
+      severity: "warning",
+      says: /div#ping has data-start="pong", which comes back to itself through div#ping → div#pong → div#ping/,
+    },
+    {
       fixture: "zero-size",
       code: "zero-size",
       severity: "warning",

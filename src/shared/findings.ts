@@ -14,6 +14,7 @@ export const FINDING_CODES = [
   "network-refused",
   "zero-size",
   "page-error",
+  "bad-start-reference",
 ] as const;
 
 export type FindingCode = (typeof FINDING_CODES)[number];

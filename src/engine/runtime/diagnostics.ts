@@ -56,7 +56,8 @@ const ID_RANDOM_LIBRARY = /\/(?:three|lottie-web|lottie|bodymovin|animejs|anime|
 
 const recorded = new Map<string, Finding>();
 
-function record(finding: Finding): void {
+/** Keeps a finding for `svc check` and the render's warnings (one per code and detail). */
+export function record(finding: Finding): void {
   const key = `${finding.code}\u0000${finding.detail ?? finding.message}`;
   if (!recorded.has(key)) recorded.set(key, finding);
 }

@@ -10,6 +10,7 @@ import { seekChildFrames } from "./child-frame";
 import { FrameAdapters } from "./adapters";
 import type { VirtualClock } from "./clock";
 import { mediaStartOf, mediaTimeAt, naturalEnd, playbackRate } from "./video-time";
+import { applyTiming, localTime, spanStart, type PageTiming } from "./timing";
 import type { CompositionInstance, JumpResult, MediaSource, TimelineLike } from "./types";
 
 const HIDDEN_ATTR = "data-svc-hidden";
@@ -71,6 +72,8 @@ export class Scene {
   private moved: HTMLVideoElement[] = [];
   /** anime.js, Lottie, three.js, typegpu and video textures (adapters.ts). */
   private readonly adapters: FrameAdapters;
+  /** Resolved data-start times (relative starts, nested hosts' playback start and rate). */
+  private readonly timing: PageTiming;
 
   constructor(
     private readonly root: CompositionInstance,
@@ -81,6 +84,7 @@ export class Scene {
     private readonly fps: number | undefined = undefined,
   ) {
     for (const instance of instances) this.byElement.set(instance.element, instance);
+    this.timing = applyTiming(root, instances, warnings);
     this.adapters = new FrameAdapters(clock, (element) => this.ownerOf(element).offset);
     this.collect();
     // Tweens that are not in a paused timeline run on GSAP's ticker (our virtual rAF). Without lag
@@ -106,28 +110,26 @@ export class Scene {
 
     for (const instance of this.instances) {
       if (instance === this.root) continue;
+      const start = spanStart(instance);
       const end =
-        instance.declaredDuration === undefined
-          ? Infinity
-          : instance.offset + instance.declaredDuration;
+        instance.declaredDuration === undefined ? Infinity : start + instance.declaredDuration;
       this.timed.push({
         element: instance.element,
-        start: instance.offset,
+        start,
         end,
         hidden: undefined,
       });
     }
     for (const element of Array.from(document.querySelectorAll<HTMLElement>(".clip[data-start]"))) {
       if (this.byElement.has(element) || element instanceof HTMLMediaElement) continue;
-      const owner = this.ownerOf(element.parentElement);
-      const start = owner.offset + (numberAttr(element, "data-start") ?? 0);
+      const start = this.timing.start(element);
       const duration = numberAttr(element, "data-duration");
       const end = duration === undefined ? Infinity : start + duration;
       this.timed.push({ element, start, end, hidden: undefined });
     }
     for (const element of Array.from(document.querySelectorAll<HTMLMediaElement>("video, audio"))) {
       const owner = this.ownerOf(element.parentElement);
-      const start = owner.offset + (numberAttr(element, "data-start") ?? 0);
+      const start = this.timing.start(element);
       const isVideo = element instanceof HTMLVideoElement;
       const declaredEnd = numberAttr(element, "data-end");
       let declaredDuration = numberAttr(element, "data-duration");
@@ -219,7 +221,10 @@ export class Scene {
       const instance = entry.instance;
       const length = entry.timeline.duration();
       if (instance === this.root) consider(length);
-      else if (instance.declaredDuration === undefined) consider(instance.offset + length);
+      else if (instance.declaredDuration === undefined) {
+        const rate = instance.rate ?? 1;
+        consider(spanStart(instance) + (length - (instance.playbackStart ?? 0)) / rate);
+      }
     }
     for (const item of this.timed) consider(item.end);
     for (const item of this.media) consider(item.end);
@@ -232,7 +237,7 @@ export class Scene {
         this.paused.add(timeline);
         timeline.paused?.(true);
       }
-      const local = Math.max(0, t - instance.offset);
+      const local = instance === this.root ? Math.max(0, t) : localTime(instance, t);
       try {
         seekTimeline(timeline, local);
       } catch (error) {
@@ -495,7 +500,7 @@ function instanceEnd(instance: CompositionInstance): number | undefined {
   let end: number | undefined;
   for (let at: CompositionInstance | undefined = instance; at?.parent; at = at.parent) {
     if (at.declaredDuration !== undefined) {
-      const atEnd = at.offset + at.declaredDuration;
+      const atEnd = spanStart(at) + at.declaredDuration;
       end = end === undefined ? atEnd : Math.min(end, atEnd);
     }
   }

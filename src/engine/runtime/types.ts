@@ -89,6 +89,14 @@ export interface CompositionInstance {
   depth: number;
   /** Seconds on the root timeline where this instance's time 0 falls. */
   offset: number;
+  /**
+   * Nested instances, once timing.ts resolved them: seconds on the root timeline where the host
+   * starts (`offset` is that less the host's data-playback-start), and the host's
+   * data-playback-rate, which its timelines run at (its clips and media do not: the reference's).
+   */
+  start?: number;
+  playbackStart?: number;
+  rate?: number;
   /** The host's data-duration (seconds), if given. */
   declaredDuration: number | undefined;
   schema: VariableDefinition[];
