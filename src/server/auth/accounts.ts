@@ -1,7 +1,7 @@
 // Accounts and API keys. Keys are 160+ bits of randomness, so they are stored as a SHA-256 hash
 // (no slow hash needed) and shown exactly once, when created. The first start in a new data dir
 // creates a local account and writes its key to `<data-dir>/credentials` (0600).
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { writeJsonFileAtomic } from "../../node/index";
 import type { Database } from "../db/database";
@@ -15,7 +15,8 @@ export const LOCAL_ACCOUNT_EMAIL = "local@localhost";
 export type User = UsersTable;
 
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  // The one-shot hash: no Hash object per call (a poll hashes its key on every request).
+  return hash("sha256", key, "hex");
 }
 
 export async function createUser(
@@ -97,7 +98,9 @@ export async function authenticateApiKey(
 /**
  * Authenticates API keys with a short in-memory cache, so a client polling several times a
  * second costs one key lookup per few seconds. Only the account id is taken from a cached
- * principal (balances are always read fresh), so the cache can only delay a revocation by `ttlMs`.
+ * principal (balances are always read fresh), so the cache can only delay a revocation by `ttlMs`
+ * (5 s: a revoked key keeps working at most that long on each API process that had just seen it).
+ * Keyed by the key's hash, at most 10,000 keys a process (then emptied).
  */
 export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, { principal: Principal; expires: number }>();
@@ -107,6 +110,12 @@ export class ApiKeyAuthenticator {
     private readonly ttlMs = 5_000,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** The principal of a key this process accepted less than `ttlMs` ago, without a query. */
+  cached(key: string): Principal | undefined {
+    const hit = this.cache.get(hashApiKey(key));
+    return hit && hit.expires > this.now() ? hit.principal : undefined;
+  }
 
   /** `beforeLookup` runs when the key is not in the cache (the failed-credential throttle). */
   async authenticate(

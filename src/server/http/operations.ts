@@ -21,6 +21,7 @@ import {
   type ApiErrorCode,
 } from "../../shared/api";
 import { renderQuoteRequestSchema, renderQuoteSchema } from "../../shared/quote";
+import { precompiledAnswer } from "./schema-compilers";
 
 export interface Operation {
   method: "GET" | "POST" | "DELETE";
@@ -133,7 +134,8 @@ export const OPERATIONS = {
     method: "GET",
     path: "/v3/svc/renders/{id}",
     summary: "A render record, with fresh signed video and thumbnail URLs once completed.",
-    success: { status: 200, schema: dataEnvelope(renderRecordSchema) },
+    // The operation every client polls: its answer is written by a generated serialiser.
+    success: { status: 200, schema: precompiledAnswer(dataEnvelope(renderRecordSchema)) },
     errors: ["svc_render_not_found"],
   },
   listRenders: {
