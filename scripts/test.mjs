@@ -106,7 +106,13 @@ async function main() {
       } else {
         say(`the container images failed to build (exit ${code}); the end of ${build.log}:`);
         process.stderr.write(`${logTail(build.log)}\n`);
-        build = undefined; // keep the log
+        // Whatever it left in its process group goes too; the log stays.
+        try {
+          process.kill(-build.child.pid, "SIGKILL");
+        } catch {
+          // nothing left
+        }
+        build = undefined;
         return 1;
       }
     }
@@ -122,10 +128,20 @@ async function main() {
   return 0;
 }
 
+/** Passes the signal to the running phase and waits for it (SIGKILL after 30 s). */
+async function stopPhase(signal) {
+  const child = phase;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  await exited;
+  clearTimeout(timer);
+}
+
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => {
-    phase?.kill(signal);
-    void stopBuild().then(() => process.exit(130));
+    void Promise.all([stopPhase(signal), stopBuild()]).then(() => process.exit(130));
   });
 }
 
