@@ -81,6 +81,14 @@ function logTail(file, lines = 60) {
   }
 }
 
+function loadAverage() {
+  try {
+    return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  } catch {
+    return "unknown";
+  }
+}
+
 function runPhase(name, env) {
   return new Promise((resolve) => {
     phase = spawn(npm, ["run", name], { cwd: root, stdio: "inherit", env });
@@ -116,8 +124,11 @@ async function main() {
         return 1;
       }
     }
+    const phaseStarted = Date.now();
     const code = await runPhase(name, env);
     phase = undefined;
+    // Each phase's wall time and the load, for CI's 35-minute budget (bench/README.md).
+    say(`${name}: ${Math.round((Date.now() - phaseStarted) / 1000)} s, load ${loadAverage()}`);
     if (code !== 0) {
       say(`${name} failed (exit ${code})`);
       await stopBuild();
