@@ -2,6 +2,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 import { postgresUnavailable } from "./src/server/testing/postgres.js";
 import { swiftMissing } from "./src/server/testing/s3-server.js";
 import { CONTAINER_TESTS } from "./vitest.containers.config.js";
+import LongestFirst from "./vitest.sequencer.js";
 
 // Test files of the scale-out shape (PostgreSQL, pg-boss, S3), and the API suite that runs once
 // more against it.
@@ -34,6 +35,8 @@ export default defineConfig({
   test: {
     // Renders drive real Chromium + FFmpeg; two files at a time fit a 2-core machine.
     maxWorkers: 2,
+    // The longest files first, also on a fresh machine with no durations of a previous run.
+    sequence: { sequencer: LongestFirst },
     testTimeout: 120_000,
     hookTimeout: 120_000,
     projects: [
