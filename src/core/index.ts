@@ -36,7 +36,7 @@ export { checkIdempotencyKey, checkSettings, type ProjectSource } from "./render
 export { openCredentialBackend } from "./keychain";
 export { isServiceAnswering } from "./local-service";
 export { defaultOutputPath, recordOutput, downloadOutputs, otherOutputPaths } from "./download";
-export { type RenderEvent, runRender, type RenderRunState } from "./pipeline";
+export { type RenderEvent, renderOnService, type ServiceRenderState } from "./pipeline";
 export { valuesWithBrand } from "./brand-file";
 export { createFromTemplate, listStarterTemplates } from "./gallery";
 export { scanProject } from "./project-scan";

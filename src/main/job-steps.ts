@@ -11,7 +11,7 @@ import { FILE_EXTENSIONS } from "../shared/render-options";
 import type { ApiClient } from "../core/index";
 import { downloadOutputs, otherOutputPaths } from "../core/index";
 import type { BatchRunner } from "../core/index";
-import { finishRender, runRender, type RenderEvent } from "../core/index";
+import { finishRender, renderOnService, type RenderEvent } from "../core/index";
 import { appError } from "./ipc-errors";
 import { EtaMeter } from "./job-progress";
 import type { JobRecord, JobStore } from "./job-store";
@@ -82,7 +82,7 @@ export async function runJobSteps(job: JobRecord, options: JobStepOptions): Prom
   if (!job.renderId) {
     if (job.source.type === "render")
       throw appError("internal_error", "A download job lost its render id.");
-    const result = await runRender(
+    const result = await renderOnService(
       {
         ...settings,
         client,
