@@ -16,7 +16,7 @@ import { captureSegments, progressReporter } from "./stages/render-capture";
 import { finishChunk, pageAudio } from "./stages/render-finish";
 import { warmPages } from "./stages/page-pool";
 import { prepareRender } from "./stages/render-prepare";
-import { withRenderRun } from "./stages/render-sessions";
+import { withRenderRun } from "./stages/render-run";
 import { cancelledError } from "./errors";
 import type { RenderCaptions, RenderCompositionOptions } from "./types";
 import type { OutputFormat, Quality } from "../shared/render-options";

@@ -1,6 +1,6 @@
 // renderComposition: the engine's one entry point for a whole video, run as four stages that a
 // chunk of a distributed render (chunks.ts) runs too: prepare (render-prepare.ts: options and
-// project checked), browser sessions (render-sessions.ts: project server, pages, encoders, one
+// project checked), the run (render-run.ts: project server, pages, encoders, one
 // clean-up), the capture loop (render-capture.ts: frames into per-segment encoders, work stealing
 // between pages) and finish (render-finish.ts: segments joined and audio mixed, thumbnail). The
 // output is written under a temp name and renamed, and every temp file is removed whatever
@@ -13,14 +13,14 @@ import { captureSegments, progressReporter, type CaptureHooks } from "./stages/r
 import { finishWhole, pageAudio, removePartials, type OutputFiles } from "./stages/render-finish";
 import { prepareRender } from "./stages/render-prepare";
 import { writeCaptionFiles } from "./outputs/caption-files";
-import { withRenderRun } from "./stages/render-sessions";
+import { withRenderRun } from "./stages/render-run";
 import { cancelledError } from "./errors";
 import type { RenderCompositionOptions, RenderResult } from "./types";
 
 export { segmentLength } from "./stages/plan";
 export { contiguousBlocks, type SegmentBlock } from "./stages/render-capture";
 export { resolveComposition, resolveWorkers } from "./stages/render-prepare";
-export { waitUntilReady, type FrameSink } from "./stages/render-sessions";
+export { waitUntilReady, type FrameSink } from "./stages/render-run";
 
 /** Hooks for tests and bench/render.ts, which measure capture alone with the same pages. */
 export interface RenderInternals extends CaptureHooks {
