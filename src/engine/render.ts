@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { FILE_EXTENSIONS, type OutputFormat } from "../shared/render-options";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { captureSegments, progressReporter, type CaptureHooks } from "./stages/render-capture";
+import { captureSegments, progressWithRate, type CaptureHooks } from "./stages/render-capture";
 import { finishWhole, pageAudio, removePartials, type OutputFiles } from "./stages/render-finish";
 import { prepareRender } from "./stages/render-prepare";
 import { writeCaptionFiles } from "./outputs/caption-files";
@@ -39,7 +39,7 @@ export async function renderComposition(
   const prepared = await prepareRender(options);
   const { fps, format } = prepared.settings;
   const files = await outputFiles(options, format, prepared.warnings);
-  const report = progressReporter(options.onProgress);
+  const report = progressWithRate(options.onProgress);
   const request = {
     allowNetwork: options.allowNetwork,
     readyTimeoutSeconds: options.readyTimeoutSeconds,

@@ -331,7 +331,7 @@ function stepInstead(run: RenderRun, state: CatchUpState, reasons: string[]): vo
 }
 
 /** Progress to the caller's callback: capture progress at most every 100 ms, with a rate. */
-export function progressReporter(
+export function progressWithRate(
   onProgress: ((progress: RenderProgress) => void) | undefined,
 ): ReportProgress {
   let lastSent = 0;
