@@ -9,7 +9,7 @@ import { valuesWithBrand } from "../core/local";
 import { renderComposition } from "../engine/index";
 import { renderStill } from "../engine/index";
 import { detectAspectRatio } from "../shared/composition-scan";
-import { outputFileName, planOutputs, type OutputSpec, type StillFormat } from "../shared/outputs";
+import { extraOutputPath, planOutputs, type OutputSpec, type StillFormat } from "../shared/outputs";
 import type { RenderProgress, RenderResult } from "../engine/contract";
 import {
   FILE_EXTENSIONS,
@@ -153,7 +153,7 @@ export async function runRender(
 
 /**
  * The --also files after the main one, one after another, each named next to it
- * (shared/outputs.ts outputFileName: out-9x16.mp4, out.gif, out-2.5s.png).
+ * (shared/outputs.ts extraOutputPath: out-9x16.mp4, out.gif, out-2.5s.png).
  */
 async function renderAlso(
   options: RenderCommandOptions,
@@ -194,7 +194,7 @@ async function renderAlso(
   };
   for (const output of planned.slice(1)) {
     const aspectRatio = output.aspect_ratio ?? mainRatio;
-    const path = outputFileName(
+    const path = extraOutputPath(
       main.outputPath,
       { aspect_ratio: mainRatio, resolution: options.resolution },
       { ...output, aspect_ratio: aspectRatio },

@@ -53,7 +53,7 @@ export async function runJobSteps(job: JobRecord, options: JobStepOptions): Prom
   const outputPath = (record: RenderRecord) =>
     (job.outputPath ??= job.batch
       ? batchRowPath(job.outputDir, job.batch.fileName)
-      : join(job.outputDir, outputFileName(job, record, job.outputDir)));
+      : join(job.outputDir, titledFileName(job, record, job.outputDir)));
   // The app's sizes and extras are the request's whole `outputs`: its first is the main file.
   const { outputs, ...jobSettings } = job.settings;
   const settings = {
@@ -253,7 +253,7 @@ function transferProgress(
  * was queued, e.g. `lower-third Grace Hopper 2026-11-26.mp4`, never an id; ` (2)` and on when the
  * folder already holds one.
  */
-export function outputFileName(
+export function titledFileName(
   job: Pick<JobRecord, "title" | "createdAt">,
   record: Pick<RenderRecord, "format">,
   folder: string,
