@@ -14,7 +14,7 @@ import type { RenderRecord } from "../shared/api";
 import { extraOutputPath } from "../shared/outputs";
 import { FILE_EXTENSIONS } from "../shared/render-options";
 import { isTransient, toClientError, type ApiClient } from "./api-client";
-import { backoffDelay, sleep, type Sleep } from "./backoff";
+import { clientRetryDelay, sleep, type Sleep } from "./backoff";
 import { ClientError, interruptedError } from "./errors";
 
 export interface DownloadOptions {
@@ -126,7 +126,7 @@ export async function downloadRender(
           if (!freshUrl) throw toClientError(error, client.baseUrl, signal);
           url = freshUrl;
         } else {
-          await wait(backoffDelay(attempt, options.backoffMs ?? 1000), signal);
+          await wait(clientRetryDelay(attempt, options.backoffMs ?? 1000), signal);
         }
       }
     }

@@ -40,4 +40,4 @@ export { type RenderEvent, renderOnService, type ServiceRenderState } from "./pi
 export { valuesWithBrand } from "./brand-file";
 export { createFromTemplate, listStarterTemplates } from "./gallery";
 export { scanProject } from "./project-scan";
-export { backoffDelay, sleep } from "./backoff";
+export { clientRetryDelay, sleep } from "./backoff";
