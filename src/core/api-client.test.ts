@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClientError } from "./errors";
 import { renderOnService, type RenderEvent } from "./pipeline";
-import { newIdempotencyKey } from "./render-job";
+import { newIdempotencyKey } from "./render-request";
 
 let service: ServiceProcess;
 

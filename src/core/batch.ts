@@ -19,7 +19,7 @@ import type { ApiClient } from "./api-client";
 import { interruptedError, type ClientError } from "./errors";
 import { finishRender, renderOnService, type RenderEvent } from "./pipeline";
 import { publishProject, type PublishEvent } from "./publish";
-import { checkIdempotencyKey, checkSettings, type RenderSettings } from "./render-job";
+import { checkIdempotencyKey, checkSettings, type RenderSettings } from "./render-request";
 
 /** The row's key, from the batch's key. */
 export function batchRowKey(key: string, row: number): string {

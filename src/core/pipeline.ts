@@ -23,7 +23,7 @@ import {
   checkSettings,
   type ProjectSource,
   type RenderSettings,
-} from "./render-job";
+} from "./render-request";
 
 export type { DownloadedOutput };
 
