@@ -504,7 +504,7 @@ export function parseCpuSeconds(text: string): number | undefined {
 }
 
 /** Runs a render in its own process group, stopped (the whole group) after the timeout. */
-async function runRender(spec: Command, output: string): Promise<SideResult> {
+async function renderSide(spec: Command, output: string): Promise<SideResult> {
   await rm(output, { force: true });
   const cpuFile = `${output}.cpu`;
   const timed = existsSync(GNU_TIME);
@@ -735,8 +735,8 @@ export async function runCompat(args: CompatArgs): Promise<CompatRow[]> {
       }
       const svcOut = join(dir, `${name}-svc.mp4`);
       const refOut = join(dir, `${name}-reference.mp4`);
-      const svc = await runRender(svcCommand(svcProject, svcOut, args), svcOut);
-      const reference = await runRender(referenceCommand(refProject, refOut, args), refOut);
+      const svc = await renderSide(svcCommand(svcProject, svcOut, args), svcOut);
+      const reference = await renderSide(referenceCommand(refProject, refOut, args), refOut);
       const row: CompatRow = { name, svc, reference };
       if (item.exception) row.exception = item.exception;
       if (!svc.error && !reference.error) {

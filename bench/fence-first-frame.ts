@@ -1,12 +1,12 @@
 // Issue 41: the fenced browser's first frame. Opens many capture sessions (a fresh browser, its
-// blank page, the first beginFrame that proves the method works: CaptureSession.open) with the
+// blank page, the first beginFrame that proves the method works: CapturePage.open) with the
 // page fence as asked, and counts those whose first frame got no answer.
 //
 // Run: npx tsx bench/fence-first-frame.ts -- [--opens 100] [--parallel 3] [--timeout 15] [--mode 1]
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { resolveChromium } from "../src/engine/browser/browser";
-import { CaptureSession } from "../src/engine/browser/capture";
+import { CapturePage } from "../src/engine/browser/capture";
 
 const { values: flags } = parseArgs({
   options: {
@@ -30,7 +30,7 @@ async function worker(): Promise<void> {
   while (next < total) {
     const n = next++;
     try {
-      const session = await CaptureSession.open({
+      const session = await CapturePage.open({
         browser,
         viewport: { width: 1920, height: 1080 },
         deviceScaleFactor: 1,

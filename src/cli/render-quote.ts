@@ -5,9 +5,12 @@ import { sampleRenderCost } from "../engine/index";
 import { localOutputsSeconds, quoteOutputs, type LocalRenderQuote } from "../shared/quote";
 import { printJson } from "./command";
 import type { CliIo } from "./io";
-import type { RenderOptions } from "./render";
+import type { RenderCommandOptions } from "./render";
 
-export async function runRenderQuote(options: RenderOptions, io: CliIo): Promise<LocalRenderQuote> {
+export async function runRenderQuote(
+  options: RenderCommandOptions,
+  io: CliIo,
+): Promise<LocalRenderQuote> {
   const sampled = await sampleRenderCost({
     projectDir: options.dir,
     composition: options.composition,

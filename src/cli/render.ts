@@ -1,5 +1,5 @@
 // `svc render [dir]`: render a composition on this computer (no service, no account).
-// runRender does the work and prints; the command only turns flags into RenderOptions. With
+// runRender does the work and prints; the command only turns flags into RenderCommandOptions. With
 // `--also` the same composition is rendered again per extra file (another aspect ratio's viewport,
 // another format, a still), each named next to the main file.
 import { stat } from "node:fs/promises";
@@ -9,7 +9,7 @@ import { valuesWithBrand } from "../core/local";
 import { renderComposition } from "../engine/index";
 import { renderStill } from "../engine/index";
 import { detectAspectRatio } from "../shared/composition-scan";
-import { outputFileName, planOutputs, type OutputSpec, type StillFormat } from "../shared/outputs";
+import { extraOutputPath, planOutputs, type OutputSpec, type StillFormat } from "../shared/outputs";
 import type { RenderProgress, RenderResult } from "../engine/contract";
 import {
   FILE_EXTENSIONS,
@@ -35,7 +35,7 @@ import type { CliIo } from "./io";
 import { addCaptionsFlags, readCaptionsOption, type CaptionsFlags } from "./captions";
 import type { RenderCaptions } from "../engine/contract";
 
-export interface RenderOptions {
+export interface RenderCommandOptions {
   dir: string;
   output?: string;
   composition: string;
@@ -85,7 +85,10 @@ function describeProgress(progress: RenderProgress): string {
   return `${progress.framesDone}/${progress.framesTotal} frames · ${progress.fps.toFixed(1)} fps${eta}`;
 }
 
-export async function runRender(options: RenderOptions, io: CliIo): Promise<RenderCommandResult> {
+export async function runRender(
+  options: RenderCommandOptions,
+  io: CliIo,
+): Promise<RenderCommandResult> {
   const progress = createProgressLine(io.stderr);
   const started = Date.now();
   let result: RenderResult;
@@ -150,10 +153,10 @@ export async function runRender(options: RenderOptions, io: CliIo): Promise<Rend
 
 /**
  * The --also files after the main one, one after another, each named next to it
- * (shared/outputs.ts outputFileName: out-9x16.mp4, out.gif, out-2.5s.png).
+ * (shared/outputs.ts extraOutputPath: out-9x16.mp4, out.gif, out-2.5s.png).
  */
 async function renderAlso(
-  options: RenderOptions,
+  options: RenderCommandOptions,
   main: RenderResult,
   io: CliIo,
 ): Promise<LocalOutputFile[]> {
@@ -191,7 +194,7 @@ async function renderAlso(
   };
   for (const output of planned.slice(1)) {
     const aspectRatio = output.aspect_ratio ?? mainRatio;
-    const path = outputFileName(
+    const path = extraOutputPath(
       main.outputPath,
       { aspect_ratio: mainRatio, resolution: options.resolution },
       { ...output, aspect_ratio: aspectRatio },
@@ -250,7 +253,10 @@ async function renderAlso(
   return files;
 }
 
-type RenderFlags = Omit<RenderOptions, "dir" | "variables" | "signal" | "also" | "captions"> &
+type RenderFlags = Omit<
+  RenderCommandOptions,
+  "dir" | "variables" | "signal" | "also" | "captions"
+> &
   CaptionsFlags & {
     brand?: string;
     variables?: string;

@@ -6,8 +6,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClientError } from "./errors";
-import { runRender, type RenderEvent } from "./pipeline";
-import { newIdempotencyKey } from "./render-job";
+import { renderOnService, type RenderEvent } from "./pipeline";
+import { newIdempotencyKey } from "./render-request";
 
 let service: ServiceProcess;
 
@@ -100,7 +100,7 @@ describe("render pipeline with no render workers", () => {
     );
     const client = new ApiClient({ baseUrl: service.url, credential: service.apiKey });
     const events: RenderEvent[] = [];
-    const error = await runRender(
+    const error = await renderOnService(
       {
         client,
         project: { type: "dir", dir: root },

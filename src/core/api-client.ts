@@ -26,7 +26,7 @@ import {
 } from "../shared/api";
 import { ClientError, interruptedError, registerSecret, scrubSecrets } from "./errors";
 import { renderQuoteSchema, type RenderQuote, type RenderQuoteRequest } from "../shared/quote";
-import { backoffDelay } from "./backoff";
+import { clientRetryDelay } from "./backoff";
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -311,7 +311,7 @@ export class ApiClient {
 function retryDelay(retry: RetryObject, backoffMs: number): number {
   const { attemptCount, computedValue, error, retryOptions } = retry;
   if (attemptCount > retryOptions.limit) return 0;
-  const step = backoffDelay(attemptCount, backoffMs);
+  const step = clientRetryDelay(attemptCount, backoffMs);
   if (computedValue > 0) {
     // A 429 with Retry-After arrives here as that many milliseconds.
     return retry.retryAfter !== undefined ? computedValue : step;

@@ -17,9 +17,9 @@ import type { AspectRatio } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
 import type { ApiClient } from "./api-client";
 import { interruptedError, type ClientError } from "./errors";
-import { finishRender, runRender, type RenderEvent } from "./pipeline";
+import { finishRender, renderOnService, type RenderEvent } from "./pipeline";
 import { publishProject, type PublishEvent } from "./publish";
-import { checkIdempotencyKey, checkSettings, type RenderSettings } from "./render-job";
+import { checkIdempotencyKey, checkSettings, type RenderSettings } from "./render-request";
 
 /** The row's key, from the batch's key. */
 export function batchRowKey(key: string, row: number): string {
@@ -126,7 +126,7 @@ export class BatchRunner {
         emit({ type: "stage", stage: "upload" });
         assetId = (await this.asset(signal)).assetId;
       }
-      const submitted = await runRender(
+      const submitted = await renderOnService(
         {
           ...row.settings,
           client,

@@ -11,10 +11,10 @@ import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { HTTPError, RequestError } from "got";
 import type { RenderRecord } from "../shared/api";
-import { outputFileName } from "../shared/outputs";
+import { extraOutputPath } from "../shared/outputs";
 import { FILE_EXTENSIONS } from "../shared/render-options";
 import { isTransient, toClientError, type ApiClient } from "./api-client";
-import { backoffDelay, sleep, type Sleep } from "./backoff";
+import { clientRetryDelay, sleep, type Sleep } from "./backoff";
 import { ClientError, interruptedError } from "./errors";
 
 export interface DownloadOptions {
@@ -126,7 +126,7 @@ export async function downloadRender(
           if (!freshUrl) throw toClientError(error, client.baseUrl, signal);
           url = freshUrl;
         } else {
-          await wait(backoffDelay(attempt, options.backoffMs ?? 1000), signal);
+          await wait(clientRetryDelay(attempt, options.backoffMs ?? 1000), signal);
         }
       }
     }
@@ -242,7 +242,7 @@ export function otherOutputPaths(
   const main = record.outputs[0] ?? record;
   const taken: string[] = [];
   return record.outputs.slice(1).map((output) => {
-    const path = known.get(output.index) ?? outputFileName(mainPath, main, output, taken);
+    const path = known.get(output.index) ?? extraOutputPath(mainPath, main, output, taken);
     taken.push(path);
     return { index: output.index, path };
   });

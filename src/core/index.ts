@@ -4,7 +4,7 @@
 export { ApiClient, type ApiClientOptions } from "./api-client";
 export { ClientError } from "./errors";
 export { publishProject, type PublishResult } from "./publish";
-export { buildRenderRequest, newIdempotencyKey, type RenderSettings } from "./render-job";
+export { buildRenderRequest, newIdempotencyKey, type RenderSettings } from "./render-request";
 export { finishRender } from "./pipeline";
 export { isTransient } from "./api-client";
 export { withApiKey, type ResolvedCredential, resolveCredential } from "./credentials";
@@ -32,12 +32,12 @@ export {
 } from "./batch";
 export { planBatchRows, readBatchTable, type PlannedRow } from "./batch-plan";
 export { dryRunProject, prepareProject } from "./publish";
-export { checkIdempotencyKey, checkSettings, type ProjectSource } from "./render-job";
+export { checkIdempotencyKey, checkSettings, type ProjectSource } from "./render-request";
 export { openCredentialBackend } from "./keychain";
 export { isServiceAnswering } from "./local-service";
 export { defaultOutputPath, recordOutput, downloadOutputs, otherOutputPaths } from "./download";
-export { type RenderEvent, runRender, type RenderRunState } from "./pipeline";
+export { type RenderEvent, renderOnService, type ServiceRenderState } from "./pipeline";
 export { valuesWithBrand } from "./brand-file";
 export { createFromTemplate, listStarterTemplates } from "./gallery";
 export { scanProject } from "./project-scan";
-export { backoffDelay, sleep } from "./backoff";
+export { clientRetryDelay, sleep } from "./backoff";

@@ -23,7 +23,7 @@ import {
   checkSettings,
   type ProjectSource,
   type RenderSettings,
-} from "./render-job";
+} from "./render-request";
 
 export type { DownloadedOutput };
 
@@ -36,17 +36,17 @@ export type RenderEvent =
   | { type: "upload-progress"; bytes: number; totalBytes: number }
   | { type: "render-status"; record: RenderRecord }
   | { type: "download-progress"; bytes: number; totalBytes: number | undefined }
-  | { type: "state"; state: RenderRunState };
+  | { type: "state"; state: ServiceRenderState };
 
 /** Everything needed to pick the run up again (e.g. `svc cloud download <renderId>`). */
-export interface RenderRunState {
+export interface ServiceRenderState {
   idempotencyKey: string;
   assetId?: string;
   renderId?: string;
   outputPath?: string;
 }
 
-export interface RenderRunOptions extends RenderSettings {
+export interface ServiceRenderOptions extends RenderSettings {
   client: ApiClient;
   project: ProjectSource;
   /** Submit and return without waiting (--no-wait). */
@@ -63,7 +63,7 @@ export interface RenderRunOptions extends RenderSettings {
   uploadLimitBytes?: number;
 }
 
-export interface RenderRunResult {
+export interface ServiceRenderResult {
   assetId: string | undefined;
   renderId: string;
   record: RenderRecord | undefined;
@@ -73,16 +73,16 @@ export interface RenderRunResult {
   files?: DownloadedOutput[];
 }
 
-export async function runRender(
-  options: RenderRunOptions,
+export async function renderOnService(
+  options: ServiceRenderOptions,
   hooks: { signal?: AbortSignal; onEvent?: (event: RenderEvent) => void } = {},
-): Promise<RenderRunResult> {
+): Promise<ServiceRenderResult> {
   const { signal } = hooks;
   const emit = (event: RenderEvent) => hooks.onEvent?.(event);
   checkSettings(options);
   const idempotencyKey = checkIdempotencyKey(options.idempotencyKey);
-  const state: RenderRunState = { idempotencyKey };
-  const report = (change: Partial<RenderRunState>) => {
+  const state: ServiceRenderState = { idempotencyKey };
+  const report = (change: Partial<ServiceRenderState>) => {
     Object.assign(state, change);
     emit({ type: "state", state: { ...state } });
   };

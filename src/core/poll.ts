@@ -6,7 +6,7 @@ import type { RenderRecord } from "../shared/api";
 import { TERMINAL_RENDER_STATUSES } from "../shared/api";
 import { DEFAULT_MAX_WAIT_MINUTES, DEFAULT_POLL_INTERVAL_SECONDS } from "../shared/limits";
 import { isTransient, type ApiClient } from "./api-client";
-import { backoffDelay, sleep, type Sleep } from "./backoff";
+import { clientRetryDelay, sleep, type Sleep } from "./backoff";
 import { ClientError } from "./errors";
 
 export interface PollOptions {
@@ -45,7 +45,7 @@ export async function pollUntilTerminal(
     } catch (error) {
       if (!isTransient(error)) throw error;
       failures++;
-      delay = Math.max(intervalMs, backoffDelay(failures));
+      delay = Math.max(intervalMs, clientRetryDelay(failures));
     }
     const remaining = deadline - now();
     if (remaining <= 0) {

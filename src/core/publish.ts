@@ -9,7 +9,7 @@ import { buildArchive, checkUploadLimit, inspectArchive } from "./archive";
 import { interruptedError } from "./errors";
 import type { ProjectScan } from "../shared/composition-scan";
 import { scanProject } from "./project-scan";
-import { checkVariables } from "./render-job";
+import { checkVariables } from "./render-request";
 import { uploadArchive } from "./upload";
 
 export type PublishEvent =

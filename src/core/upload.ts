@@ -5,7 +5,7 @@
 import { createReadStream } from "node:fs";
 import { HTTPError } from "got";
 import { isTransient, toClientError, type ApiClient } from "./api-client";
-import { backoffDelay, sleep, type Sleep } from "./backoff";
+import { clientRetryDelay, sleep, type Sleep } from "./backoff";
 import { ClientError } from "./errors";
 
 export interface UploadSource {
@@ -74,7 +74,7 @@ export async function uploadArchive(
     } catch (error) {
       const failure = toClientError(error, client.baseUrl, signal);
       if (attempt >= attempts || !isTransient(failure)) throw failure;
-      await wait(backoffDelay(attempt, backoffMs), signal);
+      await wait(clientRetryDelay(attempt, backoffMs), signal);
     }
   }
 
@@ -90,7 +90,7 @@ export async function uploadArchive(
       const failure = toClientError(error, client.baseUrl, signal);
       const retryable = failure.code === "svc_upload_not_found" || isTransient(failure);
       if (attempt >= attempts || !retryable) throw failure;
-      await wait(backoffDelay(attempt, backoffMs), signal);
+      await wait(clientRetryDelay(attempt, backoffMs), signal);
     }
   }
 }

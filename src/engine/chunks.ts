@@ -12,11 +12,11 @@ import { writeCaptionFiles } from "./outputs/caption-files";
 import { finishOutput } from "./outputs/pictures";
 import { resolveFfmpeg, resolveMediaFfmpeg } from "./ffmpeg/ffmpeg";
 import type { Chunk } from "./stages/plan";
-import { captureSegments, progressReporter } from "./stages/render-capture";
+import { captureSegments, progressWithRate } from "./stages/render-capture";
 import { finishChunk, pageAudio } from "./stages/render-finish";
 import { warmPages } from "./stages/page-pool";
 import { prepareRender } from "./stages/render-prepare";
-import { withRenderRun } from "./stages/render-sessions";
+import { withRenderRun } from "./stages/render-run";
 import { cancelledError } from "./errors";
 import type { RenderCaptions, RenderCompositionOptions } from "./types";
 import type { OutputFormat, Quality } from "../shared/render-options";
@@ -67,7 +67,7 @@ export async function renderChunk(options: RenderChunkOptions): Promise<ChunkRes
   const { chunk, frames, outputDir, signal } = options;
   if (signal?.aborted) throw cancelledError();
   const prepared = await prepareRender(options);
-  const report = progressReporter(options.onProgress);
+  const report = progressWithRate(options.onProgress);
   const request = {
     allowNetwork: options.allowNetwork,
     readyTimeoutSeconds: options.readyTimeoutSeconds,

@@ -69,7 +69,7 @@ describe("examples", () => {
       expect(late.result.catchUp.mode).toBe("jump");
       expect(late.minSsim).toBeGreaterThanOrEqual(0.999);
       // Frame for frame, also with Chromium's sandbox on (the default for closed renders), where
-      // the page's compositor runs in a process of its own (CaptureSession.forgetRasterHistory).
+      // the page's compositor runs in a process of its own (CapturePage.forgetRasterHistory).
       expect(late.differing).toBe(0);
     },
   );

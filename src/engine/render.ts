@@ -1,6 +1,6 @@
 // renderComposition: the engine's one entry point for a whole video, run as four stages that a
 // chunk of a distributed render (chunks.ts) runs too: prepare (render-prepare.ts: options and
-// project checked), browser sessions (render-sessions.ts: project server, pages, encoders, one
+// project checked), the run (render-run.ts: project server, pages, encoders, one
 // clean-up), the capture loop (render-capture.ts: frames into per-segment encoders, work stealing
 // between pages) and finish (render-finish.ts: segments joined and audio mixed, thumbnail). The
 // output is written under a temp name and renamed, and every temp file is removed whatever
@@ -9,18 +9,18 @@ import { randomBytes } from "node:crypto";
 import { FILE_EXTENSIONS, type OutputFormat } from "../shared/render-options";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { captureSegments, progressReporter, type CaptureHooks } from "./stages/render-capture";
+import { captureSegments, progressWithRate, type CaptureHooks } from "./stages/render-capture";
 import { finishWhole, pageAudio, removePartials, type OutputFiles } from "./stages/render-finish";
 import { prepareRender } from "./stages/render-prepare";
 import { writeCaptionFiles } from "./outputs/caption-files";
-import { withRenderRun } from "./stages/render-sessions";
+import { withRenderRun } from "./stages/render-run";
 import { cancelledError } from "./errors";
 import type { RenderCompositionOptions, RenderResult } from "./types";
 
 export { segmentLength } from "./stages/plan";
 export { contiguousBlocks, type SegmentBlock } from "./stages/render-capture";
 export { resolveComposition, resolveWorkers } from "./stages/render-prepare";
-export { waitUntilReady, type FrameSink } from "./stages/render-sessions";
+export { waitUntilReady, type FrameSink } from "./stages/render-run";
 
 /** Hooks for tests and bench/render.ts, which measure capture alone with the same pages. */
 export interface RenderInternals extends CaptureHooks {
@@ -39,7 +39,7 @@ export async function renderComposition(
   const prepared = await prepareRender(options);
   const { fps, format } = prepared.settings;
   const files = await outputFiles(options, format, prepared.warnings);
-  const report = progressReporter(options.onProgress);
+  const report = progressWithRate(options.onProgress);
   const request = {
     allowNetwork: options.allowNetwork,
     readyTimeoutSeconds: options.readyTimeoutSeconds,

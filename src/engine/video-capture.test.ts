@@ -12,11 +12,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveChromium } from "./browser/browser";
-import { CaptureSession } from "./browser/capture";
+import { CapturePage } from "./browser/capture";
 import { resolveFfmpeg } from "./ffmpeg/ffmpeg";
 import { startProjectServer } from "./browser/project-server";
 import { renderComposition } from "./render";
-import { waitUntilReady } from "./stages/render-sessions";
+import { waitUntilReady } from "./stages/render-run";
 import { runtimeScript } from "./bundles/runtime-bundle";
 import { compareLateChunk } from "./testing/chunk-compare";
 import { decodeFrame, pixelAt, probeMedia } from "./testing/probe";
@@ -113,7 +113,7 @@ describe("a video seeked twice with no frame drawn between the seeks", () => {
     );
     const server = await startProjectServer(dir);
     const pageErrors: string[] = [];
-    const session = await CaptureSession.open({
+    const session = await CapturePage.open({
       browser: await resolveChromium(),
       viewport: { width: 320, height: 180 },
       deviceScaleFactor: 1,

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { BatchView, DesktopSettings, JobView, MediaSource } from "../shared/ipc";
 import { ApiClient } from "../core/api-client";
-import { runRender } from "../core/pipeline";
+import { renderOnService } from "../core/pipeline";
 import { startDesktopApp, type DesktopApp } from "./desktop-app";
 import { createWebHost } from "./host";
 import { writeJsonFileAtomic } from "../node/atomic-file";
@@ -82,7 +82,7 @@ it("resumes a job that was uploading with the same idempotency key: no second as
   });
   const idempotencyKey = "svc-desktop:resume-test";
   // The previous run got through the upload and the submit, then died before writing either down.
-  const earlier = await runRender(
+  const earlier = await renderOnService(
     {
       client,
       project: { type: "dir", dir: project },

@@ -23,7 +23,7 @@ import {
 } from "../shared/ipc";
 import { fromRenderOptions } from "../shared/render-options";
 import { isTransient } from "../core/index";
-import { backoffDelay, sleep } from "../core/index";
+import { clientRetryDelay, sleep } from "../core/index";
 import { ClientError } from "../core/index";
 import { appError, toIpcError } from "./ipc-errors";
 import { BatchRunners, batchEndedNotification } from "./job-batches";
@@ -400,7 +400,7 @@ export class JobManager {
           // The service went away (e.g. the embedded one is restarting): wait for it, try again.
           const resumed = await this.options.service
             .waitUntilAvailable(signal)
-            .then(() => sleep(backoffDelay(attempt, 500, 5_000), signal))
+            .then(() => sleep(clientRetryDelay(attempt, 500, 5_000), signal))
             .then(
               () => true,
               () => false,

@@ -11,7 +11,7 @@ import { FILE_EXTENSIONS } from "../shared/render-options";
 import type { ApiClient } from "../core/index";
 import { downloadOutputs, otherOutputPaths } from "../core/index";
 import type { BatchRunner } from "../core/index";
-import { finishRender, runRender, type RenderEvent } from "../core/index";
+import { finishRender, renderOnService, type RenderEvent } from "../core/index";
 import { appError } from "./ipc-errors";
 import { EtaMeter } from "./job-progress";
 import type { JobRecord, JobStore } from "./job-store";
@@ -53,7 +53,7 @@ export async function runJobSteps(job: JobRecord, options: JobStepOptions): Prom
   const outputPath = (record: RenderRecord) =>
     (job.outputPath ??= job.batch
       ? batchRowPath(job.outputDir, job.batch.fileName)
-      : join(job.outputDir, outputFileName(job, record, job.outputDir)));
+      : join(job.outputDir, titledFileName(job, record, job.outputDir)));
   // The app's sizes and extras are the request's whole `outputs`: its first is the main file.
   const { outputs, ...jobSettings } = job.settings;
   const settings = {
@@ -82,7 +82,7 @@ export async function runJobSteps(job: JobRecord, options: JobStepOptions): Prom
   if (!job.renderId) {
     if (job.source.type === "render")
       throw appError("internal_error", "A download job lost its render id.");
-    const result = await runRender(
+    const result = await renderOnService(
       {
         ...settings,
         client,
@@ -253,7 +253,7 @@ function transferProgress(
  * was queued, e.g. `lower-third Grace Hopper 2026-11-26.mp4`, never an id; ` (2)` and on when the
  * folder already holds one.
  */
-export function outputFileName(
+export function titledFileName(
   job: Pick<JobRecord, "title" | "createdAt">,
   record: Pick<RenderRecord, "format">,
   folder: string,

@@ -16,7 +16,7 @@ describe("the lint's doors", () => {
   it("refuses an engine module reached past the engine's door from the server", async () => {
     const errors = await doorErrors(
       "src/server/render/door-fixture.ts",
-      'import { RUN_DEFAULTS } from "../../engine/stages/render-sessions";\nexport const d = RUN_DEFAULTS;\n',
+      'import { RUN_DEFAULTS } from "../../engine/stages/render-run";\nexport const d = RUN_DEFAULTS;\n',
     );
     expect(errors).toEqual([
       expect.stringContaining("src/engine/index.ts or src/engine/contract.ts"),

@@ -3,7 +3,7 @@
 // charge lines adding up to what the quote says.
 import { describe, expect, it } from "vitest";
 import { creditsFor, outputCredits } from "./credits";
-import { checkOutputs, outputFileName, parseAlso, planOutputs } from "./outputs";
+import { checkOutputs, extraOutputPath, parseAlso, planOutputs } from "./outputs";
 import { quoteOutputs } from "./quote";
 
 describe("outputs", () => {
@@ -89,16 +89,16 @@ describe("outputs", () => {
       time: null,
       ...extra,
     });
-    expect(outputFileName("/r/out.mp4", main, output({ aspect_ratio: "9:16" }))).toBe(
+    expect(extraOutputPath("/r/out.mp4", main, output({ aspect_ratio: "9:16" }))).toBe(
       "/r/out-9x16.mp4",
     );
-    expect(outputFileName("/r/out.mp4", main, output({ format: "png-sequence" }))).toBe(
+    expect(extraOutputPath("/r/out.mp4", main, output({ format: "png-sequence" }))).toBe(
       "/r/out.zip",
     );
     expect(
-      outputFileName("/r/out.mp4", main, output({ kind: "still", format: "jpeg", time: 2.5 })),
+      extraOutputPath("/r/out.mp4", main, output({ kind: "still", format: "jpeg", time: 2.5 })),
     ).toBe("/r/out-2.5s.jpg");
-    expect(outputFileName("/r/out.mp4", main, output({ index: 3 }))).toBe("/r/out-3.mp4");
+    expect(extraOutputPath("/r/out.mp4", main, output({ index: 3 }))).toBe("/r/out-3.mp4");
   });
 
   it("charges a still one started second and sums the lines as the quote does", () => {

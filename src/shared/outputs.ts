@@ -235,7 +235,7 @@ export function checkOutputs(settings: {
  * resolution when it differs, a still's time, then its own extension). A name already taken by an
  * earlier file gets the output's index (`out-2.mp4`).
  */
-export function outputFileName(
+export function extraOutputPath(
   mainPath: string,
   main: { aspect_ratio: AspectRatio; resolution: Resolution },
   output: {

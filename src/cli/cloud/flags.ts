@@ -1,6 +1,6 @@
 // The rules of `svc cloud render`'s flags, in the CLI's words: exactly one of a project folder,
 // --asset-id and --url, and the render options, callback and idempotency key checked by the
-// client core's rules (src/core/render-job.ts, over the shared schema) but refused naming the flag.
+// client core's rules (src/core/render-request.ts, over the shared schema) but refused naming the flag.
 import { ClientError } from "../../core/index";
 import { checkIdempotencyKey, checkSettings, type ProjectSource } from "../../core/index";
 import type { RenderSettings } from "../../core/index";

@@ -4,7 +4,7 @@
 // a table (batch.ts). runCloudRender calls core/pipeline and prints; the command parses flags.
 import type { Command } from "commander";
 import { formatBytes } from "../../shared/archive-report";
-import { runRender, type RenderRunState } from "../../core/index";
+import { renderOnService, type ServiceRenderState } from "../../core/index";
 import { dryRunProject, prepareProject } from "../../core/index";
 import { newIdempotencyKey, type ProjectSource, type RenderSettings } from "../../core/index";
 import type { AspectRatio, OutputFormat, Quality, Resolution } from "../../shared/render-options";
@@ -64,7 +64,7 @@ export interface CloudRenderResult {
  * cancels it on the service instead (`cancelled`).
  */
 export function interruptedHint(
-  state: (RenderRunState & { cancelled?: boolean }) | undefined,
+  state: (ServiceRenderState & { cancelled?: boolean }) | undefined,
   output?: string,
 ): string {
   if (state?.renderId && state.cancelled) {
@@ -86,7 +86,7 @@ export function interruptedHint(
 export async function runCloudRender(
   options: CloudRenderOptions,
   io: CliIo,
-  state: { run?: RenderRunState & { cancelled?: boolean } } = {},
+  state: { run?: ServiceRenderState & { cancelled?: boolean } } = {},
 ): Promise<CloudRenderResult | undefined> {
   const { project, settings } = options;
   const json = Boolean(options.json);
@@ -119,7 +119,7 @@ export async function runCloudRender(
     let embedded = false;
     const result = await withCloudContext(io, async (context) => {
       embedded = context.embedded;
-      const run = runRender(
+      const run = renderOnService(
         {
           ...settings,
           client: context.client,
@@ -291,7 +291,7 @@ function runFromFlags(io: CliIo, dir: string | undefined, flags: CloudRenderFlag
         started ? batchInterruptedHint(state) : "Nothing was submitted; run the command again.",
     );
   }
-  const state: { run?: RenderRunState & { cancelled?: boolean } } = {};
+  const state: { run?: ServiceRenderState & { cancelled?: boolean } } = {};
   return runAction(
     io,
     flags.json,

@@ -2,12 +2,9 @@
 // windowless browser needs, the base flags of the engine (browser.ts), the begin-frame flags of a
 // headless-shell build, and raster tiles the size of the frame.
 import { BASE_CHROMIUM_ARGS, sharedMemoryArgs } from "./browser";
-import type { CaptureMethod, CaptureSessionOptions } from "./capture";
+import type { CaptureMethod, CapturePageOptions } from "./capture";
 
-type CaptureArgsOptions = Pick<
-  CaptureSessionOptions,
-  "viewport" | "deviceScaleFactor" | "extraArgs"
->;
+type CaptureArgsOptions = Pick<CapturePageOptions, "viewport" | "deviceScaleFactor" | "extraArgs">;
 
 /**
  * Flags an automated, windowless browser needs: no throttling of a page nobody looks at, no

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveChromium } from "./browser";
-import { CaptureSession } from "./capture";
+import { CapturePage } from "./capture";
 import { CdpBrowser } from "./cdp";
 import { EngineError } from "../errors";
 import { decodeFrame, pixelAt } from "../testing/probe";
@@ -36,12 +36,12 @@ async function profileFolders(): Promise<string[]> {
 async function openOn(
   projectDir: string,
   html: string,
-  options: Partial<Parameters<typeof CaptureSession.open>[0]> = {},
-): Promise<{ session: CaptureSession; close: () => Promise<void> }> {
+  options: Partial<Parameters<typeof CapturePage.open>[0]> = {},
+): Promise<{ session: CapturePage; close: () => Promise<void> }> {
   await mkdir(projectDir, { recursive: true });
   await writeFile(join(projectDir, "index.html"), html);
   const server = await startProjectServer(projectDir);
-  const session = await CaptureSession.open({
+  const session = await CapturePage.open({
     browser: await resolveChromium(),
     viewport: { width: 640, height: 360 },
     deviceScaleFactor: 1,
@@ -64,7 +64,7 @@ async function openOn(
   };
 }
 
-describe("CaptureSession", () => {
+describe("CapturePage", () => {
   it("refuses requests outside the project when the network is off, from every kind of worker too", async () => {
     const requests: string[] = [];
     const outside = createServer((req, res) => {
@@ -134,7 +134,7 @@ function largestQuantStep(jpeg: Buffer): number {
   return Math.max(...jpeg.subarray(at + 5, at + 5 + 64));
 }
 
-describe("CaptureSession image quality", () => {
+describe("CapturePage image quality", () => {
   const grain = `<!doctype html><body style="margin:0"><svg width="640" height="360">
     <filter id="g"><feTurbulence type="fractalNoise" baseFrequency="0.9" seed="3"/></filter>
     <rect width="640" height="360" filter="url(#g)"/></svg>`;
@@ -160,7 +160,7 @@ describe("CaptureSession image quality", () => {
   });
 });
 
-describe("CaptureSession by screenshot (browsers without begin-frame control)", () => {
+describe("CapturePage by screenshot (browsers without begin-frame control)", () => {
   it("captures what the page shows, and tells a changed frame from a repeat", async () => {
     const { session, close } = await openOn(
       join(scratch, "screenshot"),

@@ -42,7 +42,7 @@ const FIRST_FRAME_TIMEOUT_MS = 30_000;
 /** Browsers started for one page when the first one's blank page never drew. */
 const LAUNCH_ATTEMPTS = 3;
 
-export interface CaptureSessionOptions {
+export interface CapturePageOptions {
   browser: ResolvedBrowser;
   /** Layout size of the composition in CSS pixels. */
   viewport: { width: number; height: number };
@@ -72,7 +72,7 @@ export interface CapturedFrame {
   changed: boolean;
 }
 
-export class CaptureSession {
+export class CapturePage {
   private lastFrame: Buffer | undefined;
   private lastData: string | undefined;
   /** The previous capture was unchanged: the page is holding still. */
@@ -90,20 +90,20 @@ export class CaptureSession {
     private readonly browser: CdpBrowser,
     private readonly sessionId: string,
     readonly method: CaptureMethod,
-    private readonly options: CaptureSessionOptions,
+    private readonly options: CapturePageOptions,
   ) {
     this.jpegQuality = options.jpegQuality;
   }
 
-  static async open(options: CaptureSessionOptions): Promise<CaptureSession> {
+  static async open(options: CapturePageOptions): Promise<CapturePage> {
     const wantBeginFrame =
       options.browser.headlessShell && options.preferredMethod !== "screenshot";
     try {
-      return await CaptureSession.launch(options, wantBeginFrame ? "beginframe" : "screenshot");
+      return await CapturePage.launch(options, wantBeginFrame ? "beginframe" : "screenshot");
     } catch (error) {
       if (!wantBeginFrame || error instanceof EngineError) throw error;
       // Some builds reject begin-frame control; the screenshot path works everywhere.
-      return CaptureSession.launch(options, "screenshot");
+      return CapturePage.launch(options, "screenshot");
     }
   }
 
@@ -113,12 +113,12 @@ export class CaptureSession {
    * rare (bench/fence-stall.ts) and costs FIRST_FRAME_TIMEOUT_MS, never a failed render.
    */
   private static async launch(
-    options: CaptureSessionOptions,
+    options: CapturePageOptions,
     method: CaptureMethod,
-  ): Promise<CaptureSession> {
+  ): Promise<CapturePage> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await CaptureSession.launchOnce(options, method);
+        return await CapturePage.launchOnce(options, method);
       } catch (error) {
         if (attempt >= LAUNCH_ATTEMPTS || !isFirstFrameStall(error)) throw error;
         options.onWarning?.(
@@ -129,16 +129,16 @@ export class CaptureSession {
   }
 
   private static async launchOnce(
-    options: CaptureSessionOptions,
+    options: CapturePageOptions,
     method: CaptureMethod,
-  ): Promise<CaptureSession> {
+  ): Promise<CapturePage> {
     const { key, launch } = captureLaunch(options.browser, method, options, options.allowNetwork);
     const spare = await takeSpareBrowser(key);
     if (!spare) startedOwnBrowser(key, launch, options, method);
     const browser = spare?.browser ?? (await CdpBrowser.launch(launch));
     try {
       const sessionId = spare?.sessionId ?? (await openPage(browser, options.viewport, method));
-      const session = new CaptureSession(browser, sessionId, method, options);
+      const session = new CapturePage(browser, sessionId, method, options);
       session.pageInOwnProcess = !launch.args.includes("--single-process");
       await session.prepare();
       if (method === "beginframe") {

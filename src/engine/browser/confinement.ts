@@ -149,7 +149,7 @@ function probe(
           "the browser runs in a network namespace of its own with no interface up, so it reaches nothing; svc answers its requests for the project's files (SVC_BROWSER_NAMESPACE=0: the browser's switches only)",
         // On unless turned off: the page's compositor then runs in a sandboxed process of its
         // own, which the raster reset of every segment reaches through the page itself
-        // (CaptureSession.forgetRasterHistory), so chunks still draw what whole renders draw.
+        // (CapturePage.forgetRasterHistory), so chunks still draw what whole renders draw.
         ...(env.SVC_BROWSER_SANDBOX?.trim() === "0"
           ? sandboxOff(
               "SVC_BROWSER_SANDBOX=0 turns it off; the page is still closed off from every network" +

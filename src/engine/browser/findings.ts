@@ -3,11 +3,11 @@
 // requests its network policy refused, and a page that never became ready. Used by a render (its
 // warnings) and by checkComposition (svc check).
 import { mergeFindings, type Finding } from "../../shared/findings";
-import type { CaptureSession } from "./capture";
+import type { CapturePage } from "./capture";
 import type { EngineError } from "../errors";
 
 /** The findings of every page, merged; a page that is gone adds nothing. */
-export async function pageFindings(sessions: CaptureSession[]): Promise<Finding[]> {
+export async function pageFindings(sessions: CapturePage[]): Promise<Finding[]> {
   const lists = await Promise.all(
     sessions.map((session) =>
       session

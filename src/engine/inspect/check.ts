@@ -7,11 +7,11 @@
 import { readFile } from "node:fs/promises";
 import { detectAspectRatio, scanCompositionHtml } from "../../shared/composition-scan";
 import { mergeFindings, type Finding } from "../../shared/findings";
-import type { CaptureSession } from "../browser/capture";
+import type { CapturePage } from "../browser/capture";
 import { EngineError } from "../errors";
 import { pageFailure, pageFindings, withRefusedRequests } from "../browser/findings";
 import { resolveComposition, type PreparedRender } from "../stages/render-prepare";
-import { withRenderRun, type RenderSessions } from "../stages/render-sessions";
+import { withRenderRun, type RenderRun } from "../stages/render-run";
 import { checkRenderOptions } from "../../shared/render-options";
 
 export interface CheckCompositionOptions {
@@ -93,8 +93,8 @@ async function prepareCheck(
 
 /** Loads the page and seeks through it; answers why it failed, if it did. */
 async function loadAndSeek(
-  run: RenderSessions,
-  session: CaptureSession,
+  run: RenderRun,
+  session: CapturePage,
   signal: AbortSignal | undefined,
 ): Promise<EngineError | undefined> {
   const { pageErrors } = run;

@@ -9,7 +9,7 @@
 import { availableParallelism } from "node:os";
 import { estimateRenderSeconds, framesOf, type FrameCost } from "../../shared/quote";
 import { prepareRender, resolveWorkers } from "../stages/render-prepare";
-import { withRenderRun, type PageInfo } from "../stages/render-sessions";
+import { withRenderRun, type PageInfo } from "../stages/render-run";
 import type { RenderCompositionOptions } from "../types";
 import { segmentLength } from "../stages/plan";
 
@@ -46,7 +46,7 @@ export async function sampleRenderCost(
   };
   return withRenderRun(prepared, request, async (run) => {
     const wanted = resolveWorkers(options.workers ?? Math.min(4, availableParallelism()), Infinity);
-    const opening = run.openSessions(wanted);
+    const opening = run.openCapturePages(wanted);
     const first = await opening[0]!;
     const info = await first.evaluate<PageInfo>("window.__svc.info()");
     const frames = framesOf(info.duration, fps);

@@ -20,7 +20,7 @@ import { resolveMediaFfmpeg } from "../ffmpeg/ffmpeg";
 import { audioMixArgs } from "../ffmpeg/ffmpeg-args";
 import { pageAudio } from "../stages/render-finish";
 import { prepareRender } from "../stages/render-prepare";
-import { withRenderRun, type PageInfo } from "../stages/render-sessions";
+import { withRenderRun, type PageInfo } from "../stages/render-run";
 import type { RenderCompositionOptions } from "../types";
 
 /** What the recogniser is given: 16 kHz mono, the rate the en-us model was trained at. */
@@ -69,7 +69,7 @@ export async function compositionSound(
   if (signal?.aborted) throw cancelledError();
   const prepared = await prepareRender({ ...options, fps: 1, quality: "draft" });
   return withRenderRun(prepared, options, async (run) => {
-    const page = await run.openSession();
+    const page = await run.openCapturePage();
     const info = await page.evaluate<PageInfo>("window.__svc.info()");
     const audio = await pageAudio(run, page);
     run.closePages();

@@ -12,7 +12,7 @@ import { runFfmpeg } from "../ffmpeg/encode";
 import { pageFindings, withRefusedRequests } from "../browser/findings";
 import { catchUp, newCatchUpState } from "../stages/render-capture";
 import { prepareRender } from "../stages/render-prepare";
-import { withRenderRun, type PageInfo } from "../stages/render-sessions";
+import { withRenderRun, type PageInfo } from "../stages/render-run";
 import type { RenderCompositionOptions } from "../types";
 import type { StillFormat } from "../../shared/outputs";
 import { frameCount } from "../../shared/frames";
@@ -104,7 +104,7 @@ export async function renderStill(options: RenderStillOptions): Promise<StillRes
   };
   try {
     return await withRenderRun(picture, request, async (run) => {
-      let page = await run.openSession();
+      let page = await run.openCapturePage();
       const info = await page.evaluate<PageInfo>("window.__svc.info()");
       prepared.warnings.push(...info.warnings);
       const frames = Math.max(1, frameCount(info.duration, fps));
@@ -122,7 +122,7 @@ export async function renderStill(options: RenderStillOptions): Promise<StillRes
       if (!(await catchUp(page, 0, frame, fps, run, state))) {
         // The jump was not faithful (render-capture.ts): a fresh page, stepped to the frame.
         void page.close();
-        page = await run.openSession();
+        page = await run.openCapturePage();
         await catchUp(page, 0, frame, fps, run, state);
       }
       await page.seek(frame / fps);

@@ -5,7 +5,7 @@
 // folder, entry, variables and frame settings (its key); idle pages close after a while, and a
 // page that saw an error or a cancel is never kept.
 import type { ResolvedLibrary } from "../../node/index";
-import type { CaptureSession } from "../browser/capture";
+import type { CapturePage } from "../browser/capture";
 import type { ProjectServer } from "../browser/project-server";
 import { closeSpareBrowser } from "../browser/spare-browser";
 
@@ -19,7 +19,7 @@ export interface PageHooks {
 export interface WarmPage {
   key: string;
   server: ProjectServer;
-  session: CaptureSession;
+  session: CapturePage;
   hooks: PageHooks;
   /** The next frame the page can draw without a catch-up. */
   nextFrame: number;

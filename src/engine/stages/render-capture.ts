@@ -5,13 +5,13 @@
 // distributed render — is brought to its first frame by catchUp. A whole render and a chunk run
 // this same loop; they differ only in which segments they capture.
 import { join } from "node:path";
-import type { CaptureSession } from "../browser/capture";
+import type { CapturePage } from "../browser/capture";
 import { SegmentEncoder, segmentExtension } from "../ffmpeg/encode";
 import { cancelledError, EngineError } from "../errors";
 import { pageFindings, withRefusedRequests } from "../browser/findings";
 import { segmentLength, stealSegments, type SegmentRun } from "./plan";
 import { resolveWorkers } from "./render-prepare";
-import { pageError, type FrameSink, type PageInfo, type RenderSessions } from "./render-sessions";
+import { pageError, type FrameSink, type PageInfo, type RenderRun } from "./render-run";
 import type { RenderProgress } from "../types";
 import { frameCount } from "../../shared/frames";
 import { captureFrame } from "../capture/shader-frames";
@@ -51,7 +51,7 @@ export interface CapturedSegments {
   framesCaptured: number;
   repeatedFrames: number;
   /** The pages, still open, for what the finish stage reads from them (media). */
-  pages: CaptureSession[];
+  pages: CapturePage[];
   /** The next frame each page can draw without a catch-up. */
   nextFrames: number[];
   catchUp: CatchUpState;
@@ -70,7 +70,7 @@ export interface SegmentBlock {
  * browser draws after a jump can differ by a few levels at edges from those of a browser that drew
  * every frame; measured on the examples, five frames of history were enough to match exactly.
  * State kept longer (a layer's raster scale since the intro) is dropped at every segment's first
- * frame instead, in every render (CaptureSession.forgetRasterHistory).
+ * frame instead, in every render (CapturePage.forgetRasterHistory).
  */
 const PREROLL_FRAMES = 5;
 
@@ -83,7 +83,7 @@ const STEP_BATCH_FRAMES = 250;
  * findings are added to `run.prepared.warnings`.
  */
 export async function captureSegments(
-  run: RenderSessions,
+  run: RenderRun,
   workers: number | "auto" | undefined,
   range: SegmentRange | undefined,
   report: ReportProgress,
@@ -91,7 +91,7 @@ export async function captureSegments(
 ): Promise<CapturedSegments> {
   const { fps, format, quality } = run.prepared.settings;
   const { warnings } = run.prepared;
-  const opening = run.openSessions(resolveWorkers(workers, Infinity));
+  const opening = run.openCapturePages(resolveWorkers(workers, Infinity));
   const first = await opening[0]!;
   const info = await first.evaluate<PageInfo>("window.__svc.info()");
   warnings.push(...info.warnings);
@@ -142,7 +142,7 @@ export async function captureSegments(
     /** A fresh page in place of this worker's; the frame it starts at (0). */
     const relaunchPage = async (): Promise<number> => {
       const stale = session;
-      session = await run.openSession();
+      session = await run.openCapturePage();
       pages[worker] = session;
       void stale.close();
       return 0;
@@ -272,11 +272,11 @@ export interface CatchUpState {
  * animation that started in the skipped frames): the page must be replaced and stepped.
  */
 export async function catchUp(
-  session: CaptureSession,
+  session: CapturePage,
   fromFrame: number,
   startFrame: number,
   fps: number,
-  run: RenderSessions,
+  run: RenderRun,
   state: CatchUpState,
 ): Promise<boolean> {
   if (startFrame <= fromFrame) return true;
@@ -323,7 +323,7 @@ export function newCatchUpState(direct = true): CatchUpState {
 }
 
 /** From now on this render steps its pages; the warning says why (once). */
-function stepInstead(run: RenderSessions, state: CatchUpState, reasons: string[]): void {
+function stepInstead(run: RenderRun, state: CatchUpState, reasons: string[]): void {
   if (!state.direct) return;
   state.direct = false;
   run.prepared.warnings.push(
@@ -332,7 +332,7 @@ function stepInstead(run: RenderSessions, state: CatchUpState, reasons: string[]
 }
 
 /** Progress to the caller's callback: capture progress at most every 100 ms, with a rate. */
-export function progressReporter(
+export function progressWithRate(
   onProgress: ((progress: RenderProgress) => void) | undefined,
 ): ReportProgress {
   let lastSent = 0;

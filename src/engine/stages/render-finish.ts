@@ -6,7 +6,7 @@
 import type { MediaSource } from "../runtime/types";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
-import type { CaptureSession } from "../browser/capture";
+import type { CapturePage } from "../browser/capture";
 import { extractThumbnail, type AudioInput } from "../ffmpeg/encode";
 import { resolveMediaFfmpeg } from "../ffmpeg/ffmpeg";
 import { networkAllows } from "../browser/network";
@@ -14,10 +14,10 @@ import { finishOutput } from "../outputs/pictures";
 import { representativeFrame } from "./plan";
 import { resolveInsideRoot } from "../../node/index";
 import type { CapturedSegments } from "./render-capture";
-import type { RenderSessions } from "./render-sessions";
+import type { RenderRun } from "./render-run";
 
 /** The audio the page declares, as FFmpeg inputs; sources outside the project are left out. */
-export async function pageAudio(run: RenderSessions, page: CaptureSession): Promise<AudioInput[]> {
+export async function pageAudio(run: RenderRun, page: CapturePage): Promise<AudioInput[]> {
   const media = await page.evaluate<MediaSource[]>("window.__svc.media()");
   const { origin } = run.server;
   const inputs: AudioInput[] = [];
@@ -54,7 +54,7 @@ export interface OutputFiles {
 
 /** The segments joined and the audio mixed into the output, then the thumbnail; renamed last. */
 export async function finishWhole(
-  run: RenderSessions,
+  run: RenderRun,
   captured: CapturedSegments,
   audio: AudioInput[],
   files: OutputFiles,
@@ -107,7 +107,7 @@ export async function removePartials(files: OutputFiles): Promise<void> {
  * frame is one of this chunk's.
  */
 export async function finishChunk(
-  run: RenderSessions,
+  run: RenderRun,
   captured: CapturedSegments,
   outputDir: string,
   signal: AbortSignal | undefined,

@@ -12,7 +12,7 @@ import { Preview } from "../components/Preview";
 import { PreviewFindings } from "../components/PreviewFindings";
 import { QueuedNote } from "../components/QueuedNote";
 import { RenderManyPanel } from "../components/RenderManyPanel";
-import { RenderOptions } from "../components/RenderOptions";
+import { RenderOptionsForm } from "../components/RenderOptionsForm";
 import { VariablesForm } from "../components/VariablesForm";
 import { CaptionsPanel } from "../components/CaptionsPanel";
 import { CAPTION_FILE, loadCaptionFile, useProjectCaptions } from "../hooks/captions";
@@ -380,7 +380,7 @@ export function ProjectScreen() {
               <>
                 <VariablesForm />
                 <CaptionsPanel />
-                <RenderOptions
+                <RenderOptionsForm
                   detectedAspect={scan.data.aspectRatio}
                   duration={scan.data.duration}
                   composition={scan.data.composition}

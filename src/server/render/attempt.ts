@@ -95,7 +95,7 @@ function markProgress(attempt: Attempt, progress: RenderProgress): void {
  * A job's `onProgress` for the engine: every report marks the attempt's phases, and at most one
  * every PROGRESS_INTERVAL_MS (with frames to count) reaches `write`, the job's database update.
  */
-export function progressReporter(
+export function attemptProgress(
   attempt: Attempt,
   write: (progress: RenderProgress) => void,
 ): (progress: RenderProgress) => void {

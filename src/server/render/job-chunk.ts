@@ -10,7 +10,7 @@ import { basename, join } from "node:path";
 import { jobIdOf } from "../queue/job-queue";
 import {
   mark,
-  progressReporter,
+  attemptProgress,
   renderOptions,
   renderPrefix,
   storeFile,
@@ -62,7 +62,7 @@ export async function runChunkJob(
     outputDir,
     // The page stays open for this render's next chunk on this worker (chunks go out in order).
     warm: true,
-    onProgress: progressReporter(attempt, (progress) => {
+    onProgress: attemptProgress(attempt, (progress) => {
       void writeChunkProgress(ctx.db, render, index, progress.framesDone);
     }),
   });

@@ -17,7 +17,7 @@ import {
 import { enqueueOutputWebhook, enqueueWebhook } from "../webhooks/webhooks";
 import {
   mark,
-  progressReporter,
+  attemptProgress,
   renderOptions,
   renderPrefix,
   storeFile,
@@ -85,7 +85,7 @@ export async function runOutputJob(
       format,
       output: join(outDir, name),
       thumbnail: true,
-      onProgress: progressReporter(attempt, (progress) =>
+      onProgress: attemptProgress(attempt, (progress) =>
         writeOutputProgress(ctx.db, render.id, progress.framesDone / progress.framesTotal),
       ),
     });

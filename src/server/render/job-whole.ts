@@ -6,7 +6,7 @@ import { FILE_EXTENSIONS, type OutputFormat } from "../../shared/render-options"
 import { enqueueWebhook } from "../webhooks/webhooks";
 import {
   mark,
-  progressReporter,
+  attemptProgress,
   renderOptions,
   renderPrefix,
   storeFile,
@@ -26,7 +26,7 @@ export async function runWholeJob(services: JobServices, attempt: Attempt): Prom
     ...renderOptions(services, attempt, projectDir),
     output: join(attempt.workDir, "out", `video.${FILE_EXTENSIONS[render.format as OutputFormat]}`),
     thumbnail: true,
-    onProgress: progressReporter(attempt, (progress) =>
+    onProgress: attemptProgress(attempt, (progress) =>
       writeProgress(ctx.db, render.id, Math.min(0.99, progress.framesDone / progress.framesTotal)),
     ),
   });

@@ -1,4 +1,4 @@
-// Render stage 2, browser sessions: what one render holds while it runs — the project server, its
+// Render stage 2, the run: what one render holds while it runs — the project server, its
 // browser pages, its segment encoders and a temp work dir — and the one place that lets them all
 // go. Cancelling (the render's AbortSignal) stops every encoder and closes every page at once;
 // close() returns only when every FFmpeg and browser process has exited, so no process outlives
@@ -12,7 +12,7 @@ import type { ResolvedLibrary } from "../../node/index";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { resolveChromium, type ResolvedBrowser } from "../browser/browser";
-import { CaptureSession } from "../browser/capture";
+import { CapturePage } from "../browser/capture";
 import type { PagePool, PageHooks, WarmPage } from "./page-pool";
 import { cancelledError, EngineError } from "../errors";
 import type { NetworkAccess } from "../browser/network";
@@ -57,9 +57,9 @@ export interface RenderRunRequest {
 export async function withRenderRun<T>(
   prepared: PreparedRender,
   request: RenderRunRequest,
-  body: (run: RenderSessions) => Promise<T>,
+  body: (run: RenderRun) => Promise<T>,
 ): Promise<T> {
-  const run = await RenderSessions.start(prepared, {
+  const run = await RenderRun.start(prepared, {
     allowNetwork: request.allowNetwork ?? RUN_DEFAULTS.allowNetwork,
     readyTimeoutSeconds: request.readyTimeoutSeconds ?? RUN_DEFAULTS.readyTimeoutSeconds,
     signal: request.signal,
@@ -86,7 +86,7 @@ export async function withRenderRun<T>(
  */
 export type RunPurpose = "render" | "check";
 
-export interface RenderSessionsOptions {
+export interface RenderRunOptions {
   allowNetwork: NetworkAccess;
   readyTimeoutSeconds: number;
   signal: AbortSignal | undefined;
@@ -98,7 +98,7 @@ export interface RenderSessionsOptions {
   purpose?: RunPurpose;
 }
 
-export class RenderSessions {
+export class RenderRun {
   readonly pageErrors: string[] = [];
   /** URLs the network policy refused (findings). */
   readonly blocked = new Set<string>();
@@ -123,7 +123,7 @@ export class RenderSessions {
   }
 
   /** Every page opened for this render, closed or not. */
-  private readonly sessions: CaptureSession[] = [];
+  private readonly sessions: CapturePage[] = [];
   private readonly encoders = new Set<FrameSink>();
   /** Encoders being stopped: close() returns only once their processes have exited. */
   private readonly stopping: Promise<void>[] = [];
@@ -134,14 +134,14 @@ export class RenderSessions {
     for (const session of this.sessions) void session.close();
   };
   private readonly initScript: Promise<string>;
-  private readonly hooks = new WeakMap<CaptureSession, PageHooks>();
-  private readonly positions = new WeakMap<CaptureSession, number>();
-  /** A warm page from the pool, handed out by the first openSession(). */
+  private readonly hooks = new WeakMap<CapturePage, PageHooks>();
+  private readonly positions = new WeakMap<CapturePage, number>();
+  /** A warm page from the pool, handed out by the first openCapturePage(). */
   private adopted: WarmPage | undefined;
   /** This render started from a warm page (no browser start, page load or ready wait). */
   warmStart = false;
   /** The page to give back to the pool at close(), with the next frame it can draw. */
-  private kept: { session: CaptureSession; nextFrame: number } | undefined;
+  private kept: { session: CapturePage; nextFrame: number } | undefined;
 
   private constructor(
     readonly prepared: PreparedRender,
@@ -149,7 +149,7 @@ export class RenderSessions {
     readonly workDir: string,
     readonly ffmpegPath: string,
     private readonly browser: ResolvedBrowser,
-    private readonly options: RenderSessionsOptions,
+    private readonly options: RenderRunOptions,
     private readonly key: string,
     warm: WarmPage | undefined,
   ) {
@@ -174,10 +174,7 @@ export class RenderSessions {
    * Finds FFmpeg and Chromium, makes the work dir and starts the project server. Only
    * withRenderRun calls this, and close(): it owns the run's start and end.
    */
-  static async start(
-    prepared: PreparedRender,
-    options: RenderSessionsOptions,
-  ): Promise<RenderSessions> {
+  static async start(prepared: PreparedRender, options: RenderRunOptions): Promise<RenderRun> {
     const [ffmpeg, browser] = await Promise.all([
       // A check encodes nothing: its ffmpegPath stays empty.
       options.purpose === "check" ? undefined : resolveFfmpeg(),
@@ -189,7 +186,7 @@ export class RenderSessions {
     const warm = options.pool?.take(key);
     try {
       const server = warm?.server ?? (await startProjectServer(prepared.root));
-      return new RenderSessions(
+      return new RenderRun(
         prepared,
         server,
         workDir,
@@ -221,7 +218,7 @@ export class RenderSessions {
    * A browser page on the composition, ready: the warm page this render adopted (first call), or
    * a new one, ready for frame 0.
    */
-  async openSession(): Promise<CaptureSession> {
+  async openCapturePage(): Promise<CapturePage> {
     const warm = this.adopted;
     if (warm) {
       this.adopted = undefined;
@@ -240,14 +237,14 @@ export class RenderSessions {
   }
 
   /** A new browser page, not yet on the composition (a check loads it itself: loadPage). */
-  async launchPage(): Promise<CaptureSession> {
+  async launchPage(): Promise<CapturePage> {
     const { prepared } = this;
     const hooks: PageHooks = {
       pageError: (message) => this.pageErrors.push(message),
       blocked: (url, reason) => this.refuse(url, reason),
       library: (url, library) => this.libraries.set(url, library),
     };
-    const session = await CaptureSession.open({
+    const session = await CapturePage.open({
       browser: this.browser,
       viewport: prepared.viewport,
       deviceScaleFactor: prepared.deviceScaleFactor,
@@ -272,7 +269,7 @@ export class RenderSessions {
   }
 
   /** Loads the composition in `session` and waits until the page runtime says it is ready. */
-  async loadPage(session: CaptureSession): Promise<void> {
+  async loadPage(session: CapturePage): Promise<void> {
     const readyTimeoutMs = this.options.readyTimeoutSeconds * 1000;
     await session.load(this.server.origin + this.prepared.urlPath, readyTimeoutMs);
     await waitUntilReady(session, readyTimeoutMs, this.pageErrors);
@@ -280,14 +277,14 @@ export class RenderSessions {
   }
 
   /** Opens `count` pages at once: launching and loading is mostly waiting, one process at a time. */
-  openSessions(count: number): Promise<CaptureSession>[] {
-    const opening = Array.from({ length: count }, () => this.openSession());
+  openCapturePages(count: number): Promise<CapturePage>[] {
+    const opening = Array.from({ length: count }, () => this.openCapturePage());
     for (const pending of opening) pending.catch(() => undefined); // awaited by the caller
     return opening;
   }
 
   /** The next frame `session` can draw without a catch-up (0 for a new page). */
-  positionOf(session: CaptureSession): number {
+  positionOf(session: CapturePage): number {
     return this.positions.get(session) ?? 0;
   }
 
@@ -295,7 +292,7 @@ export class RenderSessions {
    * Keeps `session` open after this render, at `nextFrame`, for a later render of the same page
    * (the pool given to start()); without a pool, or if the render fails, it closes as usual.
    */
-  keepWarm(session: CaptureSession, nextFrame: number): void {
+  keepWarm(session: CapturePage, nextFrame: number): void {
     if (this.options.pool) this.kept = { session, nextFrame };
   }
 
@@ -376,7 +373,7 @@ export function pageError(messages: string[]): EngineError {
 }
 
 /** What a warm page must share with a render to serve it: the page and how frames are drawn. */
-function warmKey(prepared: PreparedRender, options: RenderSessionsOptions): string {
+function warmKey(prepared: PreparedRender, options: RenderRunOptions): string {
   return JSON.stringify({
     root: prepared.root,
     urlPath: prepared.urlPath,
@@ -399,7 +396,7 @@ function warmKey(prepared: PreparedRender, options: RenderSessionsOptions): stri
 const READY_POLL_MS = 50;
 
 export async function waitUntilReady(
-  session: CaptureSession,
+  session: CapturePage,
   timeoutMs: number,
   pageErrors: string[],
 ): Promise<void> {

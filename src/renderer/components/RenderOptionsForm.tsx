@@ -166,7 +166,7 @@ function FilesFields({ facts }: { facts: CompositionFacts }) {
   );
 }
 
-export function RenderOptions({
+export function RenderOptionsForm({
   detectedAspect,
   duration,
   composition,
