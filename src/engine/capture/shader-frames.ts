@@ -4,7 +4,7 @@
 // blend by the transition's shader is the frame. The page does the hiding and the blending
 // (runtime/shader-transitions.ts); this module decides which frames, and moves the pictures.
 // A page without transitions costs one evaluate per page (the first frame), nothing per frame.
-import type { CaptureSession, CapturedFrame } from "../browser/capture";
+import type { CapturePage, CapturedFrame } from "../browser/capture";
 import type { ShaderTransition } from "../runtime/shader-transitions";
 
 interface PageState {
@@ -13,7 +13,7 @@ interface PageState {
   overlay: boolean;
 }
 
-const pages = new WeakMap<CaptureSession, PageState>();
+const pages = new WeakMap<CapturePage, PageState>();
 
 /**
  * The transition a time is in, and its progress, as the library's page-side compositor decides:
@@ -36,7 +36,7 @@ export function transitionAt(
 
 /** Captures frame `frame` of a page already seeked to it: blended inside a transition window. */
 export async function captureFrame(
-  session: CaptureSession,
+  session: CapturePage,
   frame: number,
   fps: number,
   skipUnchanged: boolean,
