@@ -399,8 +399,9 @@ export class CapturePage {
   }
 
   /** One beginFrame that draws and reads the frame back; no image when nothing was drawn. */
-  private async beginFrameWithScreenshot(): Promise<string | undefined> {
-    const { imageFormat: format } = this.options;
+  private async beginFrameWithScreenshot(
+    format: FrameImageFormat = this.options.imageFormat,
+  ): Promise<string | undefined> {
     const { jpegQuality } = this;
     const result = await this.send<{ screenshotData?: string }>("HeadlessExperimental.beginFrame", {
       screenshot: {
@@ -469,11 +470,8 @@ export class CapturePage {
   async stillPng(): Promise<string> {
     if (this.method === "beginframe") {
       for (let attempt = 0; attempt < FIRST_FRAME_ATTEMPTS; attempt++) {
-        const result = await this.send<{ screenshotData?: string }>(
-          "HeadlessExperimental.beginFrame",
-          { screenshot: { format: "png" } },
-        );
-        if (result.screenshotData) return result.screenshotData;
+        const image = await this.beginFrameWithScreenshot("png");
+        if (image) return image;
       }
       throw new EngineError("capture_failed", "The browser produced no image of a scene.");
     }

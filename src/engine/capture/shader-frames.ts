@@ -36,39 +36,39 @@ export function transitionAt(
 
 /** Captures frame `frame` of a page already seeked to it: blended inside a transition window. */
 export async function captureFrame(
-  session: CapturePage,
+  page: CapturePage,
   frame: number,
   fps: number,
   skipUnchanged: boolean,
 ): Promise<CapturedFrame> {
-  let state = pages.get(session);
+  let state = pages.get(page);
   if (!state) {
-    const transitions = await session.evaluate<ShaderTransition[] | null>(
+    const transitions = await page.evaluate<ShaderTransition[] | null>(
       "window.__svcShaderTransitions ? window.__svcShaderTransitions.list() : null",
     );
     state = { transitions: transitions ?? [], overlay: false };
-    pages.set(session, state);
+    pages.set(page, state);
   }
-  if (state.transitions.length === 0) return session.capture(skipUnchanged);
+  if (state.transitions.length === 0) return page.capture(skipUnchanged);
   const active = transitionAt(state.transitions, frame / fps);
   if (!active) {
     if (state.overlay) {
-      await session.evaluate("window.__svcShaderTransitions.clear()");
+      await page.evaluate("window.__svcShaderTransitions.clear()");
       state.overlay = false;
     }
-    return session.capture(skipUnchanged);
+    return page.capture(skipUnchanged);
   }
   const { transition, progress } = active;
   const scene = async (id: string) => {
-    await session.evaluate(`window.__svcShaderTransitions.isolate(${JSON.stringify(id)})`);
-    return session.stillPng();
+    await page.evaluate(`window.__svcShaderTransitions.isolate(${JSON.stringify(id)})`);
+    return page.stillPng();
   };
   // The previous frame's blend must not be in the scenes' pictures.
-  if (state.overlay) await session.evaluate("window.__svcShaderTransitions.clear()");
+  if (state.overlay) await page.evaluate("window.__svcShaderTransitions.clear()");
   const from = await scene(transition.fromScene);
   const to = await scene(transition.toScene);
-  await session.evaluate("window.__svcShaderTransitions.isolate(null)");
-  await session.evaluate(
+  await page.evaluate("window.__svcShaderTransitions.isolate(null)");
+  await page.evaluate(
     `window.__svcShaderTransitions.composite(${JSON.stringify(from)}, ${JSON.stringify(to)}, ${JSON.stringify(
       {
         frameTime: frame / fps,
@@ -79,5 +79,5 @@ export async function captureFrame(
     )}, ${progress})`,
   );
   state.overlay = true;
-  return session.capture(skipUnchanged);
+  return page.capture(skipUnchanged);
 }
