@@ -13,6 +13,7 @@ import {
   RENDER_ID_PREFIX,
   type ParsedRenderRequest,
   type RenderList,
+  type RenderRecord,
   type RenderWarning,
   type SubmitRenderResponse,
 } from "../../shared/api";
@@ -65,10 +66,7 @@ export function registerRenderRoutes(
 
   app.route({
     ...routeOf("getRender"),
-    handler: async (request) => {
-      const row = await findRender(ctx, principalOf(request).user.id, request.params.id);
-      return { data: await toRenderRecord(ctx, row) };
-    },
+    handler: (request) => renderAnswer(ctx, principalOf(request).user.id, request.params.id),
   });
 
   app.route({
@@ -300,6 +298,15 @@ const selectRender = compiledOnce((db, renderId: string, userId: string) =>
     .where("user_id", "=", userId)
     .where("deleted_ms", "is", null),
 );
+
+/** The polled answer: answered by this route, or by the poll lane (http/poll-lane.ts). */
+export async function renderAnswer(
+  ctx: ServiceContext,
+  userId: string,
+  renderId: string,
+): Promise<{ data: RenderRecord }> {
+  return { data: await toRenderRecord(ctx, await findRender(ctx, userId, renderId)) };
+}
 
 export async function findRender(
   ctx: ServiceContext,
