@@ -14,6 +14,9 @@ it("hands many lines to the destination in one write, and the rest on close", ()
   expect(writes.map((text) => text.length)).toEqual([164 * 100]);
   batch.close();
   expect(writes.map((text) => text.length)).toEqual([164 * 100, 36 * 100]);
+  // A line after close (a request that was still in flight) is not held back.
+  batch.write(line);
+  expect(writes.map((text) => text.length)).toEqual([164 * 100, 36 * 100, 100]);
 });
 
 it("writes pending lines out when the process exits before the batch is due", async () => {

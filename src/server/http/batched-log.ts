@@ -17,6 +17,7 @@ export interface LogDestination {
 export class LineBatch {
   private pending = "";
   private timer: NodeJS.Timeout | undefined;
+  private closed = false;
   private readonly flushAtExit = () => this.flush();
 
   constructor(private readonly destination: LogDestination) {
@@ -25,6 +26,11 @@ export class LineBatch {
   }
 
   write(line: string): void {
+    // After close (a request that was in flight when the server closed): straight through.
+    if (this.closed) {
+      this.destination.write(line);
+      return;
+    }
     this.pending += line;
     if (this.pending.length >= BATCH_BYTES) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), BATCH_MS).unref();
@@ -40,6 +46,7 @@ export class LineBatch {
   }
 
   close(): void {
+    this.closed = true;
     this.flush();
     process.removeListener("exit", this.flushAtExit);
   }
