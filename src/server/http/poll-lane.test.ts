@@ -1,8 +1,12 @@
 // The poll lane answers a poll as fastify's path does: the same body, status, headers, metrics and
 // log line (a real service process, real SQLite, the shared rate limit on), for API keys and
-// signed-in users' access tokens. A poll with a query
+// signed-in users' access tokens; and an answer kept from an earlier poll is never one a write
+// has made stale. A poll with a query
 // string always goes through fastify, which gives the two answers to compare.
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CANCELLED_FAILURE_CODE } from "../../shared/api";
 import { buildZip, compositionHtml } from "../testing/zip-builder";
 import {
   api,
@@ -15,11 +19,12 @@ import { addUserWithPassword, tokensThroughPages } from "../testing/sign-in";
 
 let svc: ServiceProcess;
 let renderId: string;
+let assetId: string;
 
 beforeAll(async () => {
   svc = await startService({ workers: 0, env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "1000" } });
   const zip = buildZip([{ name: "index.html", data: compositionHtml(), deflate: true }]);
-  const { assetId } = await uploadProject(svc, svc.apiKey, zip);
+  ({ assetId } = await uploadProject(svc, svc.apiKey, zip));
   const submitted = await api<{ data: { render_id: string } }>(svc, "POST", "/v3/svc/renders", {
     key: svc.apiKey,
     body: { project: { type: "asset_id", asset_id: assetId }, title: 'Lane \u00e9 "quoted"' },
@@ -138,6 +143,37 @@ describe("the poll lane", () => {
     expect(comparable(second)).toEqual(comparable(first));
     // The first authenticated the token through fastify's path; the second took the lane.
     expect(await laneAnswers()).toBe(before + 1);
+  });
+
+  it("answers afresh once anything is written: by this process or by another", async () => {
+    const submitted = await api<{ data: { render_id: string } }>(svc, "POST", "/v3/svc/renders", {
+      key: svc.apiKey,
+      body: { project: { type: "asset_id", asset_id: assetId }, title: "One" },
+    });
+    const id = submitted.body.data.render_id;
+    type Polled = { data: { title: string; status: string; failure_code: string | null } };
+    const poll = async () =>
+      (await api<Polled>(svc, "GET", `/v3/svc/renders/${id}`, { key: svc.apiKey })).body.data;
+    const before = await laneAnswers();
+    expect(await poll()).toMatchObject({ title: "One", status: "queued" });
+    expect(await poll()).toMatchObject({ title: "One", status: "queued" });
+    // Another process commits (here the test's own connection to the service's database).
+    const sqlite = new BetterSqlite3(join(svc.dataDir, "svc.db"));
+    try {
+      sqlite.prepare("update renders set title = 'Two' where id = ?").run(id);
+    } finally {
+      sqlite.close();
+    }
+    expect(await poll()).toMatchObject({ title: "Two", status: "queued" });
+    // This process commits (a cancel through the API).
+    const cancelled = await api(svc, "POST", `/v3/svc/renders/${id}/cancel`, { key: svc.apiKey });
+    expect(cancelled.status).toBe(200);
+    expect(await poll()).toMatchObject({
+      title: "Two",
+      status: "failed",
+      failure_code: CANCELLED_FAILURE_CODE,
+    });
+    expect(await laneAnswers()).toBe(before + 4);
   });
 
   it("leaves a credential it has not accepted to fastify", async () => {

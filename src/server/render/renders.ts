@@ -290,7 +290,8 @@ function toRenderWarning(issue: VariableIssue): RenderWarning {
   };
 }
 
-const selectRender = compiledOnce((db, renderId: string, userId: string) =>
+/** A user's render that is not deleted: the hottest read of the service (every poll). */
+export const selectRender = compiledOnce((db, renderId: string, userId: string) =>
   db
     .selectFrom("renders")
     .selectAll()
@@ -299,7 +300,7 @@ const selectRender = compiledOnce((db, renderId: string, userId: string) =>
     .where("deleted_ms", "is", null),
 );
 
-/** The polled answer: answered by this route, or by the poll lane (http/poll-lane.ts). */
+/** The polled answer, as this route gives it (the poll lane's: poll-answers.ts). */
 export async function renderAnswer(
   ctx: ServiceContext,
   userId: string,
@@ -314,8 +315,12 @@ export async function findRender(
   renderId: string,
 ): Promise<RendersTable> {
   const [row] = await selectRender(ctx.db, renderId, userId);
-  if (!row) throw new ApiError("svc_render_not_found", `no render ${renderId}`, "render_id");
+  if (!row) throw renderNotFound(renderId);
   return row;
+}
+
+export function renderNotFound(renderId: string): ApiError {
+  return new ApiError("svc_render_not_found", `no render ${renderId}`, "render_id");
 }
 
 function encodeCursor(row: RendersTable): string {
