@@ -22,7 +22,10 @@ let renderId: string;
 let assetId: string;
 
 beforeAll(async () => {
-  svc = await startService({ workers: 0, env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "1000" } });
+  svc = await startService({
+    workers: 0,
+    env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "1000", SVC_SERVER_TRUSTED_PROXIES: "127.0.0.1" },
+  });
   const zip = buildZip([{ name: "index.html", data: compositionHtml(), deflate: true }]);
   ({ assetId } = await uploadProject(svc, svc.apiKey, zip));
   const submitted = await api<{ data: { render_id: string } }>(svc, "POST", "/v3/svc/renders", {
@@ -93,11 +96,11 @@ describe("the poll lane", () => {
     const before = await laneAnswers();
     const viaLane = await api(svc, "GET", `/v3/svc/renders/${renderId}`, {
       key: svc.apiKey,
-      headers: { "x-request-id": "lb-request-lane" },
+      headers: { "x-request-id": "lb-request-lane", "x-forwarded-for": "203.0.113.7" },
     });
     await api(svc, "GET", `/v3/svc/renders/${renderId}?via=fastify`, {
       key: svc.apiKey,
-      headers: { "x-request-id": "lb-request-fastify" },
+      headers: { "x-request-id": "lb-request-fastify", "x-forwarded-for": "203.0.113.7" },
     });
     expect(await laneAnswers()).toBe(before + 1);
     expect(viaLane.headers.get("x-request-id")).toBe("lb-request-lane");
@@ -114,7 +117,7 @@ describe("the poll lane", () => {
     expect(lane).toMatchObject({
       level: 30,
       reqId: "lb-request-lane",
-      req: { method: "GET", url: `/v3/svc/renders/${renderId}`, remoteAddress: "127.0.0.1" },
+      req: { method: "GET", url: `/v3/svc/renders/${renderId}`, remoteAddress: "203.0.113.7" },
       res: { statusCode: 200 },
       msg: "request completed",
     });
@@ -127,6 +130,7 @@ describe("the poll lane", () => {
     });
     expect(Object.keys(lane)).toEqual(Object.keys(fastify));
     expect(shape(lane)).toEqual(shape(fastify));
+    // The client's address as a trusted proxy (here loopback) forwarded it, on both paths.
     // The key never reaches the log.
     expect(svc.logs()).not.toContain(svc.apiKey);
   });
