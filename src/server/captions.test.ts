@@ -39,7 +39,7 @@ beforeAll(async () => {
   dir = await tempDir();
   svc = await startService({
     dataDir: join(dir, "data"),
-    workers: 2,
+    jobs: 2,
     // Fixed 1 s chunks, so the 3 s composition is rendered in three and joined.
     env: {
       SVC_SERVER_MAX_CHUNKS: "8",

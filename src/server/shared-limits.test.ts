@@ -46,7 +46,7 @@ beforeAll(async () => {
     },
   };
   // The first migrates the database and makes the account; it renders too (one worker).
-  first = await startService({ ...shared, dataDir, workers: 1 });
+  first = await startService({ ...shared, dataDir, jobs: 1 });
   second = await startService({
     ...shared,
     dataDir: join(dir, "api-2", "data"),

@@ -34,7 +34,7 @@ beforeAll(async () => {
   proxy = await startFaultProxy();
   service = await startService({
     dataDir: join(work, "data"),
-    workers: 1,
+    jobs: 1,
     // Signed upload/download URLs point at the proxy too, so PUT and download pass through it.
     env: { SVC_SERVER_PUBLIC_URL: proxy.url, SVC_SERVER_DOWNLOAD_URL_TTL_SECONDS: "3" },
   });
