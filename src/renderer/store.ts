@@ -1,5 +1,5 @@
 // The renderer's UI state (zustand): which screen is shown, the theme, the open project and what
-// the creator has typed into its forms. Server state (scans, jobs, renders, settings) lives in
+// the creator has typed into its forms. Server state (scans, queued renders, renders, settings) lives in
 // react-query (hooks/); nothing here is fetched. Theme, recent projects, where the folder browser
 // was, and each project's choices (composition, variable values, render options, strict) survive
 // a reload (localStorage): a project reopens as it was left, a new one starts from the defaults,

@@ -1,65 +1,70 @@
 // The render queue (SPEC.md section 7): what the app's screens ask of it (submit, cancel, retry,
-// download again, remove) and the scheduler that runs at most `concurrency` jobs at once. Its
-// state lives in a JobStore (job-store.ts: jobs.json, written on every stage change, holding the
-// idempotency key, asset id, render id and output path a job needs to pick up again after the app
-// quits or is killed); one job's steps are job-steps.ts. A job with a render id is re-attached
+// download again, remove) and the scheduler that runs at most `concurrency` queued renders at once. Its
+// state lives in a QueueStore (queue-store.ts: queue.json, written on every stage change, holding the
+// idempotency key, asset id, render id and output path a queued render needs to pick up again after the app
+// quits or is killed); one queued render's steps are queued-render-steps.ts. A queued render with a render id is re-attached
 // (poll, then download); one without starts its upload again under the same key. A step that
 // fails because the service went away (network error, 5xx — e.g. the embedded service
 // restarting) waits for the service and is tried again.
-// A batch ("Render many…") is one job per row run by the same batch runner as the CLI's batches
+// A batch ("Render many…") is one queued render per row run by the same batch runner as the CLI's batches
 // (core/batch.ts): the first row that runs uploads the project under the batch's own key (the
 // others wait for it), then every row renders that asset under its own key (`<batch key>:row-N`),
 // so neither a retry nor a restart uploads twice or renders a row twice. Rows keep the queue's
-// concurrency; the batch is told once, when its last row ends (job-records.ts, job-batches.ts).
+// concurrency; the batch is told once, when its last row ends (queue-records.ts, queue-batches.ts).
 import { basename, dirname, resolve } from "node:path";
 import type { RenderRecord } from "../shared/api";
 import {
   CANCEL_NOT_SENT,
   type BatchView,
   type IpcError,
-  type JobNotification,
-  type JobRenderSettings,
-  type JobView,
+  type QueuedRenderNotification,
+  type QueuedRenderSettings,
+  type QueuedRenderView,
 } from "../shared/ipc";
 import { fromRenderOptions } from "../shared/render-options";
 import { isTransient } from "../core/index";
 import { clientRetryDelay, sleep } from "../core/index";
 import { ClientError } from "../core/index";
 import { appError, toIpcError } from "./ipc-errors";
-import { BatchRunners, batchEndedNotification } from "./job-batches";
+import { BatchRunners, batchEndedNotification } from "./queue-batches";
 import {
   batchRecords,
   existingFolder,
   compositionName,
   newBatchFolder,
-  newJobRecord,
+  newQueuedRenderRecord,
   openableOutput,
   retryChanges,
-  type JobServiceAccess,
-  type SubmitAssetJobInput,
+  type QueueServiceAccess,
+  type SubmitAssetQueuedRenderInput,
   type SubmitBatchInput,
-  type SubmitJobInput,
-} from "./job-records";
-import { runJobSteps } from "./job-steps";
-import { batchViewOf, JobStore, viewOf, type JobRecord } from "./job-store";
+  type SubmitQueuedRenderInput,
+} from "./queue-records";
+import { runQueuedRenderSteps } from "./queued-render-steps";
+import { batchViewOf, QueueStore, viewOf, type QueuedRenderRecord } from "./queue-store";
 
-export type { JobServiceAccess, SubmitAssetJobInput, SubmitBatchInput, SubmitJobInput };
+export type {
+  QueueServiceAccess,
+  SubmitAssetQueuedRenderInput,
+  SubmitBatchInput,
+  SubmitQueuedRenderInput,
+};
 
-export interface JobManagerOptions {
+export interface RenderQueueOptions {
   file: string;
-  service: JobServiceAccess;
+  service: QueueServiceAccess;
   concurrency: () => number;
   downloadsDir: () => string;
-  /** How often a rendering job asks for its status (default 2 s: the queue shows live progress). */
+  /** How often a rendering queued render asks for its status (default 2 s: the queue shows live progress). */
   pollIntervalMs?: number;
   /** Attempts of a step that failed because the service was unreachable (default 6). */
   transientAttempts?: number;
   tempDir?: string;
   now?: () => number;
-  notify?: (notification: JobNotification) => void;
+  notify?: (notification: QueuedRenderNotification) => void;
 }
 
-export class JobManager {
+export class RenderQueue {
   private readonly running = new Map<
     string,
     { controller: AbortController; done: Promise<void> }
@@ -71,8 +76,8 @@ export class JobManager {
   private readonly batchRunners: BatchRunners;
 
   private constructor(
-    private readonly options: JobManagerOptions,
-    private readonly store: JobStore,
+    private readonly options: RenderQueueOptions,
+    private readonly store: QueueStore,
     private readonly now: () => number,
   ) {
     this.batchRunners = new BatchRunners(
@@ -83,19 +88,19 @@ export class JobManager {
     );
   }
 
-  /** Loads the queue; jobs that were running when the app stopped wait to be resumed. */
-  static async open(options: JobManagerOptions): Promise<JobManager> {
+  /** Loads the queue; queued renders that were running when the app stopped wait to be resumed. */
+  static async open(options: RenderQueueOptions): Promise<RenderQueue> {
     const now = options.now ?? Date.now;
-    return new JobManager(options, await JobStore.open(options.file, now), now);
+    return new RenderQueue(options, await QueueStore.open(options.file, now), now);
   }
 
-  /** Starts running waiting jobs (call after listeners are attached). */
+  /** Starts running waiting queued renders (call after listeners are attached). */
   start(): void {
     this.started = true;
     this.pump();
   }
 
-  onUpdate(listener: (job: JobView) => void): () => void {
+  onUpdate(listener: (queuedRender: QueuedRenderView) => void): () => void {
     return this.store.onUpdate(listener);
   }
 
@@ -107,7 +112,7 @@ export class JobManager {
     return this.store.allBatches().map(batchViewOf);
   }
 
-  /** Queues a batch: its own folder under the downloads folder, then one job per row. */
+  /** Queues a batch: its own folder under the downloads folder, then one queued render per row. */
   async submitBatch(input: SubmitBatchInput): Promise<BatchView> {
     const outputDir = await newBatchFolder(
       resolve(this.options.downloadsDir()),
@@ -127,8 +132,9 @@ export class JobManager {
       await this.store.changeBatch(batch, {
         upload: { stage: "waiting", progress: 0, error: undefined },
       });
-    for (const job of this.store.rowsOf(batchId)) {
-      if (job.status === "failed" || job.status === "cancelled") await this.retry(job.id);
+    for (const queuedRender of this.store.rowsOf(batchId)) {
+      if (queuedRender.status === "failed" || queuedRender.status === "cancelled")
+        await this.retry(queuedRender.id);
     }
     return batchViewOf(batch);
   }
@@ -138,10 +144,13 @@ export class JobManager {
     const batch = this.store.requireBatch(batchId);
     const rows = this.store.rowsOf(batchId);
     // Waiting rows first, so none starts in the slot a cancelled running row frees.
-    for (const job of rows)
-      if (job.status === "waiting" && !this.running.has(job.id)) await this.cancel(job.id);
+    for (const queuedRender of rows)
+      if (queuedRender.status === "waiting" && !this.running.has(queuedRender.id))
+        await this.cancel(queuedRender.id);
     await Promise.all(
-      rows.filter((job) => this.running.has(job.id)).map((job) => this.cancel(job.id)),
+      rows
+        .filter((queuedRender) => this.running.has(queuedRender.id))
+        .map((queuedRender) => this.cancel(queuedRender.id)),
     );
     return batchViewOf(batch);
   }
@@ -150,10 +159,11 @@ export class JobManager {
   async removeBatch(batchId: string): Promise<void> {
     const batch = this.store.requireBatch(batchId);
     const rows = this.store.rowsOf(batchId);
-    for (const job of rows) if (job.status === "waiting") job.status = "cancelled";
+    for (const queuedRender of rows)
+      if (queuedRender.status === "waiting") queuedRender.status = "cancelled";
     await Promise.all(
       rows
-        .map((job) => this.running.get(job.id))
+        .map((queuedRender) => this.running.get(queuedRender.id))
         .map((run) => {
           run?.controller.abort();
           return run?.done;
@@ -168,31 +178,31 @@ export class JobManager {
     return existingFolder(this.store.requireBatch(batchId));
   }
 
-  list(): JobView[] {
+  list(): QueuedRenderView[] {
     return this.store.all().map(viewOf);
   }
 
-  get(jobId: string): JobView {
-    return viewOf(this.store.require(jobId));
+  get(queuedRenderId: string): QueuedRenderView {
+    return viewOf(this.store.require(queuedRenderId));
   }
 
-  async submit(input: SubmitJobInput): Promise<JobView> {
+  async submit(input: SubmitQueuedRenderInput): Promise<QueuedRenderView> {
     const dir = input.dir;
-    const job: JobRecord = {
-      ...this.newJob(
+    const queuedRender: QueuedRenderRecord = {
+      ...this.newQueuedRender(
         { type: "dir", dir, composition: input.composition ?? "index.html" },
         input.settings,
         input.outputDir,
       ),
       title: input.settings.title || basename(dir) || "render",
     };
-    return this.add(job);
+    return this.add(queuedRender);
   }
 
-  /** Renders an uploaded project again: nothing is zipped or uploaded, the job starts at queued. */
-  async submitFromAsset(input: SubmitAssetJobInput): Promise<JobView> {
-    const job: JobRecord = {
-      ...this.newJob(
+  /** Renders an uploaded project again: nothing is zipped or uploaded, the queued render starts at queued. */
+  async submitFromAsset(input: SubmitAssetQueuedRenderInput): Promise<QueuedRenderView> {
+    const queuedRender: QueuedRenderRecord = {
+      ...this.newQueuedRender(
         { type: "asset", assetId: input.assetId, composition: input.composition },
         input.settings,
         input.outputDir,
@@ -201,69 +211,71 @@ export class JobManager {
       stage: "queued",
       assetId: input.assetId,
     };
-    return this.add(job);
+    return this.add(queuedRender);
   }
 
   /**
-   * The video of a completed job, for opening it: it must still exist and (symlinks followed)
-   * lie inside the folder the job downloads to, so a tampered queue file cannot open anything else.
+   * The video of a completed queued render, for opening it: it must still exist and (symlinks followed)
+   * lie inside the folder the queued render downloads to, so a tampered queue file cannot open anything else.
    */
-  async outputFile(jobId: string, output = 0): Promise<string> {
-    return openableOutput(this.store.require(jobId), output);
+  async outputFile(queuedRenderId: string, output = 0): Promise<string> {
+    return openableOutput(this.store.require(queuedRenderId), output);
   }
 
-  /** Downloads a render from the service's history as a job of its own (fresh signed URL). */
-  async downloadFromHistory(record: RenderRecord, outputDir?: string): Promise<JobView> {
+  /** Downloads a render from the service's history as a queued render of its own (fresh signed URL). */
+  async downloadFromHistory(record: RenderRecord, outputDir?: string): Promise<QueuedRenderView> {
     const settings = fromRenderOptions(record);
-    const job: JobRecord = {
-      ...this.newJob({ type: "render", renderId: record.render_id }, settings, outputDir),
+    const queuedRender: QueuedRenderRecord = {
+      ...this.newQueuedRender({ type: "render", renderId: record.render_id }, settings, outputDir),
       title: record.title ?? compositionName(record.composition),
       stage: "download",
       renderId: record.render_id,
     };
-    return this.add(job);
+    return this.add(queuedRender);
   }
 
-  async cancel(jobId: string): Promise<JobView> {
-    const job = this.store.require(jobId);
-    if (job.status === "completed") {
+  async cancel(queuedRenderId: string): Promise<QueuedRenderView> {
+    const queuedRender = this.store.require(queuedRenderId);
+    if (queuedRender.status === "completed") {
       throw appError(
-        "job_finished",
-        "This job has already finished.",
+        "queued_render_finished",
+        "This render has already finished.",
         "Remove it from the queue instead.",
       );
     }
-    const run = this.running.get(jobId);
+    const run = this.running.get(queuedRenderId);
     if (run) {
       run.controller.abort();
       await run.done;
-    } else if (job.status === "waiting") {
-      await this.store.change(job, {
+    } else if (queuedRender.status === "waiting") {
+      await this.store.change(queuedRender, {
         status: "cancelled",
         etaSeconds: undefined,
         finishedAt: this.now(),
       });
     }
-    await this.cancelOnService(job);
-    return viewOf(job);
+    await this.cancelOnService(queuedRender);
+    return viewOf(queuedRender);
   }
 
   /**
-   * Stopping to watch is not enough: a render submitted for this job is cancelled on the service
+   * Stopping to watch is not enough: a render submitted for this queued render is cancelled on the service
    * too, so it stops there and is not charged. One that completed meanwhile (409) is kept — it
    * was charged and can be downloaded again. A Retry then renders anew (the old render failed).
    */
-  private async cancelOnService(job: JobRecord): Promise<void> {
-    if (job.status !== "cancelled" || !job.renderId || job.renderFailed) return;
-    if (job.source.type === "render" || job.stage === "download") return;
+  private async cancelOnService(queuedRender: QueuedRenderRecord): Promise<void> {
+    if (queuedRender.status !== "cancelled" || !queuedRender.renderId || queuedRender.renderFailed)
+      return;
+    if (queuedRender.source.type === "render" || queuedRender.stage === "download") return;
     try {
       const client = await this.options.service.client();
-      await client.cancelRender(job.renderId);
-      await this.store.change(job, { renderFailed: true });
-      if (job.error?.code === CANCEL_NOT_SENT) await this.store.change(job, { error: undefined });
+      await client.cancelRender(queuedRender.renderId);
+      await this.store.change(queuedRender, { renderFailed: true });
+      if (queuedRender.error?.code === CANCEL_NOT_SENT)
+        await this.store.change(queuedRender, { error: undefined });
     } catch (error) {
       if (error instanceof ClientError && error.code === "svc_render_finished") return;
-      await this.store.change(job, {
+      await this.store.change(queuedRender, {
         error: {
           code: CANCEL_NOT_SENT,
           message: `The render may still be running on the service: it could not be told to stop (${toIpcError(error).message}).`,
@@ -273,27 +285,30 @@ export class JobManager {
     }
   }
 
-  /** Runs a failed or cancelled job again with the same settings. */
-  async retry(jobId: string): Promise<JobView> {
-    const job = this.store.require(jobId);
-    if (job.status !== "failed" && job.status !== "cancelled") {
+  /** Runs a failed or cancelled queued render again with the same settings. */
+  async retry(queuedRenderId: string): Promise<QueuedRenderView> {
+    const queuedRender = this.store.require(queuedRenderId);
+    if (queuedRender.status !== "failed" && queuedRender.status !== "cancelled") {
       throw appError(
-        "job_not_retryable",
-        `This job is ${job.status}; only failed or cancelled jobs can be retried.`,
+        "queued_render_not_retryable",
+        `This render is ${queuedRender.status}; only failed or cancelled renders can be retried.`,
       );
     }
-    await this.store.change(job, retryChanges(job));
+    await this.store.change(queuedRender, retryChanges(queuedRender));
     this.pump();
-    return viewOf(job);
+    return viewOf(queuedRender);
   }
 
-  /** Downloads a completed job's video again (after the file was deleted or moved). */
-  async redownload(jobId: string): Promise<JobView> {
-    const job = this.store.require(jobId);
-    if (job.status !== "completed" || !job.renderId) {
-      throw appError("job_not_completed", "Only a completed render can be downloaded again.");
+  /** Downloads a completed queued render's video again (after the file was deleted or moved). */
+  async redownload(queuedRenderId: string): Promise<QueuedRenderView> {
+    const queuedRender = this.store.require(queuedRenderId);
+    if (queuedRender.status !== "completed" || !queuedRender.renderId) {
+      throw appError(
+        "queued_render_not_completed",
+        "Only a completed render can be downloaded again.",
+      );
     }
-    await this.store.change(job, {
+    await this.store.change(queuedRender, {
       status: "waiting",
       stage: "download",
       progress: 0,
@@ -302,20 +317,20 @@ export class JobManager {
       finishedAt: undefined,
     });
     this.pump();
-    return viewOf(job);
+    return viewOf(queuedRender);
   }
 
-  async remove(jobId: string): Promise<void> {
-    const job = this.store.require(jobId);
-    const run = this.running.get(jobId);
+  async remove(queuedRenderId: string): Promise<void> {
+    const queuedRender = this.store.require(queuedRenderId);
+    const run = this.running.get(queuedRenderId);
     if (run) {
       run.controller.abort();
       await run.done;
     }
-    await this.store.delete(job);
+    await this.store.delete(queuedRender);
   }
 
-  /** Stops running jobs without giving up on them: they resume on the next start. */
+  /** Stops running queued renders without giving up on them: they resume on the next start. */
   async close(): Promise<void> {
     this.closing = true;
     this.lifetime.abort();
@@ -325,12 +340,12 @@ export class JobManager {
     await this.store.flush();
   }
 
-  private newJob(
-    source: JobView["source"],
-    settings: JobRenderSettings,
+  private newQueuedRender(
+    source: QueuedRenderView["source"],
+    settings: QueuedRenderSettings,
     outputDir: string | undefined,
-  ): JobRecord {
-    return newJobRecord(
+  ): QueuedRenderRecord {
+    return newQueuedRenderRecord(
       source,
       settings,
       resolve(outputDir ?? this.options.downloadsDir()),
@@ -340,9 +355,9 @@ export class JobManager {
 
   // ------------------------------------------------------------ running
 
-  private async add(job: JobRecord): Promise<JobView> {
-    await this.store.add(job);
-    const queued = viewOf(job);
+  private async add(queuedRender: QueuedRenderRecord): Promise<QueuedRenderView> {
+    await this.store.add(queuedRender);
+    const queued = viewOf(queuedRender);
     this.pump();
     return queued;
   }
@@ -351,24 +366,29 @@ export class JobManager {
     if (!this.started || this.closing) return;
     const waiting = this.store
       .all()
-      .filter((job) => job.status === "waiting" && !this.running.has(job.id));
-    for (const job of waiting) {
+      .filter(
+        (queuedRender) => queuedRender.status === "waiting" && !this.running.has(queuedRender.id),
+      );
+    for (const queuedRender of waiting) {
       if (this.running.size >= Math.max(1, this.options.concurrency())) return;
       const controller = new AbortController();
-      const done = this.run(job, controller.signal).finally(() => {
-        this.running.delete(job.id);
+      const done = this.run(queuedRender, controller.signal).finally(() => {
+        this.running.delete(queuedRender.id);
         this.pump();
       });
-      this.running.set(job.id, { controller, done });
+      this.running.set(queuedRender.id, { controller, done });
     }
   }
 
-  private async run(job: JobRecord, signal: AbortSignal): Promise<void> {
-    await this.store.change(job, { status: "running", startedAt: job.startedAt ?? this.now() });
+  private async run(queuedRender: QueuedRenderRecord, signal: AbortSignal): Promise<void> {
+    await this.store.change(queuedRender, {
+      status: "running",
+      startedAt: queuedRender.startedAt ?? this.now(),
+    });
     const attempts = this.options.transientAttempts ?? 6;
     for (let attempt = 1; ; attempt++) {
       try {
-        await runJobSteps(job, {
+        await runQueuedRenderSteps(queuedRender, {
           client: await this.options.service.client(signal),
           store: this.store,
           signal,
@@ -377,21 +397,21 @@ export class JobManager {
           tempDir: this.options.tempDir,
           batchRunner: (row) => this.batchRunners.runnerFor(row),
         });
-        await this.store.change(job, {
+        await this.store.change(queuedRender, {
           status: "completed",
           progress: 1,
           etaSeconds: undefined,
           error: undefined,
           finishedAt: this.now(),
         });
-        if (job.batch) this.rowEnded(job.batch.batchId, job.id);
+        if (queuedRender.batch) this.rowEnded(queuedRender.batch.batchId, queuedRender.id);
         else
           this.options.notify?.({
-            jobId: job.id,
+            queuedRenderId: queuedRender.id,
             title: "Render finished",
-            body: job.outputs
-              ? `${job.title}: ${job.outputs.length} files were saved to ${dirname(job.outputPath ?? job.outputDir)}.`
-              : `${job.title} was saved to ${job.outputPath}.`,
+            body: queuedRender.outputs
+              ? `${queuedRender.title}: ${queuedRender.outputs.length} files were saved to ${dirname(queuedRender.outputPath ?? queuedRender.outputDir)}.`
+              : `${queuedRender.title} was saved to ${queuedRender.outputPath}.`,
             outcome: "completed",
           });
         return;
@@ -409,39 +429,39 @@ export class JobManager {
         }
         if (signal.aborted) {
           if (this.closing)
-            await this.store.change(job, { status: "waiting", etaSeconds: undefined });
+            await this.store.change(queuedRender, { status: "waiting", etaSeconds: undefined });
           else
-            await this.store.change(job, {
+            await this.store.change(queuedRender, {
               status: "cancelled",
               etaSeconds: undefined,
               finishedAt: this.now(),
             });
           return;
         }
-        await this.fail(job, toIpcError(error));
+        await this.fail(queuedRender, toIpcError(error));
         return;
       }
     }
   }
 
-  private rowEnded(batchId: string, jobId: string): void {
-    const notification = batchEndedNotification(this.store, batchId, jobId);
+  private rowEnded(batchId: string, queuedRenderId: string): void {
+    const notification = batchEndedNotification(this.store, batchId, queuedRenderId);
     if (notification) this.options.notify?.(notification);
   }
 
-  private async fail(job: JobRecord, error: IpcError): Promise<void> {
-    await this.store.change(job, {
+  private async fail(queuedRender: QueuedRenderRecord, error: IpcError): Promise<void> {
+    await this.store.change(queuedRender, {
       status: "failed",
       error,
       etaSeconds: undefined,
       finishedAt: this.now(),
     });
-    if (job.batch) this.rowEnded(job.batch.batchId, job.id);
+    if (queuedRender.batch) this.rowEnded(queuedRender.batch.batchId, queuedRender.id);
     else
       this.options.notify?.({
-        jobId: job.id,
+        queuedRenderId: queuedRender.id,
         title: "Render failed",
-        body: `${job.title}: ${error.message}`,
+        body: `${queuedRender.title}: ${error.message}`,
         outcome: "failed",
       });
   }
