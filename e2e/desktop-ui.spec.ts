@@ -308,8 +308,9 @@ test("a creator previews lower-third, changes its title, renders it and finds it
   await photograph(page, "history-filled");
   // The answer to "Download" is held until the queued render it queued has finished in the app: its
   // events then all reach the page before the answer, which must not put the queued render back to
-  // Waiting. (This ordering, by chance, was the "queued render stays Waiting" flake of a clean-clone CI
-  // run: the scheduler had run the queued render; the page showed the answer's stale copy.)
+  // Waiting. (This ordering, by chance, was the "queued render stays Waiting" flake of a
+  // clean-clone CI run: the scheduler had run the queued render; the page showed the answer's stale
+  // copy.)
   await page.route("**/api/ipc/renders.download", async (route) => {
     const response = await route.fetch();
     const answer = (await response.json()) as { data: { id: string } };

@@ -1,7 +1,7 @@
-// First run and inline playback in real Chromium through web mode. A new user with no project
-// sees "Try an example" and a local service that "starts when you render"; one click opens the
-// bundled lower-third with its preview, the next renders it (against a real `svc server`), the
-// queued render shows its progress with a percent, and the finished video plays inline in Queue and in
+// First run and inline playback in real Chromium through web mode. A new user with no project sees
+// "Try an example" and a local service that "starts when you render"; one click opens the bundled
+// lower-third with its preview, the next renders it (against a real `svc server`), the queued
+// render shows its progress with a percent, and the finished video plays inline in Queue and in
 // History: a real <video> whose currentTime advances.
 import type { Locator, Page } from "@playwright/test";
 import { nav, openAppPage, photograph, signIn } from "./app-page";

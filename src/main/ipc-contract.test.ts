@@ -372,7 +372,8 @@ describe.each([
     offQueuedRender();
     offNote();
 
-    // Every event the main process emitted for the queued render arrived, once, in the order emitted.
+    // Every event the main process emitted for the queued render arrived, once, in the order
+    // emitted.
     const emitted = serverEvents
       .flatMap((m) => (m.event === "queuedRender" ? [m.payload] : []))
       .filter((update) => update.id === queuedRender.id);

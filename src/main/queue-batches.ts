@@ -1,8 +1,8 @@
 // The app's side of a batch's runner (core/batch.ts): one BatchRunner per batch, so the batch's
 // project is uploaded once, by whichever row needs the asset first (the others wait for it, and a
 // row's own cancel stops only its wait), under the batch's key so a retry or a restart does not
-// upload twice. The runner's upload events become the batch record's upload stage (queue.json);
-// and the one notification a batch gets when its last row ends. Used by RenderQueue (render-queue.ts).
+// upload twice. The runner's upload events become the batch record's upload stage (queue.json); and
+// the one notification a batch gets when its last row ends. Used by RenderQueue (render-queue.ts).
 import type { QueuedRenderNotification } from "../shared/ipc";
 import { BatchRunner, type BatchUploadEvent } from "../core/index";
 import { appError, toIpcError } from "./ipc-errors";

@@ -1,6 +1,6 @@
-// The queue's records: what a queued render or a batch starts as, the inputs the app's screens send for
-// them, their titles and idempotency keys, a batch's own folder under the downloads folder, how a
-// queued render starts again, and which file of a finished queued render may be opened.
+// The queue's records: what a queued render or a batch starts as, the inputs the app's screens send
+// for them, their titles and idempotency keys, a batch's own folder under the downloads folder, how
+// a queued render starts again, and which file of a finished queued render may be opened.
 // RenderQueue (render-queue.ts) adds them to the store and runs them.
 import { randomUUID } from "node:crypto";
 import { mkdir, realpath, stat } from "node:fs/promises";
@@ -197,9 +197,9 @@ export function retryChanges(queuedRender: QueuedRenderRecord): Partial<QueuedRe
 }
 
 /**
- * A file of a completed queued render (`output`: which of its outputs, 0 the main video), for opening it: it
- * must still exist and (symlinks followed) lie inside the folder the queued render downloads to, so a
- * tampered queue file cannot open anything else.
+ * A file of a completed queued render (`output`: which of its outputs, 0 the main video), for
+ * opening it: it must still exist and (symlinks followed) lie inside the folder the queued render
+ * downloads to, so a tampered queue file cannot open anything else.
  */
 export async function openableOutput(
   queuedRender: QueuedRenderRecord,

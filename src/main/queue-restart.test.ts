@@ -1,7 +1,8 @@
-// The queue survives the app being killed: the main process runs in a child process (web mode),
-// is SIGKILLed while its queued render renders on the service, and is started again. The queued render must finish
-// from where it was (re-attached by render id, no second upload or render), with the video
-// downloaded exactly once. A counting proxy between the app and the real service sees every request.
+// The queue survives the app being killed: the main process runs in a child process (web mode), is
+// SIGKILLed while its queued render renders on the service, and is started again. The queued render
+// must finish from where it was (re-attached by render id, no second upload or render), with the
+// video downloaded exactly once. A counting proxy between the app and the real service sees every
+// request.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readdir, readFile, rm } from "node:fs/promises";

@@ -1,8 +1,9 @@
-// One queued render's way through the client core, told as the queue's stages (SPEC.md section 7: zip,
-// upload, queued, rendering, download): a queued render without a render id runs the core pipeline up to
-// the submit; then every queued render, new or re-attached after a restart, shares the core's finish
-// (poll -> download). Core events become stage and progress changes of the queued render record. A row of
-// a batch is taken there by its batch's runner (core/batch.ts: the one upload, the row's key).
+// One queued render's way through the client core, told as the queue's stages (SPEC.md section 7:
+// zip, upload, queued, rendering, download): a queued render without a render id runs the core
+// pipeline up to the submit; then every queued render, new or re-attached after a restart, shares
+// the core's finish (poll -> download). Core events become stage and progress changes of the queued
+// render record. A row of a batch is taken there by its batch's runner (core/batch.ts: the one
+// upload, the row's key).
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { RenderRecord } from "../shared/api";
@@ -113,11 +114,11 @@ export async function runQueuedRenderSteps(
 }
 
 /**
- * The files after the first of a render with several outputs (sizes, a GIF, a poster), saved
- * beside it under its name with what tells them apart (`…-9x16.mp4`, `…-2.5s.png`: named by
+ * The files after the first of a render with several outputs (sizes, a GIF, a poster), saved beside
+ * it under its name with what tells them apart (`…-9x16.mp4`, `…-2.5s.png`: named by
  * shared/outputs.ts, as the CLI names them). Their paths are recorded before any download, so a
- * restarted queued render saves them to the same names; one already saved (a resumed or repeated download)
- * is not fetched again.
+ * restarted queued render saves them to the same names; one already saved (a resumed or repeated
+ * download) is not fetched again.
  */
 async function downloadOtherOutputs(
   queuedRender: QueuedRenderRecord,
@@ -275,9 +276,9 @@ function transferProgress(
 }
 
 /**
- * A creator's file name: the queued render's title (the project, and its title variable) and the day it
- * was queued, e.g. `lower-third Grace Hopper 2026-11-26.mp4`, never an id; ` (2)` and on when the
- * folder already holds one.
+ * A creator's file name: the queued render's title (the project, and its title variable) and the
+ * day it was queued, e.g. `lower-third Grace Hopper 2026-11-26.mp4`, never an id; ` (2)` and on
+ * when the folder already holds one.
  */
 export function titledFileName(
   queuedRender: Pick<QueuedRenderRecord, "title" | "createdAt">,

@@ -455,7 +455,8 @@ it("saves every file of a render with several outputs beside the main one, plays
     expect(existsSync(output.path!)).toBe(true);
     expect(output.sizeBytes).toBeGreaterThan(0);
   }
-  // Each file plays (or shows) from the disk, by its index, from the queued render and from History alike.
+  // Each file plays (or shows) from the disk, by its index, from the queued render and from History
+  // alike.
   const poster = await invoke<MediaSource>("media.url", {
     queuedRenderId: queuedRender.id,
     output: 2,
@@ -465,7 +466,8 @@ it("saves every file of a render with several outputs beside the main one, plays
   expect(fetched.headers.get("content-type")).toBe("image/png");
   const square = await invoke<MediaSource>("media.url", { renderId: done.renderId!, output: 1 });
   expect(square.url).toMatch(/-1x1\.mp4$/);
-  // A file deleted since: the queued render says so, and "Download again" brings it back (other files already there are not fetched again).
+  // A file deleted since: the queued render says so, and "Download again" brings it back (other
+  // files already there are not fetched again).
   await rm(outputs[1]!.path!);
   expect(app.queue.get(queuedRender.id).outputs![1]!.missing).toBe(true);
   seen.length = 0;

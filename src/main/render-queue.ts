@@ -1,12 +1,12 @@
 // The render queue (SPEC.md section 7): what the app's screens ask of it (submit, cancel, retry,
-// download again, remove) and the scheduler that runs at most `concurrency` queued renders at once. Its
-// state lives in a QueueStore (queue-store.ts: queue.json, written on every stage change, holding the
-// idempotency key, asset id, render id and output path a queued render needs to pick up again after the app
-// quits or is killed); one queued render's steps are queued-render-steps.ts. A queued render with a render id is re-attached
-// (poll, then download); one without starts its upload again under the same key. A step that
-// fails because the service went away (network error, 5xx — e.g. the embedded service
-// restarting) waits for the service and is tried again.
-// A batch ("Render many…") is one queued render per row run by the same batch runner as the CLI's batches
+// download again, remove) and the scheduler that runs at most `concurrency` queued renders at once.
+// Its state lives in a QueueStore (queue-store.ts: queue.json, written on every stage change,
+// holding the idempotency key, asset id, render id and output path a queued render needs to pick up
+// again after the app quits or is killed); one queued render's steps are queued-render-steps.ts. A
+// queued render with a render id is re-attached (poll, then download); one without starts its
+// upload again under the same key. A step that fails because the service went away (network error,
+// 5xx — e.g. the embedded service restarting) waits for the service and is tried again. A batch
+// ("Render many…") is one queued render per row run by the same batch runner as the CLI's batches
 // (core/batch.ts): the first row that runs uploads the project under the batch's own key (the
 // others wait for it), then every row renders that asset under its own key (`<batch key>:row-N`),
 // so neither a retry nor a restart uploads twice or renders a row twice. Rows keep the queue's
@@ -215,8 +215,9 @@ export class RenderQueue {
   }
 
   /**
-   * The video of a completed queued render, for opening it: it must still exist and (symlinks followed)
-   * lie inside the folder the queued render downloads to, so a tampered queue file cannot open anything else.
+   * The video of a completed queued render, for opening it: it must still exist and (symlinks
+   * followed) lie inside the folder the queued render downloads to, so a tampered queue file cannot
+   * open anything else.
    */
   async outputFile(queuedRenderId: string, output = 0): Promise<string> {
     return openableOutput(this.store.require(queuedRenderId), output);
@@ -259,9 +260,10 @@ export class RenderQueue {
   }
 
   /**
-   * Stopping to watch is not enough: a render submitted for this queued render is cancelled on the service
-   * too, so it stops there and is not charged. One that completed meanwhile (409) is kept — it
-   * was charged and can be downloaded again. A Retry then renders anew (the old render failed).
+   * Stopping to watch is not enough: a render submitted for this queued render is cancelled on the
+   * service too, so it stops there and is not charged. One that completed meanwhile (409) is kept
+   * — it was charged and can be downloaded again. A Retry then renders anew (the old render
+   * failed).
    */
   private async cancelOnService(queuedRender: QueuedRenderRecord): Promise<void> {
     if (queuedRender.status !== "cancelled" || !queuedRender.renderId || queuedRender.renderFailed)

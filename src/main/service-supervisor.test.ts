@@ -1,6 +1,6 @@
-// The embedded service is supervised: started on first need, and restarted on the same port when
-// it dies, with the queue carrying on. The service is the real `svc server` child process; the queued render
-// manager and supervisor run in this process.
+// The embedded service is supervised: started on first need, and restarted on the same port when it
+// dies, with the queue carrying on. The service is the real `svc server` child process; the queued
+// render manager and supervisor run in this process.
 import { existsSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";

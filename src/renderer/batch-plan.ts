@@ -1,6 +1,6 @@
-// What the Queue's batch card shows, from the batch and its row queued renders, without React: how many
-// rows are done, rendering, queued, failed or cancelled, the progress of the whole batch and an
-// ETA from the rate it has moved at so far.
+// What the Queue's batch card shows, from the batch and its row queued renders, without React: how
+// many rows are done, rendering, queued, failed or cancelled, the progress of the whole batch and
+// an ETA from the rate it has moved at so far.
 import type { BatchView, QueuedRenderView } from "../shared/ipc";
 
 export interface BatchSummary {

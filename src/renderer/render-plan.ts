@@ -232,8 +232,8 @@ export function folderName(dir: string): string {
 }
 
 /**
- * A queued render's title: the project, and its title variable when it has a text one ("lower-third · Grace
- * Hopper"). The output file is named from it and the date (main/queued-render-steps.ts).
+ * A queued render's title: the project, and its title variable when it has a text one ("lower-third
+ * · Grace Hopper"). The output file is named from it and the date (main/queued-render-steps.ts).
  */
 export function queuedRenderTitle(project: string, values: Record<string, unknown>): string {
   const title = ["title", "name", "headline"]
@@ -243,8 +243,8 @@ export function queuedRenderTitle(project: string, values: Record<string, unknow
 }
 
 /**
- * The Project screen's render options as a queued render's settings: one file at the composition's size
- * (detected), or the ticked sizes and extras as `outputs`.
+ * The Project screen's render options as a queued render's settings: one file at the composition's
+ * size (detected), or the ticked sizes and extras as `outputs`.
  */
 export function queuedRenderSettingsFrom(
   render: RenderChoices,

@@ -151,7 +151,7 @@ export function loadConfig(
     host: flags.host ?? "127.0.0.1",
     port: flags.port ?? LOCAL_SERVICE_PORT,
     dataDir: resolve(flags.dataDir ?? defaultDataDir()),
-    // A render keeps about two cores busy (browser + encoder): one job at a time on a 2-core machine.
+    // A render keeps about two cores busy (browser + encoder): one job at a time on 2 cores.
     jobs: role === "api" ? 0 : (flags.jobs ?? Math.max(1, Math.floor(availableParallelism() / 2))),
     leaseSeconds: num("SVC_SERVER_LEASE_SECONDS", 60),
     maxAttempts: num("SVC_SERVER_MAX_ATTEMPTS", 3),

@@ -1,6 +1,6 @@
 // What the desktop app's IPC methods answer (src/shared/ipc.ts lists the methods): the views of
-// queued renders, batches, the service, sign-in, folders and images the renderer shows. Plain data, no
-// behaviour; ipc.ts re-exports them so both sides import one module.
+// queued renders, batches, the service, sign-in, folders and images the renderer shows. Plain data,
+// no behaviour; ipc.ts re-exports them so both sides import one module.
 import type { ArchiveReport } from "./archive-report";
 import type { ProjectScan } from "./composition-scan";
 import type { IpcError, QueuedRenderSettings } from "./ipc";
@@ -79,9 +79,9 @@ export interface QueuedRenderView {
   fileMissing: boolean;
   error: IpcError | undefined;
   /**
-   * What the service's engine found about the page while rendering it (a missing image, a font
-   * that did not load: the render record's `composition` warnings), each once; undefined in queued renders
-   * queued before the field.
+   * What the service's engine found about the page while rendering it (a missing image, a font that
+   * did not load: the render record's `composition` warnings), each once; undefined in queued
+   * renders queued before the field.
    */
   warnings: string[] | undefined;
 }

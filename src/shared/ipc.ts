@@ -1,9 +1,9 @@
 // The desktop app's one seam between the React renderer and the main process (SPEC.md section 7).
-// Every request/response method is listed in `IpcMethods` with a zod schema for its input (the
-// main process validates everything it receives: the renderer is not trusted) and a TypeScript
-// type for its output; push events are listed in `IpcEvents`. Both transports — Electron IPC
-// through the preload bridge, and web mode's HTTP + WebSocket — carry exactly these, and both wrap
-// every answer in `IpcResult`, so an error keeps its `{code, message, hint}` on either path.
+// Every request/response method is listed in `IpcMethods` with a zod schema for its input (the main
+// process validates everything it receives: the renderer is not trusted) and a TypeScript type for
+// its output; push events are listed in `IpcEvents`. Both transports — Electron IPC through the
+// preload bridge, and web mode's HTTP + WebSocket — carry exactly these, and both wrap every
+// answer in `IpcResult`, so an error keeps its `{code, message, hint}` on either path.
 import { captionCueSchema, captionsRequestSchema, CAPTIONS_MAX_CUES } from "./captions";
 import { z } from "zod";
 import type { RenderList, RenderRecord } from "./api";
@@ -52,6 +52,7 @@ const projectDir = z.string().min(1, { error: "dir must be a project folder" });
 const composition = z.string().min(1).max(1024).optional();
 const variables = z.record(z.string(), z.unknown());
 const queuedRenderId = z.string().min(1);
+const batchId = z.string().min(1);
 const renderId = z.string().min(1).max(255);
 /** Which file of a render with several outputs (default 0: the main video). */
 const output = z
@@ -191,11 +192,11 @@ export const ipcInputSchemas = {
     })
     .strict(),
   "batches.list": empty,
-  "batches.retryFailed": z.object({ batchId: queuedRenderId }),
+  "batches.retryFailed": z.object({ batchId }),
   /** Cancels the rows that have not finished; finished videos stay. */
-  "batches.cancel": z.object({ batchId: queuedRenderId }),
-  "batches.remove": z.object({ batchId: queuedRenderId }),
-  "batches.openFolder": z.object({ batchId: queuedRenderId }),
+  "batches.cancel": z.object({ batchId }),
+  "batches.remove": z.object({ batchId }),
+  "batches.openFolder": z.object({ batchId }),
   /** A finished queued render's video (`queuedRenderId`) or a render of the history (`renderId`), to play inline. */
   "media.url": z.union([
     z.object({ queuedRenderId, output }).strict(),

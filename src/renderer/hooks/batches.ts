@@ -1,6 +1,7 @@
 // The queue's batches: `batches.list` once, then every `batch` event replaces its batch in the
-// cache (an older revision is dropped), as hooks/queued-renders.ts does for queued renders; plus the batch card's
-// actions. A batch's rows are ordinary queued renders (useQueuedRenders), told apart by `queuedRender.batch`.
+// cache (an older revision is dropped), as hooks/queued-renders.ts does for queued renders; plus
+// the batch card's actions. A batch's rows are ordinary queued renders (useQueuedRenders), told
+// apart by `queuedRender.batch`.
 import { useEffect } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { BatchView } from "../../shared/ipc";

@@ -1,5 +1,6 @@
-// The render queue: `queue.list` once, then every `queuedRender` event replaces its queued render in the cache (a
-// copy with an older revision is dropped), so the Queue screen follows the main process live.
+// The render queue: `queue.list` once, then every `queuedRender` event replaces its queued render
+// in the cache (a copy with an older revision is dropped), so the Queue screen follows the main
+// process live.
 import { useEffect, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { IpcInput, QueuedRenderView } from "../../shared/ipc";
@@ -38,9 +39,10 @@ export function newestOf<T extends { id: string; revision: number }>(
 }
 
 /**
- * A queued render from an IPC answer or event into the cached queue. Every writer goes through here: an
- * answer can reach the page after the queued render's later events (web mode sends them on another
- * connection), and putting it in as it is would show a finished queued render as Waiting for good.
+ * A queued render from an IPC answer or event into the cached queue. Every writer goes through
+ * here: an answer can reach the page after the queued render's later events (web mode sends them on
+ * another connection), and putting it in as it is would show a finished queued render as Waiting
+ * for good.
  */
 export const mergeQueuedRender = (
   queuedRenders: QueuedRenderView[] | undefined,

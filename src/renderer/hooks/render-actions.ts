@@ -1,6 +1,6 @@
 // The Project screen's actions on the current choices: Render (a queued render) and the equivalent
-// CLI command (only for choices that can render: no "--fps NaN"). Queued renders are named after the
-// project and, when the composition has one, its title variable (the output file's name too).
+// CLI command (only for choices that can render: no "--fps NaN"). Queued renders are named after
+// the project and, when the composition has one, its title variable (the output file's name too).
 import { useMutation } from "@tanstack/react-query";
 import {
   cliCommand,

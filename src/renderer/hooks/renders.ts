@@ -45,7 +45,8 @@ export function useDownloadRender() {
 
 /**
  * History's "Render again": the same uploaded project (asset id) and render options as `render`,
- * with new variable values, as a queued render that starts at queued (nothing is zipped or uploaded).
+ * with new variable values, as a queued render that starts at queued (nothing is zipped or
+ * uploaded).
  */
 /** The variables a render's composition declares, read by the service from its asset. */
 export function useRenderVariables(render: RenderRecord) {

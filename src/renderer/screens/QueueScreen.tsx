@@ -1,5 +1,6 @@
 // Queue: the app's queued renders and batches, newest first, updated live by the main process's
-// `queuedRender` and `batch` events. A batch's rows are queued renders too; they are shown inside its card.
+// `queuedRender` and `batch` events. A batch's rows are queued renders too; they are shown inside
+// its card.
 import type { BatchView, QueuedRenderView } from "../../shared/ipc";
 import { BatchCard } from "../components/BatchCard";
 import { QueuedRenderCard } from "../components/QueuedRenderCard";
