@@ -206,8 +206,8 @@ export async function startServer(
   if (!baseUrl) baseUrl = url;
 
   const engine = options.engine ?? (config.jobs > 0 ? await loadEngine() : noEngine);
-  const workers = new WorkerPool(ctx, queue, engine);
-  workers.start(config.jobs);
+  const pool = new WorkerPool(ctx, queue, engine);
+  pool.start(config.jobs);
   const webhooks = new WebhookDispatcher(ctx);
   if (config.role !== "worker") webhooks.start();
   const admission = new RenderAdmission(ctx, queue);
@@ -233,7 +233,7 @@ export async function startServer(
       closing ??= (async () => {
         ready = false;
         shuttingDown = true;
-        await workers.stop(config.shutdownGraceSeconds * 1000);
+        await pool.stop(config.shutdownGraceSeconds * 1000);
         await webhooks.stop();
         await admission.stop();
         await app.close();
