@@ -55,7 +55,7 @@ export function QueueScreen() {
           </>
         }
       >
-        <ul className="queued-renders" aria-label="QueuedRenders">
+        <ul className="queued-renders" aria-label="Queued renders">
           {entries.map((entry) =>
             entry.kind === "queuedRender" ? (
               <QueuedRenderCard
