@@ -101,7 +101,7 @@ test("drop subtitles on an example, pick a look, fix a word, render: the video s
 
   await page.getByRole("button", { name: "Render", exact: true }).click();
   await page.getByRole("button", { name: "Show the queue" }).click();
-  const queuedRender = page.getByRole("listitem", { name: /^QueuedRender hello-world/ });
+  const queuedRender = page.getByRole("listitem", { name: /^Queued render hello-world/ });
   await expect(queuedRender.getByTestId("queued-render-stage")).toHaveText("Done", {
     timeout: 300_000,
   });

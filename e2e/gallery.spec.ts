@@ -143,7 +143,7 @@ test("pick the 9:16 promo, brand it, change the headline, render three sizes, pl
 
   await page.getByRole("button", { name: "Render", exact: true }).click();
   await page.getByRole("button", { name: "Show the queue" }).click();
-  const queuedRender = page.getByRole("listitem", { name: /^QueuedRender / }).first();
+  const queuedRender = page.getByRole("listitem", { name: /^Queued render / }).first();
   await expect(queuedRender.getByTestId("queued-render-stage")).toHaveText("Done", {
     timeout: 600_000,
   });
