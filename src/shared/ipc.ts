@@ -1,9 +1,9 @@
 // The desktop app's one seam between the React renderer and the main process (SPEC.md section 7).
-// Every request/response method is listed in `IpcMethods` with a zod schema for its input (the main
-// process validates everything it receives: the renderer is not trusted) and a TypeScript type for
-// its output; push events are listed in `IpcEvents`. Both transports — Electron IPC through the
-// preload bridge, and web mode's HTTP + WebSocket — carry exactly these, and both wrap every
-// answer in `IpcResult`, so an error keeps its `{code, message, hint}` on either path.
+// Every request/response method is listed in `IpcMethods` with a zod schema for its input (the
+// main process validates everything it receives: the renderer is not trusted) and a TypeScript
+// type for its output; push events are listed in `IpcEvents`. Both transports — Electron IPC
+// through the preload bridge, and web mode's HTTP + WebSocket — carry exactly these, and both wrap
+// every answer in `IpcResult`, so an error keeps its `{code, message, hint}` on either path.
 import { captionCueSchema, captionsRequestSchema, CAPTIONS_MAX_CUES } from "./captions";
 import { z } from "zod";
 import type { RenderList, RenderRecord } from "./api";
