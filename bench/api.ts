@@ -109,7 +109,7 @@ async function startTarget(name: string, root?: string, rateLimit = RATE_LIMIT):
     ? ["--cpu-prof", `--cpu-prof-dir=${flags["cpu-prof"]}/${name}`]
     : [];
   const svc = await startService({
-    workers: 0,
+    jobs: 0,
     root,
     env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: rateLimit, SVC_SERVER_LOG_LEVEL: "info" },
     nodeArgs,

@@ -1,5 +1,5 @@
 // Coordination at cluster scale on one machine: N worker processes (`svc server --role worker
-// --workers 1`) against one PostgreSQL, one S3 store (Swift) and one API, rendering a composition
+// --jobs 1`) against one PostgreSQL, one S3 store (Swift) and one API, rendering a composition
 // cut into 200 chunks of a few frames each (fps 1, 4 frames a chunk, 1080p standard: the service's
 // defaults, which a worker's spare browser is started for), so the browsers' CPU is not what is
 // measured. The workers are started together and the render is submitted once every one has

@@ -20,7 +20,7 @@ export async function startRole(
   env: Record<string, string>,
 ): Promise<RoleProcess> {
   const args = [join(REPO, "bin/svc.js"), "server", "--role", role, "--port", "0"];
-  args.push("--data-dir", dataDir, ...(role === "worker" ? ["--workers", "1"] : []));
+  args.push("--data-dir", dataDir, ...(role === "worker" ? ["--jobs", "1"] : []));
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: REPO,
     env: { ...process.env, ...env },

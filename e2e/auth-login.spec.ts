@@ -25,7 +25,7 @@ let svc: ServiceProcess;
 
 test.beforeAll(async () => {
   svc = await startService({
-    workers: 1,
+    jobs: 1,
     env: {
       SVC_SERVER_ACCESS_TOKEN_TTL_SECONDS: "2",
       SVC_SERVER_DEVICE_POLL_INTERVAL_SECONDS: "1",

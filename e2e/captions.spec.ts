@@ -101,8 +101,10 @@ test("drop subtitles on an example, pick a look, fix a word, render: the video s
 
   await page.getByRole("button", { name: "Render", exact: true }).click();
   await page.getByRole("button", { name: "Show the queue" }).click();
-  const job = page.getByRole("listitem", { name: /^Job hello-world/ });
-  await expect(job.getByTestId("job-stage")).toHaveText("Done", { timeout: 300_000 });
+  const queuedRender = page.getByRole("listitem", { name: /^Queued render hello-world/ });
+  await expect(queuedRender.getByTestId("queued-render-stage")).toHaveText("Done", {
+    timeout: 300_000,
+  });
 
   const names = (await readdir(app.downloadsDir)).filter(
     (name) => name.endsWith(".mp4") && !name.startsWith("."),

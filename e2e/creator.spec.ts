@@ -207,8 +207,10 @@ test("Cancel stops the render on the service: it ends cancelled, nothing is char
   await page.getByLabel("Frames per second").fill("10");
   await page.getByRole("button", { name: "Render", exact: true }).click();
   await nav(page, "Queue").click();
-  const job = page.getByRole("listitem", { name: "Job long-film" });
-  await expect(job.getByTestId("job-stage")).toHaveText("Rendering", { timeout: 60_000 });
+  const queuedRender = page.getByRole("listitem", { name: "Queued render long-film" });
+  await expect(queuedRender.getByTestId("queued-render-stage")).toHaveText("Rendering", {
+    timeout: 60_000,
+  });
   // The only render of this service so far.
   const listed = (await fetch(`${app.service.url}/v3/svc/renders?limit=1`, {
     headers: { authorization: `Bearer ${app.service.apiKey}` },
@@ -216,8 +218,8 @@ test("Cancel stops the render on the service: it ends cancelled, nothing is char
   const renderId = listed.data[0]!.render_id;
   expect(listed.data[0]!.status).toBe("rendering");
   const cancelledAt = Date.now();
-  await job.getByRole("button", { name: "Cancel" }).click();
-  await expect(job.getByTestId("job-stage")).toHaveText("Cancelled");
+  await queuedRender.getByRole("button", { name: "Cancel" }).click();
+  await expect(queuedRender.getByTestId("queued-render-stage")).toHaveText("Cancelled");
   await expect
     .poll(async () => serviceRender(renderId), { timeout: 10_000 })
     .toMatchObject({ status: "failed", failure_code: "cancelled", credits_charged: 0 });

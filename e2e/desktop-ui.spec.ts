@@ -18,7 +18,7 @@ import {
   signIn as signInWith,
   upToRepository,
 } from "./app-page";
-import type { JobView } from "../src/shared/ipc";
+import type { QueuedRenderView } from "../src/shared/ipc";
 import { appIpc, startWebApp, type WebApp } from "./desktop-web-app";
 
 let app: WebApp;
@@ -258,7 +258,7 @@ test("a creator previews lower-third, changes its title, renders it and finds it
     const seen: string[] = [];
     (window as unknown as { seenStages: string[] }).seenStages = seen;
     const record = () => {
-      for (const badge of document.querySelectorAll('[data-testid="job-stage"]')) {
+      for (const badge of document.querySelectorAll('[data-testid="queued-render-stage"]')) {
         const text = badge.textContent ?? "";
         if (seen[seen.length - 1] !== text) seen.push(text);
       }
@@ -272,8 +272,10 @@ test("a creator previews lower-third, changes its title, renders it and finds it
   await page.getByRole("button", { name: "Render", exact: true }).click();
   await expect(page.getByText("was added to the queue")).toBeVisible();
   await page.getByRole("button", { name: "Show the queue" }).click();
-  const job = page.getByRole("listitem", { name: "Job lower-third" });
-  await expect(job.getByTestId("job-stage")).toHaveText("Done", { timeout: 150_000 });
+  const queuedRender = page.getByRole("listitem", { name: "Queued render lower-third" });
+  await expect(queuedRender.getByTestId("queued-render-stage")).toHaveText("Done", {
+    timeout: 150_000,
+  });
   const stages = await page.evaluate(
     () => (window as unknown as { seenStages: string[] }).seenStages,
   );
@@ -286,16 +288,16 @@ test("a creator previews lower-third, changes its title, renders it and finds it
   expect(stages[stages.length - 1]).toBe("Done");
   expect(new Set(stages).size).toBeGreaterThanOrEqual(3);
 
-  const output = (await job.getByTestId("job-output").textContent())!.trim();
+  const output = (await queuedRender.getByTestId("queued-render-output").textContent())!.trim();
   expect(existsSync(output)).toBe(true);
   const media = await probeMedia(output);
   const video = media.streams.find((stream) => stream.type === "video");
   expect(video).toMatchObject({ codec: "h264", width: 1920, height: 1080 });
   expect(media.durationSeconds).toBeGreaterThan(3.5);
   await photograph(page, "queue-filled");
-  await job.getByRole("button", { name: "Open file" }).click();
-  await expect(job.getByRole("alert")).toContainText("No program to open files with");
-  await expect(job.getByRole("alert")).toContainText("SVC_FILE_OPENER");
+  await queuedRender.getByRole("button", { name: "Open file" }).click();
+  await expect(queuedRender.getByRole("alert")).toContainText("No program to open files with");
+  await expect(queuedRender.getByRole("alert")).toContainText("SVC_FILE_OPENER");
   await photograph(page, "queue-open-file-error");
 
   // History lists it; downloading it again (a fresh signed URL) works; delete removes it.
@@ -304,17 +306,19 @@ test("a creator previews lower-third, changes its title, renders it and finds it
   await expect(row).toBeVisible();
   await expect(row.getByTestId("render-status")).toHaveText("Done");
   await photograph(page, "history-filled");
-  // The answer to "Download" is held until the job it queued has finished in the app: its
-  // events then all reach the page before the answer, which must not put the job back to
-  // Waiting. (This ordering, by chance, was the "job stays Waiting" flake of a clean-clone CI
-  // run: the scheduler had run the job; the page showed the answer's stale copy.)
+  // The answer to "Download" is held until the queued render it queued has finished in the app: its
+  // events then all reach the page before the answer, which must not put the queued render back to
+  // Waiting. (This ordering, by chance, was the "queued render stays Waiting" flake of a
+  // clean-clone CI run: the scheduler had run the queued render; the page showed the answer's stale
+  // copy.)
   await page.route("**/api/ipc/renders.download", async (route) => {
     const response = await route.fetch();
     const answer = (await response.json()) as { data: { id: string } };
     await expect
       .poll(
         async () =>
-          (await appIpc<JobView[]>(app, "jobs.list")).find((j) => j.id === answer.data.id)?.status,
+          (await appIpc<QueuedRenderView[]>(app, "queue.list")).find((j) => j.id === answer.data.id)
+            ?.status,
         { timeout: 60_000 },
       )
       .toBe("completed");
@@ -322,12 +326,15 @@ test("a creator previews lower-third, changes its title, renders it and finds it
   });
   await row.getByRole("button", { name: "Download" }).click();
   await row.getByRole("button", { name: "Show the queue" }).click({ timeout: 75_000 });
-  await expect(page.getByRole("listitem", { name: "Job lower-third" })).toHaveCount(2);
-  const downloads = page.getByRole("listitem", { name: "Job lower-third" });
-  await expect(downloads.getByTestId("job-stage")).toHaveText(["Done", "Done"], {
+  await expect(page.getByRole("listitem", { name: "Queued render lower-third" })).toHaveCount(2);
+  const downloads = page.getByRole("listitem", { name: "Queued render lower-third" });
+  await expect(downloads.getByTestId("queued-render-stage")).toHaveText(["Done", "Done"], {
     timeout: 60_000,
   });
-  const second = (await downloads.first().getByTestId("job-output").textContent())!.trim();
+  const second = (await downloads
+    .first()
+    .getByTestId("queued-render-output")
+    .textContent())!.trim();
   // A download from History went through one stage only.
   await expect(
     downloads.first().getByRole("list", { name: "Stages" }).getByRole("listitem"),
@@ -393,16 +400,18 @@ test("an oversize project shows the over-limit report, and its render fails befo
 
     await page.getByRole("button", { name: "Render", exact: true }).click();
     await page.getByRole("button", { name: "Show the queue" }).click();
-    const job = page.getByRole("listitem", { name: "Job oversize" });
-    await expect(job.getByTestId("job-stage")).toHaveText("Failed", { timeout: 60_000 });
-    await expect(job.getByRole("alert")).toContainText("over the 200 MiB upload limit");
-    const stages = job.getByRole("list", { name: "Stages" });
+    const queuedRender = page.getByRole("listitem", { name: "Queued render oversize" });
+    await expect(queuedRender.getByTestId("queued-render-stage")).toHaveText("Failed", {
+      timeout: 60_000,
+    });
+    await expect(queuedRender.getByRole("alert")).toContainText("over the 200 MiB upload limit");
+    const stages = queuedRender.getByRole("list", { name: "Stages" });
     await expect(stages.getByText("Zipping")).toHaveAttribute("data-state", "failed");
     await expect(stages.getByText("Uploading")).toHaveAttribute("data-state", "todo");
-    await expect(job.getByRole("button", { name: "Retry" })).toBeVisible();
+    await expect(queuedRender.getByRole("button", { name: "Retry" })).toBeVisible();
     await photograph(page, "queue-failed");
-    await job.getByRole("button", { name: "Remove from list" }).click();
-    await expect(job).toHaveCount(0);
+    await queuedRender.getByRole("button", { name: "Remove from list" }).click();
+    await expect(queuedRender).toHaveCount(0);
 
     await nav(page, "Settings").click();
     await folderRoot.fill(previousRoot);

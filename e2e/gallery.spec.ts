@@ -143,8 +143,10 @@ test("pick the 9:16 promo, brand it, change the headline, render three sizes, pl
 
   await page.getByRole("button", { name: "Render", exact: true }).click();
   await page.getByRole("button", { name: "Show the queue" }).click();
-  const job = page.getByRole("listitem", { name: /^Job / }).first();
-  await expect(job.getByTestId("job-stage")).toHaveText("Done", { timeout: 600_000 });
+  const queuedRender = page.getByRole("listitem", { name: /^Queued render / }).first();
+  await expect(queuedRender.getByTestId("queued-render-stage")).toHaveText("Done", {
+    timeout: 600_000,
+  });
   const names = (await readdir(app.downloadsDir)).filter((name) => name.endsWith(".mp4"));
   const sizes = await Promise.all(
     names.map(async (name) => {

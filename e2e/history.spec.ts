@@ -65,9 +65,9 @@ test("renders lower-third again from History with a new title: a second render, 
   await page.getByLabel("Quality").selectOption("draft");
   await page.getByRole("button", { name: "Render", exact: true }).click();
   await page.getByRole("button", { name: "Show the queue" }).click();
-  const first = page.getByRole("listitem", { name: "Job lower-third" });
-  await expect(first.getByTestId("job-stage")).toHaveText("Done", { timeout: 150_000 });
-  const firstOutput = (await first.getByTestId("job-output").textContent())!.trim();
+  const first = page.getByRole("listitem", { name: "Queued render lower-third" });
+  await expect(first.getByTestId("queued-render-stage")).toHaveText("Done", { timeout: 150_000 });
+  const firstOutput = (await first.getByTestId("queued-render-output").textContent())!.trim();
 
   // Open file hands the video to the system opener.
   expect(await openedAfter(() => first.getByRole("button", { name: "Open file" }).click())).toBe(
@@ -113,14 +113,14 @@ test("renders lower-third again from History with a new title: a second render, 
   await expect(form.getByRole("status")).toHaveText(/was added to the queue/);
   await form.getByRole("button", { name: "Show the queue" }).click();
 
-  const jobs = page.getByRole("listitem", { name: "Job lower-third" });
-  await expect(jobs).toHaveCount(2);
-  const again = jobs.first();
-  // Nothing to zip or upload: the job's stages start at Queued.
+  const queuedRenders = page.getByRole("listitem", { name: "Queued render lower-third" });
+  await expect(queuedRenders).toHaveCount(2);
+  const again = queuedRenders.first();
+  // Nothing to zip or upload: the queued render's stages start at Queued.
   const stages = again.getByRole("list", { name: "Stages" }).getByRole("listitem");
   await expect(stages).toHaveText(["Queued", "Rendering", "Downloading"].map((s) => new RegExp(s)));
-  await expect(again.getByTestId("job-stage")).toHaveText("Done", { timeout: 150_000 });
-  const secondOutput = (await again.getByTestId("job-output").textContent())!.trim();
+  await expect(again.getByTestId("queued-render-stage")).toHaveText("Done", { timeout: 150_000 });
+  const secondOutput = (await again.getByTestId("queued-render-output").textContent())!.trim();
   expect(secondOutput).not.toBe(firstOutput);
 
   await nav(page, "History").click();
@@ -208,7 +208,7 @@ async function rowCount(page: Page): Promise<number> {
   return page.getByRole("list", { name: "Renders" }).getByRole("listitem").count();
 }
 
-test("what the service found in the page (missing images) shows under the job in Queue and the render in History, once each", async ({
+test("what the service found in the page (missing images) shows under the queued render in Queue and the render in History, once each", async ({
   browser,
 }) => {
   // Five missing images, one used twice and one with a very long name: five findings, the last
@@ -227,7 +227,7 @@ ${images.map((src) => `<img src="${src}" alt="" style="width:10px">`).join("\n")
   );
   const page = await openAppPage(browser, app, pageErrors);
   await signIn(page, app);
-  await appIpc(app, "jobs.submit", {
+  await appIpc(app, "queue.submit", {
     dir: project,
     settings: { fps: 1, title: "Missing images" },
   });
@@ -250,10 +250,12 @@ ${images.map((src) => `<img src="${src}" alt="" style="width:10px">`).join("\n")
   };
 
   await nav(page, "Queue").click();
-  const job = page.getByRole("listitem", { name: "Job Missing images" });
-  await expect(job.getByTestId("job-stage")).toHaveText("Done", { timeout: 120_000 });
-  await shownOnce(job);
-  await job.scrollIntoViewIfNeeded();
+  const queuedRender = page.getByRole("listitem", { name: "Queued render Missing images" });
+  await expect(queuedRender.getByTestId("queued-render-stage")).toHaveText("Done", {
+    timeout: 120_000,
+  });
+  await shownOnce(queuedRender);
+  await queuedRender.scrollIntoViewIfNeeded();
   await photograph(page, "queue-page-warnings");
 
   await nav(page, "History").click();

@@ -96,8 +96,10 @@ test("tick 16:9, 9:16, 1:1 and a poster, Render once: one upload, one request, f
   const before = await serviceCounts(app.service.dataDir);
   await page.getByRole("button", { name: "Render", exact: true }).click();
   await page.getByRole("button", { name: "Show the queue" }).click();
-  const job = page.getByRole("listitem", { name: "Job adaptive" });
-  await expect(job.getByTestId("job-stage")).toHaveText("Done", { timeout: 480_000 });
+  const queuedRender = page.getByRole("listitem", { name: "Queued render adaptive" });
+  await expect(queuedRender.getByTestId("queued-render-stage")).toHaveText("Done", {
+    timeout: 480_000,
+  });
   expect(await serviceCounts(app.service.dataDir)).toEqual({
     assets: before.assets + 1,
     renders: before.renders + 1,
@@ -125,7 +127,7 @@ test("tick 16:9, 9:16, 1:1 and a poster, Render once: one upload, one request, f
   ]);
   expect(await pngSize(find(/-1\.5s\.png$/))).toEqual({ width: 1920, height: 1080 });
 
-  const queueFiles = job.getByRole("list", { name: "Files" });
+  const queueFiles = queuedRender.getByRole("list", { name: "Files" });
   await expectEveryFileShows(queueFiles);
   await photograph(page, "outputs-queue");
 

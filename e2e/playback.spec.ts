@@ -1,7 +1,7 @@
-// First run and inline playback in real Chromium through web mode. A new user with no project
-// sees "Try an example" and a local service that "starts when you render"; one click opens the
-// bundled lower-third with its preview, the next renders it (against a real `svc server`), the
-// job shows its progress with a percent, and the finished video plays inline in Queue and in
+// First run and inline playback in real Chromium through web mode. A new user with no project sees
+// "Try an example" and a local service that "starts when you render"; one click opens the bundled
+// lower-third with its preview, the next renders it (against a real `svc server`), the queued
+// render shows its progress with a percent, and the finished video plays inline in Queue and in
 // History: a real <video> whose currentTime advances.
 import type { Locator, Page } from "@playwright/test";
 import { nav, openAppPage, photograph, signIn } from "./app-page";
@@ -62,7 +62,7 @@ test("with no project and a local service, the app offers an example and says th
   }
 });
 
-test("Try an example, Render: the job shows its progress, then the video plays inline in Queue and History", async ({
+test("Try an example, Render: the queued render shows its progress, then the video plays inline in Queue and History", async ({
   browser,
 }) => {
   test.setTimeout(300_000);
@@ -77,12 +77,14 @@ test("Try an example, Render: the job shows its progress, then the video plays i
     await page.getByRole("button", { name: "Render", exact: true }).click();
     await page.getByRole("button", { name: "Show the queue" }).click();
 
-    const job = page.getByRole("listitem", { name: "Job lower-third" });
-    await expect(job.getByTestId("progress-text")).toHaveText(/^\d+%/);
-    await expect(job.getByTestId("job-stage")).toHaveText("Done", { timeout: 200_000 });
-    await job.getByRole("button", { name: "Play" }).click();
-    await expectPlaying(job.getByRole("figure").locator("video"));
-    await expect(job.getByText("Playing the downloaded file.")).toBeVisible();
+    const queuedRender = page.getByRole("listitem", { name: "Queued render lower-third" });
+    await expect(queuedRender.getByTestId("progress-text")).toHaveText(/^\d+%/);
+    await expect(queuedRender.getByTestId("queued-render-stage")).toHaveText("Done", {
+      timeout: 200_000,
+    });
+    await queuedRender.getByRole("button", { name: "Play" }).click();
+    await expectPlaying(queuedRender.getByRole("figure").locator("video"));
+    await expect(queuedRender.getByText("Playing the downloaded file.")).toBeVisible();
     await photograph(page, "queue-inline-playback");
 
     await nav(page, "History").click();

@@ -277,7 +277,7 @@ test("a render over the time limit is killed, stores nothing and says why; the l
 });
 
 test("service mode: two renders with different variables upload the composition once and render twice on the service", async () => {
-  const service = await startService({ workers: 1 });
+  const service = await startService({ jobs: 1 });
   const app = await startTemplate({
     RENDER_MODE: "sync",
     SVC_API_URL: service.url,

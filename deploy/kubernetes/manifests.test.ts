@@ -92,7 +92,7 @@ describe.each(OVERLAYS)("the %s overlay", (overlay) => {
     expect(worker.containers[0]!.args).toEqual(expect.arrayContaining(["--role", "worker"]));
     // About two cores per render slot, one slot per pod.
     expect(worker.containers[0]!.resources?.requests?.cpu).toBe("2");
-    expect(worker.containers[0]!.args).toEqual(expect.arrayContaining(["--workers", "1"]));
+    expect(worker.containers[0]!.args).toEqual(expect.arrayContaining(["--jobs", "1"]));
     // The pod outlives the service's own drain (a running chunk finishes on SIGTERM).
     const settings = find(manifests, "ConfigMap", "svc-settings").data as Record<string, string>;
     const drain = Number(settings.SVC_SERVER_SHUTDOWN_GRACE_SECONDS);

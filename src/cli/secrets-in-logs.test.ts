@@ -26,7 +26,7 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver(work);
   service = await startService({
     dataDir: join(work, "data"),
-    workers: 1,
+    jobs: 1,
     env: {
       SVC_SERVER_LOG_LEVEL: "debug",
       NODE_EXTRA_CA_CERTS: receiver.certFile,

@@ -41,7 +41,12 @@ interface ServerOptions {
   host: string;
   port: number;
   dataDir: string;
-  workers?: number;
+  jobs?: number;
+  /**
+   * The old name of --jobs ("workers" is `svc render`'s browser pages): an operator's old command
+   * line stops, naming the new flag, instead of starting with the default count.
+   */
+  workers?: string;
 }
 
 /** The service's database (SVC_DATABASE_URL, else SQLite in the data dir) for an admin command. */
@@ -93,21 +98,26 @@ export function registerServerCommand(program: Command, io: CliIo): void {
     )
     .option("--data-dir <dir>", "database, uploads and videos", defaultDataDir())
     .option(
-      "--workers <n>",
-      "render workers in this process (0: API only)",
-      integer("--workers", 0, 64),
+      "--jobs <n>",
+      "queue jobs this process runs at a time (0: API only)",
+      integer("--jobs", 0, 64),
     )
+    .addOption(new Option("--workers <n>").hideHelp())
     .action(async (options: ServerOptions) => {
       let config: ReturnType<typeof loadConfig>;
       let running: Awaited<ReturnType<typeof startServer>>;
       try {
+        if (options.workers !== undefined)
+          throw new Error(
+            `--workers is now --jobs (the queue jobs this process runs at a time; 0: API only): use --jobs ${options.workers}`,
+          );
         config = loadConfig(
           {
             role: options.role,
             host: options.host,
             port: options.port,
             dataDir: options.dataDir,
-            ...(options.workers !== undefined ? { workers: options.workers } : {}),
+            ...(options.jobs !== undefined ? { jobs: options.jobs } : {}),
           },
           io.env,
         );

@@ -12,7 +12,7 @@ import { newIdempotencyKey } from "./render-request";
 let service: ServiceProcess;
 
 beforeAll(async () => {
-  service = await startService({ workers: 0 });
+  service = await startService({ jobs: 0 });
 });
 
 afterAll(async () => {

@@ -9,8 +9,9 @@
 //
 // `BatchRunner` holds the batch's one upload and renders single rows; who schedules rows is the
 // caller's: `runBatch` (the CLI) runs `concurrency` rows at a time and reports each row's end; the
-// app's JobManager runs every row as a job of its persistent queue and records the runner's
-// events (src/main/job-batches.ts, job-steps.ts). A row that fails does not stop the others.
+// app's RenderQueue runs every row as a queued render of its persistent queue and records the
+// runner's events (src/main/queue-batches.ts, queued-render-steps.ts). A row that fails does not
+// stop the others.
 import type { RenderRecord } from "../shared/api";
 import type { CaptionStyle } from "../shared/captions";
 import type { AspectRatio } from "../shared/render-options";

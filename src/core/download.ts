@@ -4,7 +4,7 @@
 // an expired signed URL (403) is replaced by a fresh one from the render record; the byte count
 // must match Content-Length, or the download fails as truncated. A temp file left by a process
 // that was killed mid-download (no chance to clean up) is removed when that target is downloaded
-// again, so a resumed job leaves nothing half-written behind.
+// again, so a resumed download leaves nothing half-written behind.
 import { randomBytes } from "node:crypto";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
@@ -232,7 +232,7 @@ export interface DownloadedOutput {
 /**
  * Where a render's outputs after the first go: beside the main file `mainPath`, named by what
  * tells them apart (shared/outputs.ts: `…-9x16.mp4`, `…-2.5s.png`); a path in `known` (decided
- * before, e.g. by a job that is resuming) is kept.
+ * before, e.g. by a download that is resuming) is kept.
  */
 export function otherOutputPaths(
   record: RenderRecord,

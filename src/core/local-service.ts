@@ -1,6 +1,6 @@
 // The embedded default: when SVC_API_URL is unset the client uses the local service on
 // 127.0.0.1:7733. This module only answers "is something serving there?"; starting the service
-// in-process is the caller's job (the CLI may import src/server, the core may not).
+// in-process is the caller's choice (the CLI may import src/server, the core may not).
 import got from "got";
 
 /** True when `baseUrl` answers its health check within `timeoutMs`. */

@@ -169,16 +169,16 @@ export interface FinishRenderOptions {
   onEvent?: ((event: RenderEvent) => void) | undefined;
   /**
    * A render with several outputs: download the others too, next to the main file
-   * (shared/outputs.ts names). The CLI asks for it; the app downloads them itself (job-steps.ts,
-   * recording each path first so a resumed job finds them).
+   * (shared/outputs.ts names). The CLI asks for it; the app downloads them itself
+   * (queued-render-steps.ts, recording each path first so a resumed queued render finds them).
    */
   allOutputs?: boolean | undefined;
 }
 
 /**
- * The tail every caller shares (a new run, `svc cloud download`, the app resuming a job): wait
- * for the render to end, fail with its reason, or download the video (temp file + rename, a fresh
- * signed URL on expiry).
+ * The tail every caller shares (a new run, `svc cloud download`, the app resuming a queued render):
+ * wait for the render to end, fail with its reason, or download the video (temp file + rename, a
+ * fresh signed URL on expiry).
  */
 export async function finishRender(
   client: ApiClient,

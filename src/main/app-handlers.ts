@@ -6,7 +6,7 @@ import { folderPlaces, listProjectFolders } from "./folder-browser";
 import type { Gallery } from "./gallery";
 import type { DesktopHost } from "./host";
 import type { IpcHandlers } from "./ipc-router";
-import type { JobManager } from "./job-manager";
+import type { RenderQueue } from "./render-queue";
 import type { ServiceConnection } from "./service-connection";
 import type { SettingsStore } from "./settings-store";
 
@@ -35,12 +35,12 @@ export function appHandlers(options: {
   gallery: Gallery;
   settings: SettingsStore;
   connection: ServiceConnection;
-  jobs: JobManager;
+  queue: RenderQueue;
   host: DesktopHost;
   /** Cancels a sign-in in progress (auth-handlers.ts). */
   cancelSignIn: () => Promise<unknown>;
 }): AppHandlers {
-  const { gallery, settings, connection, jobs, host } = options;
+  const { gallery, settings, connection, queue, host } = options;
   return {
     "app.info": async () => ({ app: options.app, version: options.version }),
     "app.examples": () => listExamples(options.examplesDir ?? join(options.appRoot, "examples")),
@@ -60,9 +60,9 @@ export function appHandlers(options: {
     "host.pickFolder": () => host.pickFolder(),
     "host.listFolders": async (input) =>
       listProjectFolders(await folderPlaces(options.home, settings.get().folderBrowserRoot), input),
-    // By job, not by path: the renderer can only show files the app itself wrote.
-    "host.revealFile": async ({ jobId, output }) => ({
-      shown: await host.revealFile(await jobs.outputFile(jobId, output)),
+    // By queued render, not by path: the renderer can only show files the app itself wrote.
+    "host.revealFile": async ({ queuedRenderId, output }) => ({
+      shown: await host.revealFile(await queue.outputFile(queuedRenderId, output)),
     }),
     "host.openExternal": async ({ url }) => ({ opened: await host.openExternal(url) }),
   };

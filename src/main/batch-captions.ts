@@ -13,11 +13,11 @@ import {
   parseCaptions,
   type CaptionCue,
 } from "../shared/captions";
-import type { JobRenderSettings } from "../shared/ipc";
+import type { QueuedRenderSettings } from "../shared/ipc";
 import { resolveInsideRoot } from "../node/index";
 import { appError } from "./ipc-errors";
 
-export type JobCaptions = NonNullable<JobRenderSettings["captions"]>;
+export type QueuedRenderCaptions = NonNullable<QueuedRenderSettings["captions"]>;
 
 /** Each row's captions (undefined: none), in the order of `rows`. */
 export async function batchRowCaptions(
@@ -25,10 +25,10 @@ export async function batchRowCaptions(
   rows: BatchRowCheck[],
   /** Cues the creator chose for a row in the grid, by row number. */
   chosen: Map<number, CaptionCue[]>,
-  shared: JobCaptions | undefined,
-): Promise<Array<JobCaptions | undefined>> {
+  shared: QueuedRenderCaptions | undefined,
+): Promise<Array<QueuedRenderCaptions | undefined>> {
   const look = shared?.look ? { look: shared.look } : {};
-  const out: Array<JobCaptions | undefined> = [];
+  const out: Array<QueuedRenderCaptions | undefined> = [];
   for (const row of rows) {
     const style = row.captionStyle ?? shared?.style ?? DEFAULT_CAPTION_STYLE;
     const cues = chosen.get(row.row) ?? (row.captions ? await projectCues(root, row) : undefined);

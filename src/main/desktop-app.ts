@@ -1,5 +1,5 @@
 // The desktop app's main-process services, wired once and shared by both transports: settings,
-// the service connection (embedded service supervisor or a URL), the job queue, project tools
+// the service connection (embedded service supervisor or a URL), the render queue, project tools
 // (scan, dry run, preview, variables) and the host adapter, behind one `IpcRouter`. Runs in plain
 // Node: Electron (electron.ts) and web mode (web.ts) only add a transport and a host. The IPC
 // methods live by area: app-handlers, project-handlers, queue-handlers, history-handlers and
@@ -16,13 +16,14 @@ import { Gallery } from "./gallery";
 import { historyHandlers } from "./history-handlers";
 import type { DesktopHost } from "./host";
 import { IpcEventHub, IpcRouter, type IpcHandlers } from "./ipc-router";
-import { JobManager } from "./job-manager";
+import { RenderQueue } from "./render-queue";
 import { LocalQuotes } from "./local-quote";
 import { MediaServer } from "./media-server";
 import { PreviewServers } from "./preview-server";
 import { ProjectChecks } from "./project-check";
 import { projectHandlers } from "./project-handlers";
 import { queueHandlers } from "./queue-handlers";
+import { QUEUE_FILE_NAME } from "./queue-file";
 import { ServiceConnection } from "./service-connection";
 import { ServiceSupervisor } from "./service-supervisor";
 import { defaultSettings, SettingsStore } from "./settings-store";
@@ -34,7 +35,7 @@ export interface DesktopAppOptions {
   /** The package root (holds bin/svc.js). */
   appRoot: string;
   version: string;
-  /** Where settings.json and jobs.json live. */
+  /** Where settings.json and queue.json live. */
   dataDir: string;
   host: DesktopHost;
   /** Opening videos and choosing images (default: the system opener and the in-app browser). */
@@ -45,7 +46,7 @@ export interface DesktopAppOptions {
   localService?: { port?: number; dataDir?: string; env?: NodeJS.ProcessEnv };
   /** Defaults for settings not yet saved. */
   settingsDefaults?: Partial<DesktopSettings>;
-  /** Job status polling interval (default 2 s). */
+  /** Queued render status polling interval (default 2 s). */
   pollIntervalMs?: number;
   /** The bundled example projects (default: <appRoot>/examples). */
   examplesDir?: string;
@@ -58,7 +59,7 @@ export interface DesktopAppOptions {
 export interface DesktopApp {
   router: IpcRouter;
   events: IpcEventHub;
-  jobs: JobManager;
+  queue: RenderQueue;
   supervisor: ServiceSupervisor;
   settings: SettingsStore;
   close(): Promise<void>;
@@ -95,8 +96,8 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
   const events = new IpcEventHub();
   const { host } = options;
   const files = options.files ?? createSystemFileHost(env);
-  const jobs = await JobManager.open({
-    file: join(options.dataDir, "jobs.json"),
+  const queue = await RenderQueue.open({
+    file: join(options.dataDir, QUEUE_FILE_NAME),
     service: connection,
     concurrency: () => settings.get().concurrency,
     downloadsDir: () => settings.get().downloadsDir,
@@ -117,13 +118,13 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
     projectsDir: options.videosDir ?? join(home, "Videos"),
   });
 
-  jobs.onUpdate((job) => events.emit("job", job));
-  jobs.onBatchUpdate((batch) => events.emit("batch", batch));
+  queue.onUpdate((queuedRender) => events.emit("queuedRender", queuedRender));
+  queue.onBatchUpdate((batch) => events.emit("batch", batch));
   supervisor.onState((state) => {
     if (connection.mode === "local") events.emit("service", state);
   });
   settings.onChange((next, previous) => {
-    if (next.concurrency !== previous.concurrency) jobs.start();
+    if (next.concurrency !== previous.concurrency) queue.start();
     if (next.service !== previous.service) {
       if (next.service !== "local") void supervisor.stop();
       events.emit("service", connection.state());
@@ -146,27 +147,27 @@ export async function startDesktopApp(options: DesktopAppOptions): Promise<Deskt
       gallery,
       settings,
       connection,
-      jobs,
+      queue,
       host,
       cancelSignIn: () => auth["auth.cancel"]({}),
     }),
     ...projectHandlers({ preview, checks, quotes, files }),
-    ...queueHandlers({ jobs, connection, media, files, host }),
-    ...historyHandlers({ connection, jobs }),
+    ...queueHandlers({ queue, connection, media, files, host }),
+    ...historyHandlers({ connection, queue }),
     ...auth,
   };
 
-  jobs.start();
+  queue.start();
   return {
     router: new IpcRouter(handlers, events),
     events,
-    jobs,
+    queue,
     supervisor,
     settings,
     close: async () => {
       checks.close();
       quotes.close();
-      await jobs.close();
+      await queue.close();
       await preview.close();
       await media.close();
       await supervisor.stop();

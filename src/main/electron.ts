@@ -88,7 +88,8 @@ app.on("window-all-closed", () => {
 
 let quitting = false;
 app.on("before-quit", (event) => {
-  // Stop the job queue (jobs resume next start) and the embedded service before exiting.
+  // Stop the render queue (queued renders resume next start) and the embedded service before
+  // exiting.
   if (quitting || !services) return;
   event.preventDefault();
   quitting = true;

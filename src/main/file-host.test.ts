@@ -1,13 +1,13 @@
 // Opening a finished video with a real opener process (SVC_FILE_OPENER names a small script that
 // writes down what it was asked to open), the no-opener error, the queue refusing to open anything
-// outside a job's output folder, and image files chosen only inside the project.
+// outside a queued render's output folder, and image files chosen only inside the project.
 import { chmod, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClientError } from "../core/errors";
 import { createSystemFileHost } from "./file-host";
 import { writeJsonFileAtomic } from "../node/atomic-file";
-import { JobManager } from "./job-manager";
+import { RenderQueue } from "./render-queue";
 import { listProjectImages, projectImageValue } from "./project-images";
 import { tempDir, TINY_RENDER } from "./testing/support";
 import { waitFor } from "../shared/testing/wait-for";
@@ -55,8 +55,8 @@ describe("opening a file", () => {
   });
 });
 
-describe("a job's output file", () => {
-  it("is opened only while it exists inside the job's output folder", async () => {
+describe("a queued render's output file", () => {
+  it("is opened only while it exists inside the queued render's output folder", async () => {
     const downloads = join(base, "downloads");
     const elsewhere = join(base, "elsewhere");
     await mkdir(downloads, { recursive: true });
@@ -64,7 +64,7 @@ describe("a job's output file", () => {
     await writeFile(join(downloads, "ok.mp4"), "video");
     await writeFile(join(elsewhere, "secret.txt"), "not a render");
     await symlink(join(elsewhere, "secret.txt"), join(downloads, "link.mp4"));
-    const job = (id: string, outputPath: string) => ({
+    const queuedRender = (id: string, outputPath: string) => ({
       id,
       revision: 1,
       title: id,
@@ -80,17 +80,17 @@ describe("a job's output file", () => {
       idempotencyKey: `svc-desktop:${id}`,
       renderFailed: false,
     });
-    const file = join(base, "jobs.json");
+    const file = join(base, "queue.json");
     await writeJsonFileAtomic(file, {
-      version: 1,
-      jobs: [
-        job("inside", join(downloads, "ok.mp4")),
-        job("outside", join(elsewhere, "secret.txt")),
-        job("link", join(downloads, "link.mp4")),
-        job("gone", join(downloads, "gone.mp4")),
+      version: 2,
+      queuedRenders: [
+        queuedRender("inside", join(downloads, "ok.mp4")),
+        queuedRender("outside", join(elsewhere, "secret.txt")),
+        queuedRender("link", join(downloads, "link.mp4")),
+        queuedRender("gone", join(downloads, "gone.mp4")),
       ],
     });
-    const jobs = await JobManager.open({
+    const queue = await RenderQueue.open({
       file,
       // Never reached: nothing here talks to the service.
       service: {
@@ -100,11 +100,11 @@ describe("a job's output file", () => {
       concurrency: () => 1,
       downloadsDir: () => downloads,
     });
-    expect(await jobs.outputFile("inside")).toBe(join(downloads, "ok.mp4"));
-    expect((await failure(jobs.outputFile("outside"))).code).toBe("path_outside_output");
-    expect((await failure(jobs.outputFile("link"))).code).toBe("path_outside_output");
-    expect((await failure(jobs.outputFile("gone"))).code).toBe("file_missing");
-    await jobs.close();
+    expect(await queue.outputFile("inside")).toBe(join(downloads, "ok.mp4"));
+    expect((await failure(queue.outputFile("outside"))).code).toBe("path_outside_output");
+    expect((await failure(queue.outputFile("link"))).code).toBe("path_outside_output");
+    expect((await failure(queue.outputFile("gone"))).code).toBe("file_missing");
+    await queue.close();
   });
 });
 

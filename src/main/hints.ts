@@ -16,7 +16,7 @@ const DESKTOP_HINTS: Record<string, Hint> = {
     p.strict === "yes"
       ? "Fix the values marked in the Variables form, or turn off Strict variables to render with warnings."
       : "Fix the project or the values in the Variables form, then render again.",
-  svc_idempotency_conflict: () => "Remove the job from the queue and render again.",
+  svc_idempotency_conflict: () => "Remove the render from the queue and render again.",
   invalid_parameter: () => "Check the render options on the Project screen.",
   unexpected_response: () =>
     "Check the service URL in Settings: it must point at an svc render service of a matching version.",

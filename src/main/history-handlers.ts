@@ -2,7 +2,7 @@
 // price quotes, deleting a render and downloading one into the queue's folder.
 import { parseVariablesSchema } from "../shared/variables";
 import type { IpcHandlers } from "./ipc-router";
-import type { JobManager } from "./job-manager";
+import type { RenderQueue } from "./render-queue";
 import type { ServiceConnection } from "./service-connection";
 
 type HistoryHandlers = Pick<
@@ -17,9 +17,9 @@ type HistoryHandlers = Pick<
 
 export function historyHandlers(options: {
   connection: ServiceConnection;
-  jobs: JobManager;
+  queue: RenderQueue;
 }): HistoryHandlers {
-  const { connection, jobs } = options;
+  const { connection, queue } = options;
   return {
     "renders.list": async ({ limit, token }) =>
       (await connection.client()).listRenders({
@@ -58,7 +58,7 @@ export function historyHandlers(options: {
     },
     "renders.download": async ({ renderId, outputDir }) => {
       const record = await (await connection.client()).getRender(renderId);
-      return jobs.downloadFromHistory(record, outputDir);
+      return queue.downloadFromHistory(record, outputDir);
     },
   };
 }

@@ -5,15 +5,15 @@
 import { startDetached, systemOpenCommand } from "../node/index";
 import { stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { JobNotification, PickFolderResult } from "../shared/ipc";
+import type { QueuedRenderNotification, PickFolderResult } from "../shared/ipc";
 import { appError } from "./ipc-errors";
 
 export interface DesktopHost {
   pickFolder(): Promise<PickFolderResult>;
   revealFile(path: string): Promise<boolean>;
   openExternal(url: string): Promise<boolean>;
-  /** A job finished. The renderer also gets a `notification` event (web mode shows that). */
-  notify(notification: JobNotification): void;
+  /** A queued render finished. The renderer also gets a `notification` event (web mode shows that). */
+  notify(notification: QueuedRenderNotification): void;
 }
 
 /** Opens a folder or URL with the system opener; false when opening is turned off. */

@@ -1,7 +1,7 @@
 // The IPC contract, run as one suite over both transports against the same real services: the
 // Electron half (preload bridge <-> an in-process fake of ipcMain/ipcRenderer, since the Electron
 // binary is not available here) and web mode (real HTTP and WebSocket). A real render service runs
-// as a child process and the render jobs are real (1 s at 2 fps).
+// as a child process and the queued renders are real (1 s at 2 fps).
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -11,9 +11,9 @@ import {
   IPC_METHOD_NAMES,
   type DesktopApi,
   type IpcEventMessage,
-  type JobNotification,
-  type JobStage,
-  type JobView,
+  type QueuedRenderNotification,
+  type QueuedRenderStage,
+  type QueuedRenderView,
 } from "../shared/ipc";
 import { CredentialStore } from "../core/credentials";
 import { creditsFor } from "../shared/credits";
@@ -101,7 +101,14 @@ function webTransport(server: WebServer): Transport {
   };
 }
 
-const STAGE_ORDER: JobStage[] = ["waiting", "zip", "upload", "queued", "rendering", "download"];
+const STAGE_ORDER: QueuedRenderStage[] = [
+  "waiting",
+  "zip",
+  "upload",
+  "queued",
+  "rendering",
+  "download",
+];
 
 let base: string;
 let home: string;
@@ -176,7 +183,7 @@ describe.each([
     return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
   }
 
-  let job: JobView;
+  let queuedRender: QueuedRenderView;
 
   beforeAll(() => {
     transport = makeTransport();
@@ -201,15 +208,15 @@ describe.each([
     expect(scan.compositions).toEqual(["index.html", "scenes/outro.html"]);
   });
 
-  it("keeps the core's error codes: a folder without a composition, an unknown job, bad input", async () => {
+  it("keeps the core's error codes: a folder without a composition, an unknown queued render, bad input", async () => {
     const empty = await ipcFailure(api["project.scan"]({ dir: join(base, "outside") }));
     expect(empty.code).toBe("no_composition");
     expect(empty.message).toBe(
       `outside holds no composition: there is no HTML file in ${join(base, "outside")}.`,
     );
     expect(empty.hint).toMatch(/^Choose another folder with Choose folder…/);
-    const missing = await ipcFailure(api["jobs.cancel"]({ jobId: "job_nope" }));
-    expect(missing).toMatchObject({ code: "job_not_found", hint: "Refresh the queue." });
+    const missing = await ipcFailure(api["queue.cancel"]({ queuedRenderId: "queued_render_nope" }));
+    expect(missing).toMatchObject({ code: "queued_render_not_found", hint: "Refresh the queue." });
     const invalid = await ipcFailure(api["settings.set"]({ concurrency: 0 }));
     expect(invalid.code).toBe("invalid_input");
     expect(invalid.message).toMatch(/^concurrency:/);
@@ -335,38 +342,42 @@ describe.each([
     expect(opener.opened).toContain("https://example.com/docs");
   });
 
-  it("renders a job, pushing its stages in order, and notifies when it is done", async () => {
-    const received: JobView[] = [];
-    const notifications: JobNotification[] = [];
-    const offJob = api.on("job", (update) => received.push(update));
+  it("renders a queued render, pushing its stages in order, and notifies when it is done", async () => {
+    const received: QueuedRenderView[] = [];
+    const notifications: QueuedRenderNotification[] = [];
+    const offQueuedRender = api.on("queuedRender", (update) => received.push(update));
     const offNote = api.on("notification", (note) => notifications.push(note));
     await transport.ready();
-    job = await api["jobs.submit"]({
+    queuedRender = await api["queue.submit"]({
       dir: project,
       settings: { ...TINY_RENDER, title: `Contract ${name}` },
     });
-    expect(job).toMatchObject({
+    expect(queuedRender).toMatchObject({
       status: "waiting",
       stage: "waiting",
       source: { type: "dir", dir: project },
     });
-    const done = await waitFor("the job to complete", () =>
+    const done = await waitFor("the queued render to complete", () =>
       received.find(
         (update) =>
-          update.id === job.id && (update.status === "completed" || update.status === "failed"),
+          update.id === queuedRender.id &&
+          (update.status === "completed" || update.status === "failed"),
       ),
     );
     expect(done.error).toBeUndefined();
     expect(done.status).toBe("completed");
-    await waitFor("the notification", () => notifications.find((n) => n.jobId === job.id));
-    offJob();
+    await waitFor("the notification", () =>
+      notifications.find((n) => n.queuedRenderId === queuedRender.id),
+    );
+    offQueuedRender();
     offNote();
 
-    // Every event the main process emitted for the job arrived, once, in the order emitted.
+    // Every event the main process emitted for the queued render arrived, once, in the order
+    // emitted.
     const emitted = serverEvents
-      .flatMap((m) => (m.event === "job" ? [m.payload] : []))
-      .filter((update) => update.id === job.id);
-    const mine = received.filter((update) => update.id === job.id);
+      .flatMap((m) => (m.event === "queuedRender" ? [m.payload] : []))
+      .filter((update) => update.id === queuedRender.id);
+    const mine = received.filter((update) => update.id === queuedRender.id);
     expect(mine.map((u) => u.revision)).toEqual(emitted.map((u) => u.revision));
     expect(JSON.parse(JSON.stringify(mine))).toEqual(JSON.parse(JSON.stringify(emitted)));
     const stages = mine.map((u) => STAGE_ORDER.indexOf(u.stage));
@@ -375,55 +386,63 @@ describe.each([
     expect(mine.some((u) => u.stage === "download")).toBe(true);
 
     expect(done.renderId).toMatch(/^rndr_/);
-    // Named from the job's title and the day, never the render's id.
+    // Named from the queued render's title and the day, never the render's id.
     expect(done.outputPath).toBe(
       join(base, "downloads", `Contract ${name} ${localDay(done.createdAt)}.mp4`),
     );
     expect(existsSync(done.outputPath!)).toBe(true);
     expect(done.fileMissing).toBe(false);
-    job = done;
+    queuedRender = done;
   });
 
-  it("lists the job; cancel and retry of a finished job are refused with their codes", async () => {
-    const jobs = await api["jobs.list"]();
-    expect(jobs.find((j) => j.id === job.id)).toMatchObject({
+  it("lists the queued render; cancel and retry of a finished queued render are refused with their codes", async () => {
+    const queuedRenders = await api["queue.list"]();
+    expect(queuedRenders.find((j) => j.id === queuedRender.id)).toMatchObject({
       status: "completed",
-      renderId: job.renderId,
+      renderId: queuedRender.renderId,
     });
-    expect((await ipcFailure(api["jobs.cancel"]({ jobId: job.id }))).code).toBe("job_finished");
-    expect((await ipcFailure(api["jobs.retry"]({ jobId: job.id }))).code).toBe("job_not_retryable");
+    expect((await ipcFailure(api["queue.cancel"]({ queuedRenderId: queuedRender.id }))).code).toBe(
+      "queued_render_finished",
+    );
+    expect((await ipcFailure(api["queue.retry"]({ queuedRenderId: queuedRender.id }))).code).toBe(
+      "queued_render_not_retryable",
+    );
   });
 
   it('shows "file missing" when the video was deleted, and downloads it again', async () => {
-    await rm(job.outputPath!);
-    const missing = (await api["jobs.list"]()).find((j) => j.id === job.id)!;
+    await rm(queuedRender.outputPath!);
+    const missing = (await api["queue.list"]()).find((j) => j.id === queuedRender.id)!;
     expect(missing).toMatchObject({ status: "completed", fileMissing: true });
-    expect((await ipcFailure(api["host.revealFile"]({ jobId: job.id }))).code).toBe("file_missing");
-    await api["jobs.redownload"]({ jobId: job.id });
+    expect(
+      (await ipcFailure(api["host.revealFile"]({ queuedRenderId: queuedRender.id }))).code,
+    ).toBe("file_missing");
+    await api["queue.redownload"]({ queuedRenderId: queuedRender.id });
     const again = await waitFor("the re-download", async () => {
-      const current = (await api["jobs.list"]()).find((j) => j.id === job.id)!;
+      const current = (await api["queue.list"]()).find((j) => j.id === queuedRender.id)!;
       return current.status === "completed" || current.status === "failed" ? current : undefined;
     });
     expect(again).toMatchObject({
       status: "completed",
       fileMissing: false,
-      outputPath: job.outputPath,
-      renderId: job.renderId,
+      outputPath: queuedRender.outputPath,
+      renderId: queuedRender.renderId,
     });
-    expect(existsSync(job.outputPath!)).toBe(true);
-    expect(await api["host.revealFile"]({ jobId: job.id })).toEqual({ shown: true });
-    expect(opener.opened).toContain(dirname(job.outputPath!));
-    // Only files of the app's own jobs can be shown.
-    expect((await ipcFailure(api["host.revealFile"]({ jobId: "job_unknown" }))).code).toBe(
-      "job_not_found",
-    );
+    expect(existsSync(queuedRender.outputPath!)).toBe(true);
+    expect(await api["host.revealFile"]({ queuedRenderId: queuedRender.id })).toEqual({
+      shown: true,
+    });
+    expect(opener.opened).toContain(dirname(queuedRender.outputPath!));
+    // Only files of the app's own queued renders can be shown.
+    expect(
+      (await ipcFailure(api["host.revealFile"]({ queuedRenderId: "queued_render_unknown" }))).code,
+    ).toBe("queued_render_not_found");
   });
 
   it("lists, gets, downloads again from history and deletes server renders", async () => {
     const page = await api["renders.list"]({ limit: 100 });
-    expect(page.data.map((r) => r.render_id)).toContain(job.renderId);
-    const record = await api["renders.get"]({ renderId: job.renderId! });
-    expect(record).toMatchObject({ render_id: job.renderId, status: "completed", fps: 2 });
+    expect(page.data.map((r) => r.render_id)).toContain(queuedRender.renderId);
+    const record = await api["renders.get"]({ renderId: queuedRender.renderId! });
+    expect(record).toMatchObject({ render_id: queuedRender.renderId, status: "completed", fps: 2 });
     // What the render's composition declares, read from its asset by the service.
     const declared = await api["renders.variables"]({ render: record });
     expect(declared.variables).toMatchObject([{ id: "title", type: "string", maxLength: 20 }]);
@@ -434,20 +453,22 @@ describe.each([
     );
 
     const outputDir = join(base, `history-${name.replace(/ /g, "-")}`);
-    const download = await api["renders.download"]({ renderId: job.renderId!, outputDir });
+    const download = await api["renders.download"]({ renderId: queuedRender.renderId!, outputDir });
     const downloaded = await waitFor("the history download", async () => {
-      const current = (await api["jobs.list"]()).find((j) => j.id === download.id)!;
+      const current = (await api["queue.list"]()).find((j) => j.id === download.id)!;
       return current.status === "completed" || current.status === "failed" ? current : undefined;
     });
     expect(downloaded.status).toBe("completed");
     expect(dirname(downloaded.outputPath!)).toBe(outputDir);
     expect(existsSync(downloaded.outputPath!)).toBe(true);
-    expect(await api["jobs.remove"]({ jobId: download.id })).toEqual({ jobId: download.id });
-
-    expect(await api["renders.delete"]({ renderId: job.renderId! })).toEqual({
-      renderId: job.renderId,
+    expect(await api["queue.remove"]({ queuedRenderId: download.id })).toEqual({
+      queuedRenderId: download.id,
     });
-    expect((await ipcFailure(api["renders.get"]({ renderId: job.renderId! }))).code).toBe(
+
+    expect(await api["renders.delete"]({ renderId: queuedRender.renderId! })).toEqual({
+      renderId: queuedRender.renderId,
+    });
+    expect((await ipcFailure(api["renders.get"]({ renderId: queuedRender.renderId! }))).code).toBe(
       "svc_render_not_found",
     );
   });

@@ -4,7 +4,7 @@
 // sampled frames as `svc render` would; a newer quote of the same project stops the older one.
 import { spawn } from "node:child_process";
 import type { LocalRenderQuote } from "../shared/ipc";
-import type { JobRenderSettings } from "../shared/ipc";
+import type { QueuedRenderSettings } from "../shared/ipc";
 import { appError } from "./ipc-errors";
 
 /** Sampling starts browsers and draws ~30 frames; much longer means a browser is stuck. */
@@ -19,7 +19,7 @@ export class LocalQuotes {
   async quote(
     root: string,
     composition: string,
-    settings: Omit<JobRenderSettings, "title" | "strictVariables">,
+    settings: Omit<QueuedRenderSettings, "title" | "strictVariables">,
   ): Promise<LocalRenderQuote> {
     const key = `${root}\u0000${composition}`;
     this.running.get(key)?.abort();

@@ -1,10 +1,10 @@
 // Inline playback of downloaded videos (Queue and History): a read-only HTTP server on 127.0.0.1
-// that serves exactly the files the job manager handed it, each under an unguessable URL
+// that serves exactly the files the render queue handed it, each under an unguessable URL
 // (`/media/<random token>/<name>`), with Range requests so the <video> element can seek. The
-// renderer never names a path: it asks by job (`media.url`), the manager checks the file lies in
-// that job's output folder, and only then is a URL issued. The server, its Host check (DNS
-// rebinding) and Range answers are src/node/static-files.ts. Electron's window and web mode both
-// play from here, so there is one implementation.
+// renderer never names a path: it asks by queued render (`media.url`), the manager checks the file
+// lies in that queued render's output folder, and only then is a URL issued. The server, its Host
+// check (DNS rebinding) and Range answers are src/node/static-files.ts. Electron's window and web
+// mode both play from here, so there is one implementation.
 import { randomBytes } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";

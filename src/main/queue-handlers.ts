@@ -1,4 +1,4 @@
-// The desktop queue's IPC methods: `jobs.*` (single renders), `batches.*` (one render per data
+// The desktop queue's IPC methods: `queue.*` (single renders), `batches.*` (one render per data
 // row) and `media.url` (playing a finished render: the downloaded file when there is one, else a
 // fresh signed URL from the service). A folder is checked to be a project before it is queued.
 import { basename } from "node:path";
@@ -10,20 +10,20 @@ import type { FileHost } from "./file-host";
 import type { DesktopHost } from "./host";
 import { appError } from "./ipc-errors";
 import type { IpcHandlers } from "./ipc-router";
-import type { JobManager } from "./job-manager";
+import type { RenderQueue } from "./render-queue";
 import type { MediaServer } from "./media-server";
 import { scanProjectFolder } from "./project-handlers";
 import type { ServiceConnection } from "./service-connection";
 
 type QueueHandlers = Pick<
   IpcHandlers,
-  | "jobs.submit"
-  | "jobs.cancel"
-  | "jobs.retry"
-  | "jobs.list"
-  | "jobs.redownload"
-  | "jobs.remove"
-  | "jobs.openFile"
+  | "queue.submit"
+  | "queue.cancel"
+  | "queue.retry"
+  | "queue.list"
+  | "queue.redownload"
+  | "queue.remove"
+  | "queue.openFile"
   | "batches.submit"
   | "batches.list"
   | "batches.retryFailed"
@@ -34,13 +34,13 @@ type QueueHandlers = Pick<
 >;
 
 export function queueHandlers(options: {
-  jobs: JobManager;
+  queue: RenderQueue;
   connection: ServiceConnection;
   media: MediaServer;
   files: FileHost;
   host: DesktopHost;
 }): QueueHandlers {
-  const { jobs, connection, media, files, host } = options;
+  const { queue, connection, media, files, host } = options;
   const scan = scanProjectFolder;
 
   /** A finished render's file (`output`: which one) from the service: a fresh signed URL. */
@@ -55,10 +55,10 @@ export function queueHandlers(options: {
     return { url: file.url, poster: file.thumbnail_url ?? undefined, source: "service" };
   };
   /** A downloaded file from the media server, with its thumbnail when it can be had. */
-  const fromFile = async (jobId: string, output = 0): Promise<MediaSource | undefined> => {
-    const file = await jobs.outputFile(jobId, output).catch(() => undefined);
+  const fromFile = async (queuedRenderId: string, output = 0): Promise<MediaSource | undefined> => {
+    const file = await queue.outputFile(queuedRenderId, output).catch(() => undefined);
     if (!file) return undefined;
-    const renderId = jobs.get(jobId).renderId;
+    const renderId = queue.get(queuedRenderId).renderId;
     const poster = renderId
       ? await connection
           .client()
@@ -70,12 +70,12 @@ export function queueHandlers(options: {
   };
 
   return {
-    "jobs.submit": async (input) => {
+    "queue.submit": async (input) => {
       // The service checks an asset id (and the variables against its schema) when it is submitted.
-      if ("assetId" in input) return jobs.submitFromAsset(input);
+      if ("assetId" in input) return queue.submitFromAsset(input);
       // Fail before queueing when the folder is not a project (the rest is checked when it runs).
       const project = await scan(input.dir, input.composition);
-      return jobs.submit({
+      return queue.submit({
         dir: project.root,
         composition: project.composition,
         settings: input.settings,
@@ -108,7 +108,7 @@ export function queueHandlers(options: {
         new Map(input.rows.flatMap((row) => (row.captionCues ? [[row.row, row.captionCues]] : []))),
         input.settings.captions,
       );
-      return jobs.submitBatch({
+      return queue.submitBatch({
         dir: project.root,
         composition: project.composition,
         settings: input.settings,
@@ -122,44 +122,47 @@ export function queueHandlers(options: {
         title: basename(project.root),
       });
     },
-    "batches.list": async () => jobs.listBatches(),
-    "batches.retryFailed": ({ batchId }) => jobs.retryFailedRows(batchId),
-    "batches.cancel": ({ batchId }) => jobs.cancelBatch(batchId),
+    "batches.list": async () => queue.listBatches(),
+    "batches.retryFailed": ({ batchId }) => queue.retryFailedRows(batchId),
+    "batches.cancel": ({ batchId }) => queue.cancelBatch(batchId),
     "batches.remove": async ({ batchId }) => {
-      await jobs.removeBatch(batchId);
+      await queue.removeBatch(batchId);
       return { batchId };
     },
     "batches.openFolder": async ({ batchId }) => ({
-      shown: await host.revealFile(await jobs.batchFolder(batchId)),
+      shown: await host.revealFile(await queue.batchFolder(batchId)),
     }),
     "media.url": async (input) => {
       const output = input.output ?? 0;
-      if ("jobId" in input) {
-        const job = jobs.get(input.jobId);
-        const local = await fromFile(job.id, output);
+      if ("queuedRenderId" in input) {
+        const queuedRender = queue.get(input.queuedRenderId);
+        const local = await fromFile(queuedRender.id, output);
         if (local) return local;
-        if (!job.renderId || job.status !== "completed")
-          throw appError("job_not_completed", "This job has no finished video yet.");
-        return fromService(job.renderId, output);
+        if (!queuedRender.renderId || queuedRender.status !== "completed")
+          throw appError("queued_render_not_completed", "This render has no finished video yet.");
+        return fromService(queuedRender.renderId, output);
       }
-      const downloaded = jobs
+      const downloaded = queue
         .list()
-        .find((job) => job.renderId === input.renderId && job.status === "completed");
+        .find(
+          (queuedRender) =>
+            queuedRender.renderId === input.renderId && queuedRender.status === "completed",
+        );
       return (
         (downloaded && (await fromFile(downloaded.id, output))) ??
         fromService(input.renderId, output)
       );
     },
-    "jobs.cancel": ({ jobId }) => jobs.cancel(jobId),
-    "jobs.retry": ({ jobId }) => jobs.retry(jobId),
-    "jobs.list": async () => jobs.list(),
-    "jobs.redownload": ({ jobId }) => jobs.redownload(jobId),
-    "jobs.remove": async ({ jobId }) => {
-      await jobs.remove(jobId);
-      return { jobId };
+    "queue.cancel": ({ queuedRenderId }) => queue.cancel(queuedRenderId),
+    "queue.retry": ({ queuedRenderId }) => queue.retry(queuedRenderId),
+    "queue.list": async () => queue.list(),
+    "queue.redownload": ({ queuedRenderId }) => queue.redownload(queuedRenderId),
+    "queue.remove": async ({ queuedRenderId }) => {
+      await queue.remove(queuedRenderId);
+      return { queuedRenderId };
     },
-    "jobs.openFile": async ({ jobId, output }) => {
-      const file = await jobs.outputFile(jobId, output);
+    "queue.openFile": async ({ queuedRenderId, output }) => {
+      const file = await queue.outputFile(queuedRenderId, output);
       await files.openFile(file);
       return { opened: file };
     },

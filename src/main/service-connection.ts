@@ -81,7 +81,7 @@ export class ServiceConnection {
       baseUrl: url,
       ...(await apiCredential(credential, oauth)),
       userAgent: this.options.userAgent ?? "svc-desktop",
-      // A service that is restarting answers again within seconds; the job manager retries whole
+      // A service that is restarting answers again within seconds; the render queue retries whole
       // steps after that, so single requests need not wait long.
       retryLimit: 2,
       backoffMs: 500,

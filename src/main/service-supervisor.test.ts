@@ -1,11 +1,11 @@
-// The embedded service is supervised: started on first need, and restarted on the same port when
-// it dies, with the queue carrying on. The service is the real `svc server` child process; the job
-// manager and supervisor run in this process.
+// The embedded service is supervised: started on first need, and restarted on the same port when it
+// dies, with the queue carrying on. The service is the real `svc server` child process; the queued
+// render manager and supervisor run in this process.
 import { existsSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { JobView, ServiceState } from "../shared/ipc";
+import type { QueuedRenderView, ServiceState } from "../shared/ipc";
 import { ApiClient } from "../core/api-client";
 import { startDesktopApp, type DesktopApp } from "./desktop-app";
 import { createWebHost } from "./host";
@@ -24,7 +24,7 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-it("restarts the embedded service after it is killed, and queued jobs continue", async () => {
+it("restarts the embedded service after it is killed, and queued renders continue", async () => {
   const localData = join(base, "local-service");
   app = await startDesktopApp({
     appRoot: REPO,
@@ -39,21 +39,21 @@ it("restarts the embedded service after it is killed, and queued jobs continue",
     pollIntervalMs: 300,
   });
   const states: ServiceState[] = [];
-  const jobs = new Map<string, JobView>();
+  const queuedRenders = new Map<string, QueuedRenderView>();
   app.events.subscribe((message) => {
     if (message.event === "service") states.push(message.payload);
-    if (message.event === "job") jobs.set(message.payload.id, message.payload);
+    if (message.event === "queuedRender") queuedRenders.set(message.payload.id, message.payload);
   });
   expect(app.supervisor.state().status).toBe("stopped");
 
   const projectA = await writeProject(join(base, "a"), { "index.html": tinyComposition("first") });
   const projectB = await writeProject(join(base, "b"), { "index.html": tinyComposition("second") });
-  const submit = (dir: string) => app.router.invoke("jobs.submit", { dir, settings: TINY_RENDER });
-  const first = (await submit(projectA)) as { ok: true; data: JobView };
-  const second = (await submit(projectB)) as { ok: true; data: JobView };
+  const submit = (dir: string) => app.router.invoke("queue.submit", { dir, settings: TINY_RENDER });
+  const first = (await submit(projectA)) as { ok: true; data: QueuedRenderView };
+  const second = (await submit(projectB)) as { ok: true; data: QueuedRenderView };
   expect(first.ok && second.ok).toBe(true);
 
-  // The first job started the service; kill it while the first render is on it.
+  // The first queued render started the service; kill it while the first render is on it.
   const url = await waitFor("the service to be ready", () => app.supervisor.state().url);
   expect(states.map((s) => s.status).slice(0, 2)).toEqual(["starting", "ready"]);
   const { api_key: apiKey } = JSON.parse(
@@ -61,12 +61,12 @@ it("restarts the embedded service after it is killed, and queued jobs continue",
   ) as { api_key: string };
   const client = new ApiClient({ baseUrl: url, credential: apiKey });
   await waitFor("the first render to be on the service", async () => {
-    const renderId = jobs.get(first.data.id)?.renderId;
+    const renderId = queuedRenders.get(first.data.id)?.renderId;
     if (!renderId) return undefined;
     const record = await client.getRender(renderId);
     return record.status === "rendering" || record.status === "queued" ? true : undefined;
   });
-  expect(jobs.get(second.data.id)?.status).toBe("waiting");
+  expect(queuedRenders.get(second.data.id)?.status).toBe("waiting");
   const killed = app.supervisor.pid!;
   process.kill(killed, "SIGKILL");
 
@@ -80,20 +80,20 @@ it("restarts the embedded service after it is killed, and queued jobs continue",
   expect(states.map((s) => s.status)).toEqual(["starting", "ready", "restarting", "ready"]);
 
   const done = await waitFor(
-    "both jobs to finish",
+    "both queued renders to finish",
     () => {
-      const a = jobs.get(first.data.id);
-      const b = jobs.get(second.data.id);
-      const finished = (job: JobView | undefined) =>
-        job?.status === "completed" || job?.status === "failed";
+      const a = queuedRenders.get(first.data.id);
+      const b = queuedRenders.get(second.data.id);
+      const finished = (queuedRender: QueuedRenderView | undefined) =>
+        queuedRender?.status === "completed" || queuedRender?.status === "failed";
       return finished(a) && finished(b) ? [a!, b!] : undefined;
     },
     { timeoutMs: 120_000 },
   );
-  for (const job of done) {
-    expect(job.error).toBeUndefined();
-    expect(job.status).toBe("completed");
-    expect(existsSync(job.outputPath!)).toBe(true);
+  for (const queuedRender of done) {
+    expect(queuedRender.error).toBeUndefined();
+    expect(queuedRender.status).toBe("completed");
+    expect(existsSync(queuedRender.outputPath!)).toBe(true);
   }
 
   await app.close();

@@ -1,8 +1,8 @@
 // The embedded render service (SPEC.md section 0/7): with the setting "service" = local, the app
-// runs `svc server` as a child process (never in-process: src/main may not import src/server, and
-// a crashing render engine must not take the window down). The supervisor starts it on first
-// need, waits for /readyz, restarts it on the same port after a crash (so signed URLs and polling
-// jobs keep working), stops it on quit, and reports its state for the UI. When something already
+// runs `svc server` as a child process (never in-process: src/main may not import src/server, and a
+// crashing render engine must not take the window down). The supervisor starts it on first need,
+// waits for /readyz, restarts it on the same port after a crash (so signed URLs and polling queued
+// renders keep working), stops it on quit, and reports its state for the UI. When something already
 // answers on the configured port (e.g. a service the CLI started) it is used as it is.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";

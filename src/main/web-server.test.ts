@@ -145,9 +145,9 @@ describe("web mode IPC and events", () => {
   });
 
   it("keeps method errors in the envelope with their code", async () => {
-    const unknown = await ipc({ authorization: `Bearer ${server.token}` }, "jobs.explode");
+    const unknown = await ipc({ authorization: `Bearer ${server.token}` }, "queue.explode");
     expect(await unknown.json()).toMatchObject({ ok: false, error: { code: "unknown_method" } });
-    const invalid = await ipc({ authorization: `Bearer ${server.token}` }, "jobs.cancel");
+    const invalid = await ipc({ authorization: `Bearer ${server.token}` }, "queue.cancel");
     expect(await invalid.json()).toMatchObject({ ok: false, error: { code: "invalid_input" } });
   });
 

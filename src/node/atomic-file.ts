@@ -1,4 +1,4 @@
-// Small state and secret files (settings, the job queue, credentials) are written atomically: a
+// Small state and secret files (settings, the render queue, credentials) are written atomically: a
 // temp file (0600) in the same folder, then rename, so a crash or SIGKILL mid-write leaves the
 // previous version, never half a file. Writes to one file through a JsonFileWriter are serialised
 // so a slow write cannot land after a newer one.

@@ -24,7 +24,7 @@ describe("src/node", () => {
   it("writes JSON atomically as 0600 in a 0700 folder it creates, leaving no temp file", async () => {
     const root = await mkdtemp(join(tmpdir(), "svc-node-"));
     dirs.push(root);
-    const file = join(root, "state", "jobs.json");
+    const file = join(root, "state", "queue.json");
     await writeJsonFileAtomic(file, { a: 1 });
     const writer = new JsonFileWriter(file);
     const value = { a: 2 };
@@ -34,7 +34,7 @@ describe("src/node", () => {
     expect(await readJsonFile(file)).toEqual({ a: 4 });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(join(root, "state"))).mode & 0o777).toBe(0o700);
-    expect(await readdir(join(root, "state"))).toEqual(["jobs.json"]);
+    expect(await readdir(join(root, "state"))).toEqual(["queue.json"]);
     expect(JSON.parse(await readFile(file, "utf8"))).toEqual({ a: 4 });
     expect(await readJsonFile(join(root, "missing.json"))).toBeUndefined();
   });

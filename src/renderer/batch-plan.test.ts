@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
-import type { BatchView, JobView } from "../shared/ipc";
+import type { BatchView, QueuedRenderView } from "../shared/ipc";
 import { summarizeBatch } from "./batch-plan";
 
 const batch = { rowCount: 4 } as BatchView;
 
-function row(change: Partial<JobView>): JobView {
+function row(change: Partial<QueuedRenderView>): QueuedRenderView {
   return {
     status: "waiting",
     stage: "waiting",
     progress: 0,
     startedAt: undefined,
     ...change,
-  } as JobView;
+  } as QueuedRenderView;
 }
 
 describe("summarizeBatch", () => {

@@ -7,7 +7,8 @@ import "./styles.css";
 
 const queryClient = new QueryClient({
   defaultOptions: {
-    // The main process pushes what changes (jobs, service state); the rest is refreshed on demand.
+    // The main process pushes what changes (queued renders, service state); the rest is refreshed
+    // on demand.
     queries: { refetchOnWindowFocus: false, staleTime: 5_000 },
   },
 });

@@ -5,12 +5,12 @@ import {
   cliCommand,
   estimatedCredits,
   filesSummary,
-  jobSettingsFrom,
+  queuedRenderSettingsFrom,
   outputsOf,
   plannedCredits,
   posterTimeOf,
   tickedSizes,
-  jobTitle,
+  queuedRenderTitle,
   parseFps,
   renderOptionsProblem,
   suggestedIgnoreLine,
@@ -97,7 +97,7 @@ describe("render plan", () => {
       { format: "gif", aspect_ratio: "16:9" },
       { still: { time: 2.5, format: "png" }, aspect_ratio: "16:9" },
     ]);
-    expect(jobSettingsFrom(ticked, WIDE).outputs).toHaveLength(5);
+    expect(queuedRenderSettingsFrom(ticked, WIDE).outputs).toHaveLength(5);
     // 4 videos of 5 s and a still (one started second): the service's charge lines added up.
     expect(plannedCredits(ticked, WIDE)).toBe(4 * 5 + 1);
     expect(filesSummary(ticked, WIDE)).toBe("3 videos, a GIF and a poster picture");
@@ -115,7 +115,7 @@ describe("render plan", () => {
     );
     // Nothing ticked beyond the composition's own size: one file, no outputs.
     expect(outputsOf(DEFAULT_RENDER_CHOICES, WIDE)).toBeUndefined();
-    expect(jobSettingsFrom(DEFAULT_RENDER_CHOICES, WIDE)).not.toHaveProperty("outputs");
+    expect(queuedRenderSettingsFrom(DEFAULT_RENDER_CHOICES, WIDE)).not.toHaveProperty("outputs");
     expect(plannedCredits(DEFAULT_RENDER_CHOICES, WIDE)).toBe(5);
     // One other size alone is still an output: the page adapts to it.
     expect(outputsOf({ ...DEFAULT_RENDER_CHOICES, sizes: ["9:16"] }, WIDE)).toEqual([
@@ -163,11 +163,11 @@ describe("frames per second as typed", () => {
     });
   });
 
-  it("names a job after the project and its title variable", () => {
-    expect(jobTitle("lower-third", { title: "Grace Hopper", size: 3 })).toBe(
+  it("names a queued render after the project and its title variable", () => {
+    expect(queuedRenderTitle("lower-third", { title: "Grace Hopper", size: 3 })).toBe(
       "lower-third · Grace Hopper",
     );
-    expect(jobTitle("hello-world", { size: 3 })).toBe("hello-world");
+    expect(queuedRenderTitle("hello-world", { size: 3 })).toBe("hello-world");
   });
 
   it("writes no command for options that cannot render (no --fps NaN)", () => {

@@ -13,7 +13,7 @@ import {
 } from "../shared/render-options";
 import type { VariableValues } from "../shared/variables";
 import { FPS_MAX, FPS_MIN } from "../shared/limits";
-import { jobSettingsSchema, type JobRenderSettings } from "../shared/ipc";
+import { queuedRenderSettingsSchema, type QueuedRenderSettings } from "../shared/ipc";
 import type { RenderChoices } from "./store";
 
 /** Why `format` cannot be chosen with `resolution`, or undefined when it can. */
@@ -50,8 +50,8 @@ export interface CompositionFacts {
   duration: number | undefined;
 }
 
-/** The API's `outputs` as a job's settings carry them. */
-export type PlannedOutputs = NonNullable<JobRenderSettings["outputs"]>;
+/** The API's `outputs` as a queued render's settings carry them. */
+export type PlannedOutputs = NonNullable<QueuedRenderSettings["outputs"]>;
 
 /** Words for each size, as the Sizes checkboxes say them. */
 export const SIZE_LABELS: Record<AspectRatio, string> = {
@@ -117,7 +117,7 @@ export function renderOptionsProblem(
     if (facts.duration !== undefined && time >= facts.duration)
       return `The poster's time must be before the end of the video (${facts.duration} s): type a smaller number of seconds.`;
   }
-  const checked = jobSettingsSchema.safeParse(jobSettingsFrom(render, facts));
+  const checked = queuedRenderSettingsSchema.safeParse(queuedRenderSettingsFrom(render, facts));
   if (checked.success) return undefined;
   const issue = checked.error.issues[0]!;
   // The rule names the API's fields (outputs[1]); the panel says which file.
@@ -232,10 +232,10 @@ export function folderName(dir: string): string {
 }
 
 /**
- * A job's title: the project, and its title variable when it has a text one ("lower-third · Grace
- * Hopper"). The output file is named from it and the date (main/job-steps.ts).
+ * A queued render's title: the project, and its title variable when it has a text one ("lower-third
+ * · Grace Hopper"). The output file is named from it and the date (main/queued-render-steps.ts).
  */
-export function jobTitle(project: string, values: Record<string, unknown>): string {
+export function queuedRenderTitle(project: string, values: Record<string, unknown>): string {
   const title = ["title", "name", "headline"]
     .map((id) => values[id])
     .find((value): value is string => typeof value === "string" && value.trim() !== "");
@@ -243,10 +243,13 @@ export function jobTitle(project: string, values: Record<string, unknown>): stri
 }
 
 /**
- * The Project screen's render options as a job's settings: one file at the composition's size
- * (detected), or the ticked sizes and extras as `outputs`.
+ * The Project screen's render options as a queued render's settings: one file at the composition's
+ * size (detected), or the ticked sizes and extras as `outputs`.
  */
-export function jobSettingsFrom(render: RenderChoices, facts: CompositionFacts): JobRenderSettings {
+export function queuedRenderSettingsFrom(
+  render: RenderChoices,
+  facts: CompositionFacts,
+): QueuedRenderSettings {
   const outputs = outputsOf(render, facts);
   return {
     fps: render.fps,
@@ -258,9 +261,9 @@ export function jobSettingsFrom(render: RenderChoices, facts: CompositionFacts):
   };
 }
 
-/** "mp4 · 1080p · 30 fps": a job's or batch's output at a glance. */
+/** "mp4 · 1080p · 30 fps": a queued render's or batch's output at a glance. */
 export function settingsSummary(
-  settings: Pick<JobRenderSettings, "format" | "resolution" | "fps">,
+  settings: Pick<QueuedRenderSettings, "format" | "resolution" | "fps">,
 ): string {
   return `${settings.format} · ${settings.resolution} · ${settings.fps} fps`;
 }

@@ -1,12 +1,12 @@
 // The renderer's UI state (zustand): which screen is shown, the theme, the open project and what
-// the creator has typed into its forms. Server state (scans, jobs, renders, settings) lives in
-// react-query (hooks/); nothing here is fetched. Theme, recent projects, where the folder browser
-// was, and each project's choices (composition, variable values, render options, strict) survive
-// a reload (localStorage): a project reopens as it was left, a new one starts from the defaults,
-// and nothing carries over from one project to another. Recent lists only projects that opened
-// (the Project screen calls `rememberRecent` once a scan succeeded). The "Render many…" table being
-// edited is kept here too (not persisted): it is what the creator typed or imported, checked on
-// every change by hooks/batch-table.ts.
+// the creator has typed into its forms. Server state (scans, queued renders, renders, settings)
+// lives in react-query (hooks/); nothing here is fetched. Theme, recent projects, where the folder
+// browser was, and each project's choices (composition, variable values, render options, strict)
+// survive a reload (localStorage): a project reopens as it was left, a new one starts from the
+// defaults, and nothing carries over from one project to another. Recent lists only projects that
+// opened (the Project screen calls `rememberRecent` once a scan succeeded). The "Render many…"
+// table being edited is kept here too (not persisted): it is what the creator typed or imported,
+// checked on every change by hooks/batch-table.ts.
 import { create } from "zustand";
 import { persist } from "zustand/middleware";
 import { DEFAULT_RENDER_SETTINGS } from "../shared/render-options";

@@ -33,7 +33,7 @@ let svc: ServiceProcess;
 let assetId: string;
 
 beforeAll(async () => {
-  svc = await startService({ workers: 0 });
+  svc = await startService({ jobs: 0 });
   const uploaded = await uploadProject(svc, svc.apiKey, projectZip);
   expect(uploaded.complete.status).toBe(200);
   assetId = uploaded.assetId;

@@ -35,7 +35,7 @@ const projectZip = buildZip([
 ]);
 
 beforeAll(async () => {
-  svc = await startService({ workers: 0 });
+  svc = await startService({ jobs: 0 });
   const uploaded = await uploadProject(svc, svc.apiKey, projectZip);
   expect(uploaded.complete.status).toBe(200);
   assetId = uploaded.assetId;
@@ -119,7 +119,7 @@ describe("service basics", () => {
       "0",
       "--data-dir",
       svc.dataDir,
-      "--workers",
+      "--jobs",
       "0",
     ]);
     expect(second.code).toBe(1);
@@ -675,7 +675,7 @@ describe("list and delete", () => {
 describe("rate limit", () => {
   it("answers 429 with Retry-After once a credential exceeds its rate", async () => {
     const limited = await startService({
-      workers: 0,
+      jobs: 0,
       env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "5" },
     });
     try {

@@ -23,7 +23,7 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   ({ svc, receiver } = await startServiceWithReceiver({
-    workers: 2,
+    jobs: 2,
     env: {
       SVC_SERVER_MAX_CHUNKS: "4",
       SVC_SERVER_CHUNK_SECONDS: "2",

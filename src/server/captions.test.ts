@@ -1,7 +1,7 @@
 // Captions on /v3 renders through the real service (issue 37): the caption file travels in the
 // project zip; a missing or broken one is a 400 naming `captions.file` (and the line) before
-// anything is queued or charged; a good one is burned into the video (decoded) and, asked for, is
-// a soft subtitle track too, in a render cut into chunks (added at the join) and in every video of a
+// anything is queued or charged; a good one is burned into the video (decoded) and, asked for, is a
+// soft subtitle track too, in a render cut into chunks (added at the join) and in every video of a
 // render with several outputs, each stream holding the cues' words.
 import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -39,7 +39,7 @@ beforeAll(async () => {
   dir = await tempDir();
   svc = await startService({
     dataDir: join(dir, "data"),
-    workers: 2,
+    jobs: 2,
     // Fixed 1 s chunks, so the 3 s composition is rendered in three and joined.
     env: {
       SVC_SERVER_MAX_CHUNKS: "8",

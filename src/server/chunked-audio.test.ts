@@ -76,10 +76,10 @@ beforeAll(async () => {
   [chunked, whole] = await Promise.all([
     startService({
       dataDir: join(dir, "chunked"),
-      workers: 2,
+      jobs: 2,
       env: { SVC_SERVER_CHUNK_SECONDS: String(CHUNK_SECONDS) },
     }),
-    startService({ dataDir: join(dir, "whole"), workers: 1, env: { SVC_SERVER_MAX_CHUNKS: "1" } }),
+    startService({ dataDir: join(dir, "whole"), jobs: 1, env: { SVC_SERVER_MAX_CHUNKS: "1" } }),
   ]);
 }, 120_000);
 

@@ -38,8 +38,8 @@ export interface ServerConfig {
   host: string;
   port: number;
   dataDir: string;
-  /** In-process render workers (default: half the cores, at least 1); 0 runs the API only. */
-  workers: number;
+  /** Queue jobs this process runs at a time (default: half the cores, at least 1); 0: API only. */
+  jobs: number;
   /** Lease a worker holds on a job; renewed by heartbeats every leaseSeconds/3. */
   leaseSeconds: number;
   maxAttempts: number;
@@ -105,7 +105,7 @@ export interface ServerFlags {
   host?: string;
   port?: number;
   dataDir?: string;
-  workers?: number;
+  jobs?: number;
 }
 
 export function defaultDataDir(): string {
@@ -151,9 +151,8 @@ export function loadConfig(
     host: flags.host ?? "127.0.0.1",
     port: flags.port ?? LOCAL_SERVICE_PORT,
     dataDir: resolve(flags.dataDir ?? defaultDataDir()),
-    // A render keeps about two cores busy (browser + encoder): one worker on a 2-core machine.
-    workers:
-      role === "api" ? 0 : (flags.workers ?? Math.max(1, Math.floor(availableParallelism() / 2))),
+    // A render keeps about two cores busy (browser + encoder): one job at a time on 2 cores.
+    jobs: role === "api" ? 0 : (flags.jobs ?? Math.max(1, Math.floor(availableParallelism() / 2))),
     leaseSeconds: num("SVC_SERVER_LEASE_SECONDS", 60),
     maxAttempts: num("SVC_SERVER_MAX_ATTEMPTS", 3),
     renderTimeoutSeconds: num("SVC_SERVER_RENDER_TIMEOUT_SECONDS", 30 * 60),

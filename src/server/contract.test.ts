@@ -3,7 +3,7 @@
 // documented shape (the success schema, or an error code listed under that status). Then the
 // edges clients hit: bodiless requests with and without a JSON content-type, unknown fields
 // (ignored), wrong types (400 naming the param), a huge body (413) and malformed JSON (400), and
-// unknown paths (404 JSON). API-only services (workers: 0): nothing here needs a render.
+// unknown paths (404 JSON). API-only services (jobs: 0): nothing here needs a render.
 import { request } from "node:http";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
@@ -66,9 +66,9 @@ let starting: Promise<ServiceProcess>[] = [];
 
 beforeAll(async () => {
   starting = [
-    startService({ workers: 0, env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "0" } }),
+    startService({ jobs: 0, env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "0" } }),
     startService({
-      workers: 0,
+      jobs: 0,
       env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "1", SVC_SERVER_LOCAL_CREDITS: "0" },
     }),
   ];

@@ -14,7 +14,7 @@ const DEVICE_CODES = 20;
 let svc: ServiceProcess;
 
 beforeAll(async () => {
-  svc = await startService({ workers: 0 });
+  svc = await startService({ jobs: 0 });
 });
 
 afterAll(async () => {
@@ -142,7 +142,7 @@ it("limits device-code creation per client, with Retry-After; another client sti
 
 it("behind a trusted load balancer counts the client its X-Forwarded-For names", async () => {
   const balanced = await startService({
-    workers: 0,
+    jobs: 0,
     env: { SVC_SERVER_TRUSTED_PROXIES: "127.0.0.1", SVC_SERVER_AUTH_FAILURES_PER_CLIENT: "3" },
   });
   try {

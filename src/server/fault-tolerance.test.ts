@@ -55,7 +55,7 @@ async function submit(
 
 describe("fault tolerance", () => {
   it("completes a render exactly once, charged once, after the service is SIGKILLed mid-render", async () => {
-    svc = await startService({ dataDir, workers: 1, env });
+    svc = await startService({ dataDir, jobs: 1, env });
     const zip = buildZip([
       { name: "index.html", data: compositionHtml({ seconds: 5 }), deflate: true },
     ]);
@@ -74,7 +74,7 @@ describe("fault tolerance", () => {
       readDb<{ status: string }>("select status from renders where id = ?", renderId)[0]!.status,
     ).toBe("rendering");
 
-    svc = await startService({ dataDir, workers: 1, env });
+    svc = await startService({ dataDir, jobs: 1, env });
     const done = await waitFor(
       "the render to complete after the restart",
       async () => {
@@ -103,7 +103,7 @@ describe("fault tolerance", () => {
   it("fails a render whose worker died on its last attempt with svc_worker_lost, charging nothing", async () => {
     const lastDir = join(await tempDir(), "data");
     const lastEnv = { ...env, SVC_SERVER_MAX_ATTEMPTS: "1" };
-    let service = await startService({ dataDir: lastDir, workers: 1, env: lastEnv });
+    let service = await startService({ dataDir: lastDir, jobs: 1, env: lastEnv });
     try {
       const zip = buildZip([{ name: "index.html", data: compositionHtml({ seconds: 5 }) }]);
       const { assetId } = await uploadProject(service, service.apiKey, zip);
@@ -114,7 +114,7 @@ describe("fault tolerance", () => {
         { timeoutMs: 60_000, intervalMs: 50 },
       );
       await service.kill("SIGKILL");
-      service = await startService({ dataDir: lastDir, workers: 1, env: lastEnv });
+      service = await startService({ dataDir: lastDir, jobs: 1, env: lastEnv });
       const failed = await waitFor(
         "the render to be given up",
         async () => {
@@ -146,7 +146,7 @@ describe("fault tolerance", () => {
     for (let i = 0; i < 5; i++) ids.push(await submit(svc!, assetId, { title: `queued ${i}` }));
     await svc!.kill("SIGKILL");
 
-    svc = await startService({ dataDir, workers: 1, env });
+    svc = await startService({ dataDir, jobs: 1, env });
     const finished = await waitFor(
       "all five renders",
       async () => {
@@ -193,7 +193,7 @@ describe("fault tolerance", () => {
 
   it("fails a render that runs past the per-render timeout, without charging it", async () => {
     const limited = await startService({
-      workers: 1,
+      jobs: 1,
       env: { SVC_SERVER_RENDER_TIMEOUT_SECONDS: "1" },
     });
     try {
@@ -224,7 +224,7 @@ describe("fault tolerance", () => {
 
   it("gives a running render back to the queue when the shutdown grace period runs out", async () => {
     const quick = await startService({
-      workers: 1,
+      jobs: 1,
       env: { SVC_SERVER_SHUTDOWN_GRACE_SECONDS: "0" },
     });
     const zip = buildZip([{ name: "index.html", data: compositionHtml({ seconds: 30 }) }]);

@@ -30,7 +30,7 @@ const count = (property: string) => tried.set(property, (tried.get(property) ?? 
 const started = Date.now();
 
 beforeAll(async () => {
-  svc = await startService({ workers: 0, env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "0" } });
+  svc = await startService({ jobs: 0, env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "0" } });
   scratch = await mkdtemp(join(tmpdir(), "svc-fuzz-"));
 });
 

@@ -69,7 +69,7 @@ beforeAll(async () => {
   audioOrigin = `http://127.0.0.1:${(audioServer.address() as AddressInfo).port}`;
   svc = await startService({
     dataDir: join(dir, "data"),
-    workers: 2,
+    jobs: 2,
     env: {
       SVC_SERVER_MAX_CHUNKS: "32",
       SVC_SERVER_CHUNK_SECONDS: "1",

@@ -68,9 +68,9 @@ beforeAll(async () => {
   await chmod(join(bin, "ffmpeg"), 0o755);
   const env = { PATH: `${bin}:${process.env.PATH ?? ""}`, SVC_FFMPEG_PATH: "" };
   [whole, chunked] = await Promise.all([
-    startService({ workers: 1, env: { ...env, SVC_SERVER_MAX_CHUNKS: "1" } }),
+    startService({ jobs: 1, env: { ...env, SVC_SERVER_MAX_CHUNKS: "1" } }),
     startService({
-      workers: 1,
+      jobs: 1,
       env: { ...env, SVC_SERVER_MAX_CHUNKS: "2", SVC_SERVER_CHUNK_SECONDS: "1" },
     }),
   ]);

@@ -24,7 +24,7 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   ({ svc, receiver } = await startServiceWithReceiver({
-    workers: 1,
+    jobs: 1,
     env: {
       // Each render (2 s) is cut in two chunks of 1 s and joined.
       SVC_SERVER_MAX_CHUNKS: "2",

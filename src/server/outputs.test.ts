@@ -42,7 +42,7 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver(dir);
   svc = await startService({
     dataDir: join(dir, "data"),
-    workers: 2,
+    jobs: 2,
     env: {
       NODE_EXTRA_CA_CERTS: receiver.certFile,
       SVC_SERVER_ALLOW_PRIVATE_TARGETS: "1",

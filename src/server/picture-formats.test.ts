@@ -23,7 +23,7 @@ let assetId: string;
 
 beforeAll(async () => {
   dir = await tempDir();
-  svc = await startService({ dataDir: join(dir, "data"), workers: 1 });
+  svc = await startService({ dataDir: join(dir, "data"), jobs: 1 });
   const zip = buildZip([
     { name: "index.html", data: compositionHtml({ seconds: 1 }), deflate: true },
   ]);

@@ -26,7 +26,7 @@ let dir: string;
 
 beforeAll(async () => {
   ({ svc, receiver, dir } = await startServiceWithReceiver({
-    workers: 1,
+    jobs: 1,
     env: {
       SVC_SERVER_DOWNLOAD_URL_TTL_SECONDS: "3",
       SVC_SERVER_LEASE_SECONDS: "3",

@@ -28,7 +28,7 @@ let dir: string;
 
 beforeAll(async () => {
   ({ svc, receiver, dir } = await startServiceWithReceiver({
-    workers: 1,
+    jobs: 1,
   }));
   expect(svc.s3).toBeDefined();
 });
@@ -164,7 +164,7 @@ describe("the service on S3 storage", () => {
     });
     const bucket = "svc-readyz";
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
-    const other = await startService({ workers: 0, storage: { ...store, bucket } });
+    const other = await startService({ jobs: 0, storage: { ...store, bucket } });
     try {
       expect((await api(other, "GET", "/readyz")).status).toBe(200);
       await client.send(new DeleteBucketCommand({ Bucket: bucket }));

@@ -83,7 +83,7 @@ function startOnHost(name: string, role: "api" | "worker"): Promise<ServiceProce
   const { address, exec } = host(name);
   return startService({
     dataDir: join(dir, name, "data"),
-    workers: 1,
+    jobs: 1,
     storage: store,
     s3Prefix: "scale-out",
     databaseUrl,

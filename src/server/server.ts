@@ -45,7 +45,7 @@ export interface StartOptions {
   engine?: Engine;
 }
 
-const unavailable = () => Promise.reject(new Error("this process has no render workers"));
+const unavailable = () => Promise.reject(new Error("this process runs no queue jobs (--jobs 0)"));
 const noEngine: Engine = {
   renderComposition: unavailable,
   renderChunk: unavailable,
@@ -205,9 +205,9 @@ export async function startServer(
   const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`;
   if (!baseUrl) baseUrl = url;
 
-  const engine = options.engine ?? (config.workers > 0 ? await loadEngine() : noEngine);
-  const workers = new WorkerPool(ctx, queue, engine);
-  workers.start(config.workers);
+  const engine = options.engine ?? (config.jobs > 0 ? await loadEngine() : noEngine);
+  const pool = new WorkerPool(ctx, queue, engine);
+  pool.start(config.jobs);
   const webhooks = new WebhookDispatcher(ctx);
   if (config.role !== "worker") webhooks.start();
   const admission = new RenderAdmission(ctx, queue);
@@ -217,13 +217,13 @@ export async function startServer(
     {
       role: config.role,
       worker: config.workerName,
-      workers: config.workers,
+      jobs: config.jobs,
       database: config.databaseUrl ? "postgres" : "sqlite",
       maxChunks: config.maxChunks,
     },
     "service started",
   );
-  if (config.workers > 0) void logPageFence(ctx, config.allowPageNetwork);
+  if (config.jobs > 0) void logPageFence(ctx, config.allowPageNetwork);
 
   let closing: Promise<void> | undefined;
   return {
@@ -233,7 +233,7 @@ export async function startServer(
       closing ??= (async () => {
         ready = false;
         shuttingDown = true;
-        await workers.stop(config.shutdownGraceSeconds * 1000);
+        await pool.stop(config.shutdownGraceSeconds * 1000);
         await webhooks.stop();
         await admission.stop();
         await app.close();

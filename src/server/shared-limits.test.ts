@@ -1,7 +1,8 @@
 // Limits that hold across API processes on one PostgreSQL (the scale-out shape behind a load
 // balancer): the per-credential rate limit is counted in the database, so the request over it is
-// 429 whichever process answers; so are failed credentials (issue 41); and the per-account cap on renders in progress keeps the extra
-// renders queued (held) until the account is under it, whichever process took them.
+// 429 whichever process answers; so are failed credentials (issue 41); and the per-account cap on
+// renders in progress keeps the extra renders queued (held) until the account is under it,
+// whichever process took them.
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -46,7 +47,7 @@ beforeAll(async () => {
     },
   };
   // The first migrates the database and makes the account; it renders too (one worker).
-  first = await startService({ ...shared, dataDir, workers: 1 });
+  first = await startService({ ...shared, dataDir, jobs: 1 });
   second = await startService({
     ...shared,
     dataDir: join(dir, "api-2", "data"),

@@ -284,7 +284,7 @@ describe.skipIf(onPostgres)("a straggler chunk on SQLite (one process, two worke
     "is run again on the idle slot when its encoder hangs; the copy wins, the render is joined and charged once",
     { timeout: 240_000 },
     async () => {
-      const svc = await startService({ workers: 2, env: ENV });
+      const svc = await startService({ jobs: 2, env: ENV });
       services.push(svc);
       const before = await creditsUsed(svc);
       const renderId = await submit(svc);
@@ -343,13 +343,13 @@ describe.skipIf(!onPostgres)("a straggler chunk on PostgreSQL + S3 (two processe
     async () => {
       const w1 = await startService({
         dataDir: join(dir, "w1", "data"),
-        workers: 1,
+        jobs: 1,
         env: { ...ENV, SVC_WORKER_NAME: "w1" },
       });
       services.push(w1);
       const w2 = await startService({
         dataDir: join(dir, "w2", "data"),
-        workers: 1,
+        jobs: 1,
         databaseUrl: (await suiteDatabase(w1.dataDir))!,
         s3Prefix: w1.s3!.prefix,
         serverArgs: ["--role", "worker"],

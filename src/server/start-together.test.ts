@@ -44,9 +44,9 @@ describe("processes starting together on an empty database", () => {
       // browser per process would only slow the test down.
       const roles = [
         ["--role", "api"],
-        ["--role", "worker", "--workers", "0"],
-        ["--role", "worker", "--workers", "0"],
-        ["--role", "worker", "--workers", "0"],
+        ["--role", "worker", "--jobs", "0"],
+        ["--role", "worker", "--jobs", "0"],
+        ["--role", "worker", "--jobs", "0"],
       ];
       const results = await Promise.allSettled(
         roles.map((serverArgs, index) =>

@@ -682,7 +682,7 @@ export const captionCueSchema = z
   });
 
 /**
- * `captions` on a /v3 render request (and the app's render jobs): a caption file inside the
+ * `captions` on a /v3 render request (and the app's queued renders): a caption file inside the
  * project zip (`file`), read and checked by the service before the render is queued, or the cues
  * themselves (`cues`: what the app sends after the creator edited them).
  */

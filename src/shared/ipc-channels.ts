@@ -12,7 +12,7 @@ export const IPC_METHOD_NAMES = [
   "variables.validate",
   "project.pickImage",
   "project.listImages",
-  "jobs.submit",
+  "queue.submit",
   "batches.submit",
   "batches.list",
   "batches.retryFailed",
@@ -24,12 +24,12 @@ export const IPC_METHOD_NAMES = [
   "gallery.list",
   "gallery.poster",
   "gallery.create",
-  "jobs.cancel",
-  "jobs.retry",
-  "jobs.list",
-  "jobs.redownload",
-  "jobs.remove",
-  "jobs.openFile",
+  "queue.cancel",
+  "queue.retry",
+  "queue.list",
+  "queue.redownload",
+  "queue.remove",
+  "queue.openFile",
   "renders.list",
   "renders.get",
   "renders.quote",
@@ -51,7 +51,13 @@ export const IPC_METHOD_NAMES = [
 
 export type IpcMethodName = (typeof IPC_METHOD_NAMES)[number];
 
-export const IPC_EVENT_NAMES = ["job", "batch", "service", "notification", "auth"] as const;
+export const IPC_EVENT_NAMES = [
+  "queuedRender",
+  "batch",
+  "service",
+  "notification",
+  "auth",
+] as const;
 export type IpcEventName = (typeof IPC_EVENT_NAMES)[number];
 
 /** Electron channel names (the web transport uses /api/ipc/<method> and /api/events). */

@@ -1,9 +1,9 @@
 // What the desktop app's IPC methods answer (src/shared/ipc.ts lists the methods): the views of
-// jobs, batches, the service, sign-in, folders and images the renderer shows. Plain data, no
-// behaviour; ipc.ts re-exports them so both sides import one module.
+// queued renders, batches, the service, sign-in, folders and images the renderer shows. Plain data,
+// no behaviour; ipc.ts re-exports them so both sides import one module.
 import type { ArchiveReport } from "./archive-report";
 import type { ProjectScan } from "./composition-scan";
-import type { IpcError, JobRenderSettings } from "./ipc";
+import type { IpcError, QueuedRenderSettings } from "./ipc";
 import type { OutputFileFormat, OutputKind } from "./outputs";
 import type { AspectRatio } from "./render-options";
 
@@ -20,9 +20,9 @@ export interface ProjectScanView extends ProjectScan {
 /** The dry run answers the CLI's archive report. */
 export type DryRunReport = ArchiveReport;
 
-/** One file of a job that renders several (sizes, a GIF, a poster): where it was saved. */
-export interface JobOutput {
-  /** Position in the render's outputs (0: the main video, also the job's `outputPath`). */
+/** One file of a queued render that renders several (sizes, a GIF, a poster): where it was saved. */
+export interface QueuedRenderOutput {
+  /** Position in the render's outputs (0: the main video, also the queued render's `outputPath`). */
   index: number;
   kind: OutputKind;
   format: OutputFileFormat;
@@ -38,17 +38,17 @@ export interface JobOutput {
   missing: boolean;
 }
 
-/** The stages the queue shows (SPEC.md section 7), then where the job ended. */
-export type JobStage = "waiting" | "zip" | "upload" | "queued" | "rendering" | "download";
-export type JobStatus = "waiting" | "running" | "completed" | "failed" | "cancelled";
+/** The stages the queue shows (SPEC.md section 7), then where the queued render ended. */
+export type QueuedRenderStage = "waiting" | "zip" | "upload" | "queued" | "rendering" | "download";
+export type QueuedRenderStatus = "waiting" | "running" | "completed" | "failed" | "cancelled";
 
-export interface JobView {
+export interface QueuedRenderView {
   id: string;
   /** Increases with every change, so a listener can drop an out-of-date copy. */
   revision: number;
   title: string;
-  status: JobStatus;
-  stage: JobStage;
+  status: QueuedRenderStatus;
+  stage: QueuedRenderStage;
   /** 0..1 within the current stage. */
   progress: number;
   bytes: { done: number; total: number | undefined } | undefined;
@@ -63,9 +63,9 @@ export interface JobView {
     | { type: "render"; renderId: string }
     /** One row of a batch: rendered against the batch's one upload (`assetId` once uploaded). */
     | { type: "batch"; batchId: string; composition: string };
-  /** The row of a batch this job renders (undefined for a job of its own). */
+  /** The row of a batch this queued render renders (undefined for a queued render of its own). */
   batch: { batchId: string; row: number; fileName: string } | undefined;
-  settings: JobRenderSettings;
+  settings: QueuedRenderSettings;
   assetId: string | undefined;
   renderId: string | undefined;
   outputPath: string | undefined;
@@ -74,19 +74,19 @@ export interface JobView {
    * Every file of a render with several outputs, in the render's order (the first is
    * `outputPath`); undefined for a render of one file.
    */
-  outputs: JobOutput[] | undefined;
+  outputs: QueuedRenderOutput[] | undefined;
   /** Completed, but the downloaded file is no longer where it was saved. */
   fileMissing: boolean;
   error: IpcError | undefined;
   /**
-   * What the service's engine found about the page while rendering it (a missing image, a font
-   * that did not load: the render record's `composition` warnings), each once; undefined in jobs
-   * queued before the field.
+   * What the service's engine found about the page while rendering it (a missing image, a font that
+   * did not load: the render record's `composition` warnings), each once; undefined in queued
+   * renders queued before the field.
    */
   warnings: string[] | undefined;
 }
 
-/** Many videos from one template ("Render many…"): one upload, then one job per row. */
+/** Many videos from one template ("Render many…"): one upload, then one queued render per row. */
 export interface BatchView {
   id: string;
   revision: number;
@@ -98,7 +98,7 @@ export interface BatchView {
   /** The batch's own folder, where every row's video is saved. */
   outputDir: string;
   outputPattern: string;
-  settings: JobRenderSettings;
+  settings: QueuedRenderSettings;
   rowCount: number;
   /** The one upload every row renders against. */
   upload: {

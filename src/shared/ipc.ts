@@ -41,7 +41,7 @@ export interface IpcError {
   hint?: string;
 }
 
-/** A cancelled job's error when the service could not be told to stop its render (Cancel again). */
+/** A cancelled queued render's error when the service could not be told to stop its render (Cancel again). */
 export const CANCEL_NOT_SENT = "cancel_not_sent";
 
 export type IpcResult<T> = { ok: true; data: T } | { ok: false; error: IpcError };
@@ -51,7 +51,8 @@ export type IpcResult<T> = { ok: true; data: T } | { ok: false; error: IpcError 
 const projectDir = z.string().min(1, { error: "dir must be a project folder" });
 const composition = z.string().min(1).max(1024).optional();
 const variables = z.record(z.string(), z.unknown());
-const jobId = z.string().min(1);
+const queuedRenderId = z.string().min(1);
+const batchId = z.string().min(1);
 const renderId = z.string().min(1).max(255);
 /** Which file of a render with several outputs (default 0: the main video). */
 const output = z
@@ -76,7 +77,7 @@ const folderName = z
     { error: 'A name cannot contain / \\ : * ? " < > | or start with a dot.' },
   );
 
-export const jobSettingsSchema = z
+export const queuedRenderSettingsSchema = z
   .object({
     ...renderSettingsShape,
     variables: variables.optional(),
@@ -89,7 +90,7 @@ export const jobSettingsSchema = z
   })
   .superRefine(renderSettingsRule)
   .superRefine(outputsRule);
-export type JobRenderSettings = z.output<typeof jobSettingsSchema>;
+export type QueuedRenderSettings = z.output<typeof queuedRenderSettingsSchema>;
 
 /** "local": the embedded service this app supervises; otherwise the base URL of a service. */
 export const serviceSettingSchema = z.union([
@@ -122,7 +123,7 @@ import type {
   DryRunReport,
   ExampleProject,
   ImageListing,
-  JobView,
+  QueuedRenderView,
   MediaSource,
   PickFolderResult,
   PickImageResult,
@@ -150,12 +151,12 @@ export const ipcInputSchemas = {
   /** `path`: a folder inside the project (default: its root); never lists anything outside it. */
   "project.listImages": z.object({ dir: projectDir, path: z.string().min(1).optional() }),
   /** From a project folder (zipped and uploaded), or again from an uploaded project (asset id). */
-  "jobs.submit": z.union([
+  "queue.submit": z.union([
     z
       .object({
         dir: projectDir,
         composition,
-        settings: jobSettingsSchema,
+        settings: queuedRenderSettingsSchema,
         /** Default: the downloads folder of the settings. */
         outputDir: z.string().min(1).optional(),
       })
@@ -164,7 +165,7 @@ export const ipcInputSchemas = {
       .object({
         assetId: z.string().regex(/^asst_[\w-]{1,200}$/, { error: "assetId must be an asst_ id" }),
         composition: z.string().min(1).max(1024).default("index.html"),
-        settings: jobSettingsSchema,
+        settings: queuedRenderSettingsSchema,
         outputDir: z.string().min(1).optional(),
       })
       .strict(),
@@ -174,7 +175,7 @@ export const ipcInputSchemas = {
     .object({
       dir: projectDir,
       composition,
-      settings: jobSettingsSchema,
+      settings: queuedRenderSettingsSchema,
       columns: z.array(z.string().min(1).max(200)).min(1).max(200),
       rows: z
         .array(
@@ -191,14 +192,14 @@ export const ipcInputSchemas = {
     })
     .strict(),
   "batches.list": empty,
-  "batches.retryFailed": z.object({ batchId: jobId }),
+  "batches.retryFailed": z.object({ batchId }),
   /** Cancels the rows that have not finished; finished videos stay. */
-  "batches.cancel": z.object({ batchId: jobId }),
-  "batches.remove": z.object({ batchId: jobId }),
-  "batches.openFolder": z.object({ batchId: jobId }),
-  /** A finished job's video (`jobId`) or a render of the history (`renderId`), to play inline. */
+  "batches.cancel": z.object({ batchId }),
+  "batches.remove": z.object({ batchId }),
+  "batches.openFolder": z.object({ batchId }),
+  /** A finished queued render's video (`queuedRenderId`) or a render of the history (`renderId`), to play inline. */
   "media.url": z.union([
-    z.object({ jobId, output }).strict(),
+    z.object({ queuedRenderId, output }).strict(),
     z.object({ renderId, output }).strict(),
   ]),
   "app.examples": empty,
@@ -208,20 +209,20 @@ export const ipcInputSchemas = {
   "gallery.poster": z.object({ name: templateName }).strict(),
   /** Copies a template into a new folder of that name in the creator's Videos folder. */
   "gallery.create": z.object({ name: templateName, folderName: folderName }).strict(),
-  "jobs.cancel": z.object({ jobId }),
-  "jobs.retry": z.object({ jobId }),
-  "jobs.list": empty,
-  "jobs.redownload": z.object({ jobId }),
-  "jobs.remove": z.object({ jobId }),
-  /** Opens a completed job's video with the system's default app. */
-  "jobs.openFile": z.object({ jobId, output }),
+  "queue.cancel": z.object({ queuedRenderId }),
+  "queue.retry": z.object({ queuedRenderId }),
+  "queue.list": empty,
+  "queue.redownload": z.object({ queuedRenderId }),
+  "queue.remove": z.object({ queuedRenderId }),
+  /** Opens a completed queued render's video with the system's default app. */
+  "queue.openFile": z.object({ queuedRenderId, output }),
   "renders.list": z.object({
     limit: z.number().int().min(1).max(100).optional(),
     token: z.string().min(1).optional(),
   }),
   "renders.get": z.object({ renderId }),
   /** Frames, credits and the seconds a render would take on this computer (sampled frames). */
-  "project.quote": z.object({ dir: projectDir, composition, settings: jobSettingsSchema }),
+  "project.quote": z.object({ dir: projectDir, composition, settings: queuedRenderSettingsSchema }),
   /** Frames, credits and the time on the service (its queue) for these settings; nothing spent. */
   "renders.quote": z
     .object({ durationSeconds: z.number().positive(), ...renderSettingsShape, ...outputsShape })
@@ -232,7 +233,7 @@ export const ipcInputSchemas = {
     render: z.object({ asset_id: z.string().min(1), composition: z.string().min(1) }),
   }),
   "renders.delete": z.object({ renderId }),
-  /** Fetches a fresh signed URL and downloads a render from the history as a new queue job. */
+  /** Fetches a fresh signed URL and downloads a render from the history as a new queued render. */
   "renders.download": z.object({ renderId, outputDir: z.string().min(1).optional() }),
   "auth.status": empty,
   /**
@@ -255,7 +256,7 @@ export const ipcInputSchemas = {
   "host.listFolders": z
     .object({ path: z.string().min(1).optional(), places: z.boolean().optional() })
     .strict(),
-  "host.revealFile": z.object({ jobId, output }),
+  "host.revealFile": z.object({ queuedRenderId, output }),
   "host.openExternal": z.object({ url: z.url({ protocol: /^https?$/ }) }),
 } as const satisfies Record<IpcMethodName, z.ZodType>;
 
@@ -269,7 +270,7 @@ export interface IpcOutputs {
   "variables.validate": { issues: VariableIssue[]; resolved: VariableValues };
   "project.pickImage": PickImageResult;
   "project.listImages": ImageListing;
-  "jobs.submit": JobView;
+  "queue.submit": QueuedRenderView;
   "batches.submit": BatchView;
   "batches.list": BatchView[];
   "batches.retryFailed": BatchView;
@@ -281,19 +282,19 @@ export interface IpcOutputs {
   "gallery.list": StarterTemplate[];
   "gallery.poster": { url: string };
   "gallery.create": { dir: string };
-  "jobs.cancel": JobView;
-  "jobs.retry": JobView;
-  "jobs.list": JobView[];
-  "jobs.redownload": JobView;
-  "jobs.remove": { jobId: string };
-  "jobs.openFile": { opened: string };
+  "queue.cancel": QueuedRenderView;
+  "queue.retry": QueuedRenderView;
+  "queue.list": QueuedRenderView[];
+  "queue.redownload": QueuedRenderView;
+  "queue.remove": { queuedRenderId: string };
+  "queue.openFile": { opened: string };
   "renders.list": RenderList;
   "renders.get": RenderRecord;
   "renders.quote": RenderQuote;
   "project.quote": LocalRenderQuote;
   "renders.variables": { variables: VariableDefinition[]; schemaErrors: string[] };
   "renders.delete": { renderId: string };
-  "renders.download": JobView;
+  "renders.download": QueuedRenderView;
   "auth.status": AuthStatus;
   "auth.login": AuthStatus;
   "auth.logout": AuthStatus;
@@ -316,19 +317,19 @@ export function isIpcMethod(name: string): name is IpcMethodName {
 
 // ---------------------------------------------------------------- events
 
-export interface JobNotification {
-  jobId: string;
+export interface QueuedRenderNotification {
+  queuedRenderId: string;
   title: string;
   body: string;
   outcome: "completed" | "failed";
 }
 
 export interface IpcEvents extends Record<IpcEventName, unknown> {
-  job: JobView;
+  queuedRender: QueuedRenderView;
   batch: BatchView;
   service: ServiceState;
-  /** A finished job; Electron also shows it as a desktop notification. */
-  notification: JobNotification;
+  /** A finished queued render; Electron also shows it as a desktop notification. */
+  notification: QueuedRenderNotification;
   /** The sign-in changed: a browser/device sign-in finished, failed or was cancelled. */
   auth: AuthStatus;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderRequestSchema } from "./api";
-import { jobSettingsSchema } from "./ipc";
+import { queuedRenderSettingsSchema } from "./ipc";
 import {
   checkRenderOptions,
   fromRenderOptions,
@@ -62,7 +62,7 @@ describe("render options", () => {
 });
 
 describe("one render-settings schema", () => {
-  it("refuses 4k webm in the API request, the desktop job settings and the engine check alike", () => {
+  it("refuses 4k webm in the API request, the desktop queued render settings and the engine check alike", () => {
     expect(
       renderRequestSchema.safeParse({
         project: { type: "asset_id", asset_id: "asst_x" },
@@ -70,13 +70,15 @@ describe("one render-settings schema", () => {
         format: "webm",
       }).success,
     ).toBe(false);
-    expect(jobSettingsSchema.safeParse({ resolution: "4k", format: "webm" }).success).toBe(false);
+    expect(queuedRenderSettingsSchema.safeParse({ resolution: "4k", format: "webm" }).success).toBe(
+      false,
+    );
     expect(checkRenderOptions({ resolution: "4k", format: "webm" }).ok).toBe(false);
   });
 
   it("gives every side the same defaults", () => {
     const defaults = { fps: 30, quality: "standard", format: "mp4", resolution: "1080p" };
-    expect(jobSettingsSchema.parse({})).toEqual(defaults);
+    expect(queuedRenderSettingsSchema.parse({})).toEqual(defaults);
     expect(renderSettingsSchema.parse({})).toEqual(defaults);
     expect(
       renderRequestSchema.parse({ project: { type: "asset_id", asset_id: "asst_x" } }),

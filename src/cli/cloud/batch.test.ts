@@ -107,7 +107,7 @@ describe("svc cloud render --batch refuses bad rows before any upload", () => {
 describe("svc cloud render --batch against the real service", () => {
   let service: ServiceProcess;
   beforeAll(async () => {
-    service = await startService({ dataDir: join(work, "data"), workers: 2 });
+    service = await startService({ dataDir: join(work, "data"), jobs: 2 });
   });
   afterAll(async () => {
     await service?.kill();

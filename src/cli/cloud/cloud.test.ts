@@ -48,7 +48,7 @@ beforeAll(async () => {
   // --url projects on this machine are private targets: allowed for the test's file server.
   service = await startService({
     dataDir: join(work, "data"),
-    workers: 1,
+    jobs: 1,
     env: { SVC_SERVER_ALLOW_PRIVATE_TARGETS: "1" },
   });
   env = { HOME: join(work, "home"), SVC_API_URL: service.url, SVC_API_KEY: service.apiKey };

@@ -34,7 +34,7 @@ beforeAll(async () => {
   proxy = await startFaultProxy();
   service = await startService({
     dataDir: join(work, "data"),
-    workers: 1,
+    jobs: 1,
     // Signed upload/download URLs point at the proxy too, so PUT and download pass through it.
     env: { SVC_SERVER_PUBLIC_URL: proxy.url, SVC_SERVER_DOWNLOAD_URL_TTL_SECONDS: "3" },
   });
@@ -144,7 +144,7 @@ describe("Ctrl+C", () => {
     expect(await zipsIn(run.tmp)).toEqual([]);
   });
 
-  it("during polling stops at once; `svc cloud download ID` finishes the job", async () => {
+  it("during polling stops at once; `svc cloud download ID` finishes the download", async () => {
     const run = await newRun("sigint-poll");
     const result = await interrupt(run, (stderr) => stderr.includes("Rendering…"));
     expect(result.code).toBe(1);
@@ -191,7 +191,7 @@ describe("Ctrl+C", () => {
     expect(refused.stderr).toContain("hint: `svc cloud get <id>` shows how it ended.");
   });
 
-  it("during download removes the partial file; `svc cloud download ID` finishes the job", async () => {
+  it("during download removes the partial file; `svc cloud download ID` finishes the download", async () => {
     const run = await newRun("sigint-download");
     proxy.arm("download", "stall");
     const result = await interrupt(run, () => proxy.stalled() > 0);

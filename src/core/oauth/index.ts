@@ -1,4 +1,4 @@
-// OAuth sign-in for the CLI and the desktop app (SPEC.md section 5), one module per job: the
+// OAuth sign-in for the CLI and the desktop app (SPEC.md section 5), one module per step: the
 // protocol calls (protocol.ts), the loopback listener (loopback.ts), browser sign-in
 // (browser-login.ts), device sign-in (device-login.ts) and the stored session: save, refresh,
 // sign-out (session.ts). Environment heuristics (SSH, CI, a terminal) are the CLI's

@@ -2,7 +2,7 @@
 // five screens, and the current screen.
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { useAppInfo, useServiceState } from "../hooks/app";
-import { useJobs } from "../hooks/jobs";
+import { useQueuedRenders } from "../hooks/queued-renders";
 import { useAppliedTheme } from "../hooks/theme";
 import { AccountScreen } from "../screens/AccountScreen";
 import { HistoryScreen } from "../screens/HistoryScreen";
@@ -53,9 +53,9 @@ function Header() {
 function Navigation() {
   const screen = useUiStore((state) => state.screen);
   const show = useUiStore((state) => state.show);
-  const jobs = useJobs();
-  const running = (jobs.data ?? []).filter(
-    (job) => job.status === "running" || job.status === "waiting",
+  const queuedRenders = useQueuedRenders();
+  const running = (queuedRenders.data ?? []).filter(
+    (queuedRender) => queuedRender.status === "running" || queuedRender.status === "waiting",
   ).length;
   return (
     <nav className="app-nav" aria-label="Screens">

@@ -1,7 +1,7 @@
 // One batch in the queue ("Render many…"): counts of its rows by state, the whole batch's progress
 // and ETA, the one upload, each row's status (a finished row plays inline), and Retry failed,
 // Cancel remaining, Open folder and Remove.
-import type { BatchView, JobView } from "../../shared/ipc";
+import type { BatchView, QueuedRenderView } from "../../shared/ipc";
 import { summarizeBatch } from "../batch-plan";
 import {
   useCancelBatch,
@@ -14,7 +14,7 @@ import { ErrorNote } from "./ErrorNote";
 import { InlineVideo, PlayButton, usePlayer } from "./InlinePlayer";
 import { ProgressLine } from "./ProgressLine";
 
-const ROW_STATUS: Record<JobView["status"], string> = {
+const ROW_STATUS: Record<QueuedRenderView["status"], string> = {
   waiting: "Queued",
   running: "Running",
   completed: "Done",
@@ -22,9 +22,9 @@ const ROW_STATUS: Record<JobView["status"], string> = {
   cancelled: "Cancelled",
 };
 
-function rowStatus(job: JobView): string {
-  if (job.status !== "running") return ROW_STATUS[job.status];
-  switch (job.stage) {
+function rowStatus(queuedRender: QueuedRenderView): string {
+  if (queuedRender.status !== "running") return ROW_STATUS[queuedRender.status];
+  switch (queuedRender.stage) {
     case "upload":
     case "zip":
       return "Waiting for the upload";
@@ -52,39 +52,40 @@ function uploadText(batch: BatchView): string | undefined {
   }
 }
 
-function BatchRow({ job }: { job: JobView }) {
+function BatchRow({ queuedRender }: { queuedRender: QueuedRenderView }) {
   const player = usePlayer();
-  const status = rowStatus(job);
+  const status = rowStatus(queuedRender);
   const running =
-    job.status === "running" && (job.stage === "rendering" || job.stage === "download");
+    queuedRender.status === "running" &&
+    (queuedRender.stage === "rendering" || queuedRender.stage === "download");
   return (
     <li
-      className={`batch-row batch-row-${job.status}`}
-      aria-label={`Row ${job.batch?.row}`}
-      data-status={job.status}
+      className={`batch-row batch-row-${queuedRender.status}`}
+      aria-label={`Row ${queuedRender.batch?.row}`}
+      data-status={queuedRender.status}
     >
       <div className="batch-row-line">
-        <span className="row-number">{job.batch?.row}</span>
-        <span className="row-file" title={job.batch?.fileName}>
-          {job.batch?.fileName}
+        <span className="row-number">{queuedRender.batch?.row}</span>
+        <span className="row-file" title={queuedRender.batch?.fileName}>
+          {queuedRender.batch?.fileName}
         </span>
-        <span className={`badge status-${job.status}`} data-testid="row-status">
+        <span className={`badge status-${queuedRender.status}`} data-testid="row-status">
           {status}
         </span>
         {running ? (
           <ProgressLine
-            label={`Row ${job.batch?.row} progress`}
-            progress={job.progress}
-            etaSeconds={job.etaSeconds}
+            label={`Row ${queuedRender.batch?.row} progress`}
+            progress={queuedRender.progress}
+            etaSeconds={queuedRender.etaSeconds}
           />
         ) : null}
-        {job.status === "completed" ? (
+        {queuedRender.status === "completed" ? (
           <PlayButton open={player.open} onToggle={player.toggle} />
         ) : null}
       </div>
-      {job.error ? <p className="issue row-error">{job.error.message}</p> : null}
-      {player.open && job.status === "completed" ? (
-        <InlineVideo target={{ jobId: job.id }} title={job.title} />
+      {queuedRender.error ? <p className="issue row-error">{queuedRender.error.message}</p> : null}
+      {player.open && queuedRender.status === "completed" ? (
+        <InlineVideo target={{ queuedRenderId: queuedRender.id }} title={queuedRender.title} />
       ) : null}
     </li>
   );
@@ -96,7 +97,7 @@ export function BatchCard({
   now,
 }: {
   batch: BatchView;
-  rows: JobView[];
+  rows: QueuedRenderView[];
   now: number;
 }) {
   const retry = useRetryFailedRows();
@@ -115,9 +116,13 @@ export function BatchCard({
   if (summary.cancelled > 0) counts.push(["cancelled", summary.cancelled, "cancelled"]);
   const actionError = retry.error ?? cancel.error ?? openFolder.error ?? remove.error;
   return (
-    <li className="job batch" aria-label={`Batch ${batch.title}`} data-batch-id={batch.id}>
-      <div className="job-head">
-        <strong className="job-title">
+    <li
+      className="queued-render batch"
+      aria-label={`Batch ${batch.title}`}
+      data-batch-id={batch.id}
+    >
+      <div className="queued-render-head">
+        <strong className="queued-render-title">
           {batch.title} · {countOf(batch.rowCount, "video")}
         </strong>
         <span className="muted">{settingsSummary(batch.settings)}</span>
@@ -167,8 +172,8 @@ export function BatchCard({
       <details className="batch-rows" open={batch.rowCount <= 30}>
         <summary>Rows ({batch.rowCount})</summary>
         <ol className="batch-row-list" aria-label="Rows">
-          {sorted.map((job) => (
-            <BatchRow key={job.id} job={job} />
+          {sorted.map((queuedRender) => (
+            <BatchRow key={queuedRender.id} queuedRender={queuedRender} />
           ))}
         </ol>
       </details>

@@ -1,5 +1,5 @@
 // An error as the creator should read it: the message, and the hint when the main process gave one
-// (a failed call, or an error kept on a job or batch as `{code, message, hint}`).
+// (a failed call, or an error kept on a queued render or batch as `{code, message, hint}`).
 import { IpcCallError, type IpcError } from "../../shared/ipc";
 
 function isIpcError(error: unknown): error is IpcError {

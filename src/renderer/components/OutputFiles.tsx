@@ -3,10 +3,10 @@
 // has one, and what can be done with it — play a video or GIF, view a poster, open it or show it
 // in its folder once it is downloaded here — like the single file of a one-file render.
 import type { RenderRecord } from "../../shared/api";
-import type { JobOutput, JobView } from "../../shared/ipc";
+import type { QueuedRenderOutput, QueuedRenderView } from "../../shared/ipc";
 import type { RenderOutput } from "../../shared/outputs";
 import { formatBytes } from "../../shared/archive-report";
-import { useOpenJobFile, useRevealFile } from "../hooks/jobs";
+import { useOpenQueuedRenderFile, useRevealFile } from "../hooks/queued-renders";
 import type { MediaTarget } from "../hooks/media";
 import { ErrorNote } from "./ErrorNote";
 import { InlineVideo, PlayButton, usePlayer } from "./InlinePlayer";
@@ -47,12 +47,12 @@ function OutputTile({
   target: MediaTarget;
   title: string;
   /** Downloaded here: open it or show it in its folder. */
-  local: { jobId: string; output: number; name: string } | undefined;
+  local: { queuedRenderId: string; output: number; name: string } | undefined;
   /** Not done yet, or not on disk any more. */
   status: string | undefined;
 }) {
   const player = usePlayer();
-  const openFile = useOpenJobFile();
+  const openFile = useOpenQueuedRenderFile();
   const reveal = useRevealFile();
   return (
     <li className="output-file" aria-label={`File ${label}`}>
@@ -106,12 +106,16 @@ function fileDetail(width: number, height: number, bytes?: number, extra?: strin
     .join(" · ");
 }
 
-/** A queue job's files, once its render completed. */
-export function JobFiles({ job }: { job: JobView & { outputs: JobOutput[] } }) {
-  const completed = job.status === "completed";
+/** A queued render's files, once its render completed. */
+export function QueuedRenderFiles({
+  queuedRender,
+}: {
+  queuedRender: QueuedRenderView & { outputs: QueuedRenderOutput[] };
+}) {
+  const completed = queuedRender.status === "completed";
   return (
     <ul className="output-files" aria-label="Files">
-      {job.outputs.map((output) => {
+      {queuedRender.outputs.map((output) => {
         const label = outputLabel(output);
         const saved = completed && output.path !== undefined && !output.missing;
         return (
@@ -122,11 +126,15 @@ export function JobFiles({ job }: { job: JobView & { outputs: JobOutput[] } }) {
             thumbnail={null}
             picture={output.kind === "still"}
             playable={completed && output.format !== "png-sequence"}
-            target={{ jobId: job.id, output: output.index }}
-            title={job.title}
+            target={{ queuedRenderId: queuedRender.id, output: output.index }}
+            title={queuedRender.title}
             local={
               saved
-                ? { jobId: job.id, output: output.index, name: fileName(output.path!) }
+                ? {
+                    queuedRenderId: queuedRender.id,
+                    output: output.index,
+                    name: fileName(output.path!),
+                  }
                 : undefined
             }
             status={completed && output.missing ? "The file is no longer there." : undefined}
@@ -147,10 +155,10 @@ const OUTPUT_STATUS: Record<RenderOutput["status"], string | undefined> = {
 /** A history render's files, from the service's record; those this app downloaded can be opened. */
 export function RenderFiles({
   render,
-  localJob,
+  localQueuedRender,
 }: {
   render: RenderRecord;
-  localJob: JobView | undefined;
+  localQueuedRender: QueuedRenderView | undefined;
 }) {
   const title = render.title ?? render.composition;
   return (
@@ -162,7 +170,7 @@ export function RenderFiles({
           aspectRatio: output.aspect_ratio,
           time: output.time,
         });
-        const saved = localJob?.outputs?.find(
+        const saved = localQueuedRender?.outputs?.find(
           (file) => file.index === output.index && file.path !== undefined && !file.missing,
         );
         return (
@@ -181,8 +189,12 @@ export function RenderFiles({
             target={{ renderId: render.render_id, output: output.index }}
             title={title}
             local={
-              saved && localJob
-                ? { jobId: localJob.id, output: output.index, name: fileName(saved.path!) }
+              saved && localQueuedRender
+                ? {
+                    queuedRenderId: localQueuedRender.id,
+                    output: output.index,
+                    name: fileName(saved.path!),
+                  }
                 : undefined
             }
             status={OUTPUT_STATUS[output.status]}

@@ -1,5 +1,5 @@
 // What the service's engine found about the page while rendering it (a missing image, a font that
-// did not load), under a queue job or a History render: the video was made, but may not look as
+// did not load), under a queued render or a History render: the video was made, but may not look as
 // meant. Each finding once; past three, the rest fold away so a long list keeps the row short.
 import type { RenderRecord } from "../../shared/api";
 

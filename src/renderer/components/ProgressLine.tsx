@@ -1,5 +1,5 @@
-// A progress bar with its percent and ETA written beside it ("42% · about 0:12 left"), for a job
-// at any stage (rendering follows the service's own progress) and for a whole batch.
+// A progress bar with its percent and ETA written beside it ("42% · about 0:12 left"), for a
+// queued render at any stage (rendering follows the service's own progress) and for a whole batch.
 import { formatSeconds } from "../render-plan";
 
 export function ProgressLine({

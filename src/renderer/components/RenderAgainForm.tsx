@@ -3,7 +3,7 @@
 // variables the composition declares (the service reads them from the asset), starting from the
 // render's own values and validated as on the Project screen; "Edit as JSON" is the way for a
 // composition without a schema, or when the service cannot read one. The service checks the values
-// again when the job is submitted (strict: a mismatch fails the job).
+// again when the queued render is submitted (strict: a mismatch fails the queued render).
 import { useId, useMemo, useState } from "react";
 import type { RenderRecord } from "../../shared/api";
 import {

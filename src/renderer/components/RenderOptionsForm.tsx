@@ -15,7 +15,7 @@ import {
   filesSummary,
   formatSeconds,
   blockedResolutions,
-  jobSettingsFrom,
+  queuedRenderSettingsFrom,
   outputsOf,
   plannedCredits,
   posterTimeOf,
@@ -191,7 +191,7 @@ export function RenderOptionsForm({
   const serviceIdle = service?.mode === "local" && service.status === "stopped";
   const quote = useRenderQuote(
     duration,
-    jobSettingsFrom(render, facts),
+    queuedRenderSettingsFrom(render, facts),
     problem === undefined && Number.isFinite(render.fps) && service !== undefined && !serviceIdle,
   );
   const localQuote = useLocalQuote();

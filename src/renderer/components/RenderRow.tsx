@@ -1,11 +1,11 @@
 // One render from the service's history, played inline (the downloaded file, else a fresh signed
-// URL), with download (a fresh signed URL, as a queue job),
+// URL), with download (a fresh signed URL, as a queued render),
 // open / show in folder when this app downloaded it, "render again" with new variables against the
 // same asset, and delete behind a confirmation.
 import { useState } from "react";
 import { CANCELLED_FAILURE_CODE, type RenderRecord } from "../../shared/api";
-import type { JobView } from "../../shared/ipc";
-import { useOpenJobFile, useRevealFile } from "../hooks/jobs";
+import type { QueuedRenderView } from "../../shared/ipc";
+import { useOpenQueuedRenderFile, useRevealFile } from "../hooks/queued-renders";
 import { useDeleteRender, useDownloadRender } from "../hooks/renders";
 import { countOf, formatSeconds } from "../render-plan";
 import { useUiStore } from "../store";
@@ -17,8 +17,8 @@ import { PageWarnings, pageWarningsOf } from "./PageWarnings";
 
 /** What this app knows about a render from its own queue. */
 export interface LocalRender {
-  /** A finished job whose video is still on disk: it can be opened or shown. */
-  file: JobView | undefined;
+  /** A finished queued render whose video is still on disk: it can be opened or shown. */
+  file: QueuedRenderView | undefined;
 }
 
 const STATUS_LABELS: Record<RenderRecord["status"], string> = {
@@ -40,7 +40,7 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
   const [again, setAgain] = useState(false);
   const remove = useDeleteRender();
   const download = useDownloadRender();
-  const openFile = useOpenJobFile();
+  const openFile = useOpenQueuedRenderFile();
   const reveal = useRevealFile();
   const show = useUiStore((state) => state.show);
   const player = usePlayer();
@@ -55,7 +55,7 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
         {render.thumbnail_url ? <img src={render.thumbnail_url} alt="" loading="lazy" /> : null}
       </div>
       <div className="render-main">
-        <div className="job-head">
+        <div className="queued-render-head">
           <strong>{title}</strong>
           <span className={`badge ${status.className}`} data-testid="render-status">
             {status.label}
@@ -127,7 +127,7 @@ export function RenderRow({ render, local }: { render: RenderRecord; local: Loca
             </button>
           </p>
         ) : null}
-        {several ? <RenderFiles render={render} localJob={local.file} /> : null}
+        {several ? <RenderFiles render={render} localQueuedRender={local.file} /> : null}
         {player.open && !several ? (
           <InlineVideo target={{ renderId: render.render_id }} title={title} />
         ) : null}

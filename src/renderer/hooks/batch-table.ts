@@ -11,12 +11,12 @@ import {
   type BatchTable,
 } from "../../shared/batch";
 import type { BatchView } from "../../shared/ipc";
-import { countOf, folderName, jobSettingsFrom, tickedSizes } from "../render-plan";
+import { countOf, folderName, queuedRenderSettingsFrom, tickedSizes } from "../render-plan";
 import { desktopApi } from "../transport";
 import { useUiStore } from "../store";
 import { useProjectScan } from "./project";
 import { BATCHES_KEY } from "./batches";
-import { mergeByRevision } from "./jobs";
+import { mergeByRevision } from "./queued-renders";
 import { useBatchCaptions } from "./batch-captions";
 import { useProjectCaptions } from "./captions";
 
@@ -104,7 +104,7 @@ export function useSubmitBatch() {
         composition: project.composition,
         // One video per row at the main size: the extra sizes and files are for a single render.
         settings: {
-          ...jobSettingsFrom(
+          ...queuedRenderSettingsFrom(
             {
               ...render,
               sizes: tickedSizes(render, project.aspectRatio).slice(0, 1),

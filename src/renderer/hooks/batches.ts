@@ -1,11 +1,12 @@
 // The queue's batches: `batches.list` once, then every `batch` event replaces its batch in the
-// cache (an older revision is dropped), as hooks/jobs.ts does for jobs; plus the batch card's
-// actions. A batch's rows are ordinary jobs (useJobs), told apart by `job.batch`.
+// cache (an older revision is dropped), as hooks/queued-renders.ts does for queued renders; plus
+// the batch card's actions. A batch's rows are ordinary queued renders (useQueuedRenders), told
+// apart by `queuedRender.batch`.
 import { useEffect } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { BatchView } from "../../shared/ipc";
 import { desktopApi } from "../transport";
-import { mergeByRevision, newestOf } from "./jobs";
+import { mergeByRevision, newestOf } from "./queued-renders";
 
 export const BATCHES_KEY = ["batches.list"];
 
@@ -48,7 +49,7 @@ export function useRemoveBatch() {
       client.setQueryData<BatchView[]>(BATCHES_KEY, (batches) =>
         batches?.filter((batch) => batch.id !== batchId),
       );
-      void client.invalidateQueries({ queryKey: ["jobs.list"] });
+      void client.invalidateQueries({ queryKey: ["queue.list"] });
     },
   });
 }

@@ -10,7 +10,7 @@ import {
   type VariableIssue,
   type VariableValues,
 } from "../../shared/variables";
-import type { JobRenderSettings } from "../../shared/ipc";
+import type { QueuedRenderSettings } from "../../shared/ipc";
 import { brandValues } from "../../shared/brand";
 import { desktopApi } from "../transport";
 import { useSettings } from "./account";
@@ -180,7 +180,7 @@ export function useImageListing() {
 export function useLocalQuote() {
   const dir = useUiStore((state) => state.projectDir);
   return useMutation({
-    mutationFn: (input: { composition: string; settings: JobRenderSettings }) =>
+    mutationFn: (input: { composition: string; settings: QueuedRenderSettings }) =>
       desktopApi()["project.quote"]({ dir: dir!, ...input }),
   });
 }

@@ -1,24 +1,24 @@
-// The Project screen's actions on the current choices: Render (a queue job) and the equivalent
-// CLI command (only for choices that can render: no "--fps NaN"). Jobs are named after the
-// project and, when the composition has one, its title variable (the output file's name too).
+// The Project screen's actions on the current choices: Render (a queued render) and the equivalent
+// CLI command (only for choices that can render: no "--fps NaN"). Queued renders are named after
+// the project and, when the composition has one, its title variable (the output file's name too).
 import { useMutation } from "@tanstack/react-query";
 import {
   cliCommand,
   folderName,
-  jobSettingsFrom,
-  jobTitle,
+  queuedRenderSettingsFrom,
+  queuedRenderTitle,
   renderOptionsProblem,
 } from "../render-plan";
 import { useUiStore } from "../store";
 import { useProjectScan, useVariableState } from "./project";
-import { useSubmitJob } from "./jobs";
+import { useSubmitQueuedRender } from "./queued-renders";
 import { cueProblem, useCaptionsStore, useProjectCaptions } from "./captions";
 
 export function useRenderActions() {
   const scan = useProjectScan();
   const variables = useVariableState();
   const render = useUiStore((state) => state.render);
-  const submit = useSubmitJob();
+  const submit = useSubmitQueuedRender();
   const project = scan.data;
   const projectDir = useUiStore((state) => state.projectDir);
   const captions = useProjectCaptions(projectDir);
@@ -58,10 +58,10 @@ export function useRenderActions() {
       dir: project.root,
       composition: project.composition,
       settings: {
-        ...jobSettingsFrom(render, facts),
+        ...queuedRenderSettingsFrom(render, facts),
         variables: variables.values,
         strictVariables: variables.strict,
-        title: jobTitle(folderName(project.root), variables.resolved),
+        title: queuedRenderTitle(folderName(project.root), variables.resolved),
         ...(captions ? { captions: { cues: captions.cues, style: captions.style } } : {}),
       },
     });

@@ -1,11 +1,11 @@
 // The service's render history: pages of `renders.list` (newest first, as the service lists them)
-// joined for infinite scroll; delete and download (a fresh signed URL, as a queue job).
+// joined for infinite scroll; delete and download (a fresh signed URL, as a queued render).
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RenderRecord } from "../../shared/api";
-import type { IpcInput, JobView } from "../../shared/ipc";
+import type { IpcInput, QueuedRenderView } from "../../shared/ipc";
 import type { VariableValues } from "../../shared/variables";
 import { desktopApi } from "../transport";
-import { mergeJob } from "./jobs";
+import { mergeQueuedRender } from "./queued-renders";
 
 const PAGE_SIZE = 25;
 const RENDERS_KEY = ["renders.list"];
@@ -36,14 +36,17 @@ export function useDownloadRender() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (renderId: string) => desktopApi()["renders.download"]({ renderId }),
-    onSuccess: (job) =>
-      client.setQueryData<JobView[]>(["jobs.list"], (jobs) => mergeJob(jobs, job)),
+    onSuccess: (queuedRender) =>
+      client.setQueryData<QueuedRenderView[]>(["queue.list"], (queuedRenders) =>
+        mergeQueuedRender(queuedRenders, queuedRender),
+      ),
   });
 }
 
 /**
  * History's "Render again": the same uploaded project (asset id) and render options as `render`,
- * with new variable values, as a queue job that starts at queued (nothing is zipped or uploaded).
+ * with new variable values, as a queued render that starts at queued (nothing is zipped or
+ * uploaded).
  */
 /** The variables a render's composition declares, read by the service from its asset. */
 export function useRenderVariables(render: RenderRecord) {
@@ -67,7 +70,7 @@ export function useRenderAgain() {
       variables: VariableValues;
       strictVariables: boolean;
     }) =>
-      desktopApi()["jobs.submit"]({
+      desktopApi()["queue.submit"]({
         assetId: input.assetId,
         composition: input.render.composition,
         settings: {
@@ -81,8 +84,10 @@ export function useRenderAgain() {
           ...(input.render.title ? { title: input.render.title } : {}),
         },
       }),
-    onSuccess: (job) =>
-      client.setQueryData<JobView[]>(["jobs.list"], (jobs) => mergeJob(jobs, job)),
+    onSuccess: (queuedRender) =>
+      client.setQueryData<QueuedRenderView[]>(["queue.list"], (queuedRenders) =>
+        mergeQueuedRender(queuedRenders, queuedRender),
+      ),
   });
 }
 
@@ -101,7 +106,7 @@ export function parseVariableValues(
   return { ok: true, values: parsed as VariableValues };
 }
 
-/** Call after something that adds a render (a finished job), so History shows it. */
+/** Call after something that adds a render (a finished queued render), so History shows it. */
 
 /**
  * The service's quote for these settings (frames, credits, time given its queue): asked again

@@ -2,31 +2,36 @@
 import { useEffect, useMemo, useRef } from "react";
 import { ListState } from "../components/ListState";
 import { RenderRow, type LocalRender } from "../components/RenderRow";
-import { useJobs } from "../hooks/jobs";
+import { useQueuedRenders } from "../hooks/queued-renders";
 import { useRenders } from "../hooks/renders";
-import { IpcCallError, type JobView } from "../../shared/ipc";
+import { IpcCallError, type QueuedRenderView } from "../../shared/ipc";
 import { countOf } from "../render-plan";
 import { useUiStore } from "../store";
 
 const NOTHING_LOCAL: LocalRender = { file: undefined };
 
-/** By render id: the app's own jobs that downloaded it. */
-function localRenders(jobs: JobView[]): Map<string, LocalRender> {
+/** By render id: the app's own queued renders that downloaded it. */
+function localRenders(queuedRenders: QueuedRenderView[]): Map<string, LocalRender> {
   const byRender = new Map<string, LocalRender>();
-  for (const job of jobs) {
-    if (!job.renderId) continue;
-    const known = byRender.get(job.renderId) ?? { file: undefined };
-    if (job.status === "completed" && job.outputPath && !job.fileMissing && !known.file)
-      known.file = job;
-    byRender.set(job.renderId, known);
+  for (const queuedRender of queuedRenders) {
+    if (!queuedRender.renderId) continue;
+    const known = byRender.get(queuedRender.renderId) ?? { file: undefined };
+    if (
+      queuedRender.status === "completed" &&
+      queuedRender.outputPath &&
+      !queuedRender.fileMissing &&
+      !known.file
+    )
+      known.file = queuedRender;
+    byRender.set(queuedRender.renderId, known);
   }
   return byRender;
 }
 
 export function HistoryScreen() {
   const renders = useRenders();
-  const jobs = useJobs();
-  const local = useMemo(() => localRenders(jobs.data ?? []), [jobs.data]);
+  const queuedRenders = useQueuedRenders();
+  const local = useMemo(() => localRenders(queuedRenders.data ?? []), [queuedRenders.data]);
   const list = renders.data?.pages.flatMap((page) => page.data) ?? [];
   const sentinel = useRef<HTMLDivElement>(null);
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = renders;

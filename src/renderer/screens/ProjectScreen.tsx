@@ -1,8 +1,8 @@
 // Project: choose (or drop) a folder and a composition, preview it, set its variables and render
-// options, check the upload with a dry run, then render (a job in the queue) or render many videos
-// from a table ("Render many…"); the equivalent command line waits behind "For developers". With
-// no project open, "Try an example" opens one of the bundled examples. A folder joins Recent once
-// it opened; its choices are remembered (store.ts).
+// options, check the upload with a dry run, then render (a queued render in the queue) or render
+// many videos from a table ("Render many…"); the equivalent command line waits behind "For
+// developers". With no project open, "Try an example" opens one of the bundled examples. A folder
+// joins Recent once it opened; its choices are remembered (store.ts).
 import { useEffect, useState, type DragEvent } from "react";
 import { DryRunReport } from "../components/DryRunReport";
 import { ErrorNote } from "../components/ErrorNote";

@@ -1,24 +1,25 @@
-// Queue: the app's render jobs and batches, newest first, updated live by the main process's
-// `job` and `batch` events. A batch's rows are jobs too; they are shown inside its card.
-import type { BatchView, JobView } from "../../shared/ipc";
+// Queue: the app's queued renders and batches, newest first, updated live by the main process's
+// `queuedRender` and `batch` events. A batch's rows are queued renders too; they are shown inside
+// its card.
+import type { BatchView, QueuedRenderView } from "../../shared/ipc";
 import { BatchCard } from "../components/BatchCard";
-import { JobCard } from "../components/JobCard";
+import { QueuedRenderCard } from "../components/QueuedRenderCard";
 import { ListState } from "../components/ListState";
 import { useBatches } from "../hooks/batches";
-import { useJobs, useNow } from "../hooks/jobs";
+import { useQueuedRenders, useNow } from "../hooks/queued-renders";
 import { useUiStore } from "../store";
 
 type QueueEntry =
-  | { kind: "job"; job: JobView; createdAt: number }
-  | { kind: "batch"; batch: BatchView; rows: JobView[]; createdAt: number };
+  | { kind: "queuedRender"; queuedRender: QueuedRenderView; createdAt: number }
+  | { kind: "batch"; batch: BatchView; rows: QueuedRenderView[]; createdAt: number };
 
-function queueEntries(jobs: JobView[], batches: BatchView[]): QueueEntry[] {
-  const rowsOf = new Map<string, JobView[]>(batches.map((batch) => [batch.id, []]));
+function queueEntries(queuedRenders: QueuedRenderView[], batches: BatchView[]): QueueEntry[] {
+  const rowsOf = new Map<string, QueuedRenderView[]>(batches.map((batch) => [batch.id, []]));
   const entries: QueueEntry[] = [];
-  for (const job of jobs) {
-    const rows = job.batch ? rowsOf.get(job.batch.batchId) : undefined;
-    if (rows) rows.push(job);
-    else entries.push({ kind: "job", job, createdAt: job.createdAt });
+  for (const queuedRender of queuedRenders) {
+    const rows = queuedRender.batch ? rowsOf.get(queuedRender.batch.batchId) : undefined;
+    if (rows) rows.push(queuedRender);
+    else entries.push({ kind: "queuedRender", queuedRender, createdAt: queuedRender.createdAt });
   }
   for (const batch of batches)
     entries.push({ kind: "batch", batch, rows: rowsOf.get(batch.id)!, createdAt: batch.createdAt });
@@ -26,21 +27,23 @@ function queueEntries(jobs: JobView[], batches: BatchView[]): QueueEntry[] {
 }
 
 export function QueueScreen() {
-  const jobs = useJobs();
+  const queuedRenders = useQueuedRenders();
   const batches = useBatches();
   const show = useUiStore((state) => state.show);
-  const entries = queueEntries(jobs.data ?? [], batches.data ?? []);
-  const now = useNow((jobs.data ?? []).some((job) => job.status === "running"));
+  const entries = queueEntries(queuedRenders.data ?? [], batches.data ?? []);
+  const now = useNow(
+    (queuedRenders.data ?? []).some((queuedRender) => queuedRender.status === "running"),
+  );
   return (
     <div className="screen">
       <h2 className="screen-title">Queue</h2>
       <ListState
         label="the queue"
-        isPending={jobs.isPending || batches.isPending}
-        error={jobs.error ?? batches.error}
+        isPending={queuedRenders.isPending || batches.isPending}
+        error={queuedRenders.error ?? batches.error}
         isEmpty={entries.length === 0}
         onRetry={() => {
-          void jobs.refetch();
+          void queuedRenders.refetch();
           void batches.refetch();
         }}
         empty={
@@ -52,10 +55,14 @@ export function QueueScreen() {
           </>
         }
       >
-        <ul className="jobs" aria-label="Jobs">
+        <ul className="queued-renders" aria-label="Queued renders">
           {entries.map((entry) =>
-            entry.kind === "job" ? (
-              <JobCard key={entry.job.id} job={entry.job} now={now} />
+            entry.kind === "queuedRender" ? (
+              <QueuedRenderCard
+                key={entry.queuedRender.id}
+                queuedRender={entry.queuedRender}
+                now={now}
+              />
             ) : (
               <BatchCard key={entry.batch.id} batch={entry.batch} rows={entry.rows} now={now} />
             ),

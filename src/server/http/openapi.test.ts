@@ -14,7 +14,7 @@ let svc: ServiceProcess;
 let served: Document;
 
 beforeAll(async () => {
-  svc = await startService({ workers: 0 });
+  svc = await startService({ jobs: 0 });
   const response = await fetch(`${svc.url}/v3/openapi.json`);
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toMatch(/^application\/json/);

@@ -101,7 +101,7 @@ async function serviceLoad(
       queued: count("queued"),
       rendering: count("rendering"),
       // An API-only process has no workers of its own; the queue is still served by one or more.
-      workers: Math.max(1, ctx.config.workers),
+      workers: Math.max(1, ctx.config.jobs),
       recentRenderSeconds: timed.length > 0 ? totalSeconds / timed.length : undefined,
     },
     recentMsPerFrame: totalFrames > 0 ? (totalSeconds * 1000) / totalFrames : undefined,

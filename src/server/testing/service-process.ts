@@ -107,7 +107,7 @@ export async function queryServiceDatabase<T>(
 export async function startService(
   options: {
     dataDir?: string;
-    workers?: number;
+    jobs?: number;
     env?: Record<string, string>;
     /** Default: the test project's choice (suiteS3Store), else the data dir. */
     storage?: S3Coordinates | "local";
@@ -151,8 +151,8 @@ export async function startService(
     "0",
     "--data-dir",
     dataDir,
-    "--workers",
-    String(options.workers ?? 0),
+    "--jobs",
+    String(options.jobs ?? 0),
     ...(options.serverArgs ?? []),
   ];
   const [command, ...commandArgs] = [...(options.commandPrefix ?? []), process.execPath, ...args];

@@ -1,29 +1,29 @@
 // The app's side of a batch's runner (core/batch.ts): one BatchRunner per batch, so the batch's
 // project is uploaded once, by whichever row needs the asset first (the others wait for it, and a
 // row's own cancel stops only its wait), under the batch's key so a retry or a restart does not
-// upload twice. The runner's upload events become the batch record's upload stage (jobs.json);
-// and the one notification a batch gets when its last row ends. Used by JobManager (job-manager.ts).
-import type { JobNotification } from "../shared/ipc";
+// upload twice. The runner's upload events become the batch record's upload stage (queue.json); and
+// the one notification a batch gets when its last row ends. Used by RenderQueue (render-queue.ts).
+import type { QueuedRenderNotification } from "../shared/ipc";
 import { BatchRunner, type BatchUploadEvent } from "../core/index";
 import { appError, toIpcError } from "./ipc-errors";
-import type { JobServiceAccess } from "./job-records";
-import type { BatchRecord, JobRecord, JobStore } from "./job-store";
+import type { QueueServiceAccess } from "./queue-records";
+import type { BatchRecord, QueuedRenderRecord, QueueStore } from "./queue-store";
 
 export class BatchRunners {
   private readonly runners = new Map<string, BatchRunner>();
 
   constructor(
-    private readonly store: JobStore,
-    private readonly service: JobServiceAccess,
+    private readonly store: QueueStore,
+    private readonly service: QueueServiceAccess,
     private readonly tempDir: string | undefined,
     /** Aborted when the app quits: stops every batch upload. */
     private readonly lifetime: AbortSignal,
   ) {}
 
   /** The runner of a row's batch (its upload shared by all the batch's rows). */
-  runnerFor(job: JobRecord): BatchRunner {
-    if (job.source.type !== "batch") throw appError("internal_error", "Not a batch row.");
-    const batch = this.store.requireBatch(job.source.batchId);
+  runnerFor(queuedRender: QueuedRenderRecord): BatchRunner {
+    if (queuedRender.source.type !== "batch") throw appError("internal_error", "Not a batch row.");
+    const batch = this.store.requireBatch(queuedRender.source.batchId);
     let runner = this.runners.get(batch.id);
     if (!runner) {
       runner = new BatchRunner(
@@ -85,17 +85,17 @@ export class BatchRunners {
 
 /** The one notification a batch gets, once its last row has ended (undefined before). */
 export function batchEndedNotification(
-  store: JobStore,
+  store: QueueStore,
   batchId: string,
-  jobId: string,
-): JobNotification | undefined {
+  queuedRenderId: string,
+): QueuedRenderNotification | undefined {
   const rows = store.rowsOf(batchId);
   if (rows.some((row) => row.status === "waiting" || row.status === "running")) return undefined;
   const batch = store.requireBatch(batchId);
   const done = rows.filter((row) => row.status === "completed").length;
   const failed = rows.filter((row) => row.status === "failed").map((row) => row.batch!.row);
   return {
-    jobId,
+    queuedRenderId,
     title: failed.length === 0 ? "Batch finished" : "Batch finished with failures",
     body:
       `${batch.title}: ${done} of ${rows.length} videos saved to ${batch.outputDir}` +

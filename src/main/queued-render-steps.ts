@@ -1,48 +1,52 @@
-// One job's way through the client core, told as the queue's stages (SPEC.md section 7: zip,
-// upload, queued, rendering, download): a job without a render id runs the core pipeline up to
-// the submit; then every job, new or re-attached after a restart, shares the core's finish
-// (poll -> download). Core events become stage and progress changes of the job record. A row of
-// a batch is taken there by its batch's runner (core/batch.ts: the one upload, the row's key).
+// One queued render's way through the client core, told as the queue's stages (SPEC.md section 7:
+// zip, upload, queued, rendering, download): a queued render without a render id runs the core
+// pipeline up to the submit; then every queued render, new or re-attached after a restart, shares
+// the core's finish (poll -> download). Core events become stage and progress changes of the queued
+// render record. A row of a batch is taken there by its batch's runner (core/batch.ts: the one
+// upload, the row's key).
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { RenderRecord } from "../shared/api";
-import type { JobStage } from "../shared/ipc";
+import type { QueuedRenderStage } from "../shared/ipc";
 import { FILE_EXTENSIONS } from "../shared/render-options";
 import type { ApiClient } from "../core/index";
 import { downloadOutputs, otherOutputPaths } from "../core/index";
 import type { BatchRunner } from "../core/index";
 import { finishRender, renderOnService, type RenderEvent } from "../core/index";
 import { appError } from "./ipc-errors";
-import { EtaMeter } from "./job-progress";
-import type { JobRecord, JobStore } from "./job-store";
+import { EtaMeter } from "./queued-render-progress";
+import type { QueuedRenderRecord, QueueStore } from "./queue-store";
 
-export interface JobStepOptions {
+export interface QueuedRenderStepOptions {
   client: ApiClient;
-  store: JobStore;
+  store: QueueStore;
   signal: AbortSignal;
   now: () => number;
   pollIntervalMs: number;
   tempDir?: string | undefined;
   /** The runner of a batch row's batch (core/batch.ts: its one upload, the row's key). */
-  batchRunner: (job: JobRecord) => BatchRunner;
+  batchRunner: (queuedRender: QueuedRenderRecord) => BatchRunner;
 }
 
-/** Takes `job` from wherever it stands to a downloaded video, recording every step. */
-export async function runJobSteps(job: JobRecord, options: JobStepOptions): Promise<void> {
+/** Takes `queuedRender` from wherever it stands to a downloaded video, recording every step. */
+export async function runQueuedRenderSteps(
+  queuedRender: QueuedRenderRecord,
+  options: QueuedRenderStepOptions,
+): Promise<void> {
   const { client, store, signal } = options;
   const eta = new EtaMeter(options.now);
   let submitted = false;
   let downloadOnly = false;
   const onEvent = (event: RenderEvent) =>
     submitted
-      ? onFinishEvent(store, job, event, eta, downloadOnly)
-      : onSubmitEvent(store, job, event, eta);
+      ? onFinishEvent(store, queuedRender, event, eta, downloadOnly)
+      : onSubmitEvent(store, queuedRender, event, eta);
   const onSubmitted = async (render: { renderId: string; assetId: string | undefined }) => {
-    if (!job.renderId) await store.change(job, render);
+    if (!queuedRender.renderId) await store.change(queuedRender, render);
     submitted = true;
-    downloadOnly = job.stage === "download";
-    if (!downloadOnly && job.stage !== "rendering") {
-      await store.change(job, {
+    downloadOnly = queuedRender.stage === "download";
+    if (!downloadOnly && queuedRender.stage !== "rendering") {
+      await store.change(queuedRender, {
         stage: "queued",
         progress: 0,
         bytes: undefined,
@@ -51,84 +55,89 @@ export async function runJobSteps(job: JobRecord, options: JobStepOptions): Prom
     }
   };
   const outputPath = (record: RenderRecord) =>
-    (job.outputPath ??= job.batch
-      ? batchRowPath(job.outputDir, job.batch.fileName)
-      : join(job.outputDir, titledFileName(job, record, job.outputDir)));
+    (queuedRender.outputPath ??= queuedRender.batch
+      ? batchRowPath(queuedRender.outputDir, queuedRender.batch.fileName)
+      : join(queuedRender.outputDir, titledFileName(queuedRender, record, queuedRender.outputDir)));
   // The app's sizes and extras are the request's whole `outputs`: its first is the main file.
-  const { outputs, ...jobSettings } = job.settings;
+  const { outputs, ...queuedRenderSettings } = queuedRender.settings;
   const settings = {
-    composition: job.source.type === "render" ? "" : job.source.composition,
-    ...jobSettings,
+    composition: queuedRender.source.type === "render" ? "" : queuedRender.source.composition,
+    ...queuedRenderSettings,
     ...(outputs ? { main: outputs[0], also: outputs.slice(1) } : {}),
-    title: job.settings.title ?? job.title,
+    title: queuedRender.settings.title ?? queuedRender.title,
   };
 
-  if (job.source.type === "batch") {
-    const rendered = await options.batchRunner(job).renderRow(
+  if (queuedRender.source.type === "batch") {
+    const rendered = await options.batchRunner(queuedRender).renderRow(
       {
-        row: job.batch!.row,
+        row: queuedRender.batch!.row,
         settings,
         output: outputPath,
-        idempotencyKey: job.idempotencyKey,
-        assetId: job.assetId,
-        renderId: job.renderId,
+        idempotencyKey: queuedRender.idempotencyKey,
+        assetId: queuedRender.assetId,
+        renderId: queuedRender.renderId,
         pollIntervalMs: options.pollIntervalMs,
       },
       { client, signal, onEvent, onSubmitted },
     );
-    job.sizeBytes = rendered.sizeBytes;
+    queuedRender.sizeBytes = rendered.sizeBytes;
     return;
   }
-  if (!job.renderId) {
-    if (job.source.type === "render")
-      throw appError("internal_error", "A download job lost its render id.");
+  if (!queuedRender.renderId) {
+    if (queuedRender.source.type === "render")
+      throw appError("internal_error", "A queued download lost its render id.");
     const result = await renderOnService(
       {
         ...settings,
         client,
         project:
-          job.source.type === "dir"
-            ? { type: "dir", dir: job.source.dir }
-            : { type: "asset_id", assetId: job.source.assetId },
-        idempotencyKey: job.idempotencyKey,
+          queuedRender.source.type === "dir"
+            ? { type: "dir", dir: queuedRender.source.dir }
+            : { type: "asset_id", assetId: queuedRender.source.assetId },
+        idempotencyKey: queuedRender.idempotencyKey,
         wait: false,
         ...(options.tempDir ? { tempDir: options.tempDir } : {}),
       },
       { signal, onEvent },
     );
     await onSubmitted({ renderId: result.renderId, assetId: result.assetId });
-  } else await onSubmitted({ renderId: job.renderId, assetId: job.assetId });
-  const finished = await finishRender(client, job.renderId!, {
+  } else await onSubmitted({ renderId: queuedRender.renderId, assetId: queuedRender.assetId });
+  const finished = await finishRender(client, queuedRender.renderId!, {
     pollIntervalMs: options.pollIntervalMs,
     signal,
     outputPath,
     onEvent,
   });
-  job.sizeBytes = finished.sizeBytes;
-  if (finished.record.outputs.length > 1) await downloadOtherOutputs(job, finished, options, eta);
+  queuedRender.sizeBytes = finished.sizeBytes;
+  if (finished.record.outputs.length > 1)
+    await downloadOtherOutputs(queuedRender, finished, options, eta);
 }
 
 /**
- * The files after the first of a render with several outputs (sizes, a GIF, a poster), saved
- * beside it under its name with what tells them apart (`…-9x16.mp4`, `…-2.5s.png`: named by
+ * The files after the first of a render with several outputs (sizes, a GIF, a poster), saved beside
+ * it under its name with what tells them apart (`…-9x16.mp4`, `…-2.5s.png`: named by
  * shared/outputs.ts, as the CLI names them). Their paths are recorded before any download, so a
- * restarted job saves them to the same names; one already saved (a resumed or repeated download)
- * is not fetched again.
+ * restarted queued render saves them to the same names; one already saved (a resumed or repeated
+ * download) is not fetched again.
  */
 async function downloadOtherOutputs(
-  job: JobRecord,
+  queuedRender: QueuedRenderRecord,
   finished: { record: RenderRecord; outputPath: string; sizeBytes: number },
-  options: JobStepOptions,
+  options: QueuedRenderStepOptions,
   eta: EtaMeter,
 ): Promise<void> {
   const { record } = finished;
-  const known = new Map(job.outputs?.map((output) => [output.index, output]));
+  const known = new Map(queuedRender.outputs?.map((output) => [output.index, output]));
   const paths = new Map([
     [0, finished.outputPath],
     ...otherOutputPaths(
       record,
       finished.outputPath,
-      new Map(job.outputs?.flatMap((output) => (output.path ? [[output.index, output.path]] : []))),
+      new Map(
+        queuedRender.outputs?.flatMap((output) =>
+          output.path ? [[output.index, output.path]] : [],
+        ),
+      ),
     ).map(({ index, path }) => [index, path] as const),
   ]);
   const outputs = record.outputs.map((output) => ({
@@ -142,41 +151,57 @@ async function downloadOtherOutputs(
     path: paths.get(output.index)!,
     sizeBytes: output.index === 0 ? finished.sizeBytes : known.get(output.index)?.sizeBytes,
   }));
-  await options.store.change(job, { outputs });
+  await options.store.change(queuedRender, { outputs });
   const missing = outputs.filter(
     (output) => output.index !== 0 && !(existsSync(output.path) && output.sizeBytes !== undefined),
   );
   await downloadOutputs(options.client, record, missing, {
     signal: options.signal,
     onProgress: (bytes, total) =>
-      transferProgress(options.store, job, eta, "download", bytes, total),
+      transferProgress(options.store, queuedRender, eta, "download", bytes, total),
     onSaved: async (saved) => {
       outputs.find((output) => output.index === saved.index)!.sizeBytes = saved.sizeBytes;
-      await options.store.change(job, { outputs: [...outputs] });
+      await options.store.change(queuedRender, { outputs: [...outputs] });
     },
   });
 }
 
-function onSubmitEvent(store: JobStore, job: JobRecord, event: RenderEvent, eta: EtaMeter): void {
+function onSubmitEvent(
+  store: QueueStore,
+  queuedRender: QueuedRenderRecord,
+  event: RenderEvent,
+  eta: EtaMeter,
+): void {
   switch (event.type) {
     case "stage": {
-      const stage: JobStage =
+      const stage: QueuedRenderStage =
         event.stage === "scan" || event.stage === "archive"
           ? "zip"
           : event.stage === "upload"
             ? "upload"
             : "queued";
-      if (stage !== job.stage)
-        void store.change(job, { stage, progress: 0, bytes: undefined, etaSeconds: undefined });
+      if (stage !== queuedRender.stage)
+        void store.change(queuedRender, {
+          stage,
+          progress: 0,
+          bytes: undefined,
+          etaSeconds: undefined,
+        });
       return;
     }
     case "upload-progress":
-      transferProgress(store, job, eta, "upload", event.bytes, event.totalBytes);
+      transferProgress(store, queuedRender, eta, "upload", event.bytes, event.totalBytes);
       return;
     case "state":
       // Written before the next step starts, so a kill after this point re-attaches.
-      if (event.state.assetId !== job.assetId || event.state.renderId !== job.renderId) {
-        void store.change(job, { assetId: event.state.assetId, renderId: event.state.renderId });
+      if (
+        event.state.assetId !== queuedRender.assetId ||
+        event.state.renderId !== queuedRender.renderId
+      ) {
+        void store.change(queuedRender, {
+          assetId: event.state.assetId,
+          renderId: event.state.renderId,
+        });
       }
       return;
     default:
@@ -185,17 +210,17 @@ function onSubmitEvent(store: JobStore, job: JobRecord, event: RenderEvent, eta:
 }
 
 function onFinishEvent(
-  store: JobStore,
-  job: JobRecord,
+  store: QueueStore,
+  queuedRender: QueuedRenderRecord,
   event: RenderEvent,
   eta: EtaMeter,
   downloadOnly: boolean,
 ): void {
   switch (event.type) {
     case "render-status":
-      if (event.record.status === "failed") job.renderFailed = true;
+      if (event.record.status === "failed") queuedRender.renderFailed = true;
       if (!downloadOnly && event.record.status === "rendering") {
-        void store.change(job, {
+        void store.change(queuedRender, {
           stage: "rendering",
           progress: event.record.progress,
           etaSeconds: eta.estimate("rendering", event.record.progress),
@@ -205,7 +230,7 @@ function onFinishEvent(
     case "stage":
       if (event.stage === "download") {
         // The output path is on the record by now (finishRender asked for it before this event).
-        void store.change(job, {
+        void store.change(queuedRender, {
           stage: "download",
           progress: 0,
           bytes: undefined,
@@ -214,23 +239,25 @@ function onFinishEvent(
       }
       return;
     case "download-progress":
-      transferProgress(store, job, eta, "download", event.bytes, event.totalBytes);
+      transferProgress(store, queuedRender, eta, "download", event.bytes, event.totalBytes);
       return;
     case "warning":
       // The service's findings about the page, read off the finished record (each once: a
       // re-attached or repeated download reads them again).
-      if (!job.warnings?.includes(event.message))
-        void store.change(job, { warnings: [...(job.warnings ?? []), event.message] });
+      if (!queuedRender.warnings?.includes(event.message))
+        void store.change(queuedRender, {
+          warnings: [...(queuedRender.warnings ?? []), event.message],
+        });
       return;
     default:
       return;
   }
 }
 
-/** Bytes moved in an upload or a download, as the job's progress, bytes and ETA. */
+/** Bytes moved in an upload or a download, as the queued render's progress, bytes and ETA. */
 function transferProgress(
-  store: JobStore,
-  job: JobRecord,
+  store: QueueStore,
+  queuedRender: QueuedRenderRecord,
   eta: EtaMeter,
   stage: "upload" | "download",
   bytes: number,
@@ -238,7 +265,7 @@ function transferProgress(
 ): void {
   const fraction = total ? bytes / total : 0;
   void store.change(
-    job,
+    queuedRender,
     {
       progress: fraction,
       bytes: { done: bytes, total },
@@ -249,24 +276,24 @@ function transferProgress(
 }
 
 /**
- * A creator's file name: the job's title (the project, and its title variable) and the day it
- * was queued, e.g. `lower-third Grace Hopper 2026-11-26.mp4`, never an id; ` (2)` and on when the
- * folder already holds one.
+ * A creator's file name: the queued render's title (the project, and its title variable) and the
+ * day it was queued, e.g. `lower-third Grace Hopper 2026-11-26.mp4`, never an id; ` (2)` and on
+ * when the folder already holds one.
  */
 export function titledFileName(
-  job: Pick<JobRecord, "title" | "createdAt">,
+  queuedRender: Pick<QueuedRenderRecord, "title" | "createdAt">,
   record: Pick<RenderRecord, "format">,
   folder: string,
   exists: (path: string) => boolean = existsSync,
 ): string {
-  const name = job.title
+  const name = queuedRender.title
     .normalize("NFC")
     // eslint-disable-next-line no-control-regex -- control characters are what it removes
     .replace(/[/\\:*?"<>|\u0000-\u001f·]+/g, " ")
     .replace(/\s+/g, " ")
     .replace(/^[\s.]+|\s+$/g, "")
     .slice(0, 80);
-  const created = new Date(job.createdAt);
+  const created = new Date(queuedRender.createdAt);
   const pad = (n: number) => String(n).padStart(2, "0");
   const day = `${created.getFullYear()}-${pad(created.getMonth() + 1)}-${pad(created.getDate())}`;
   const stem = `${name || "render"} ${day}`;

@@ -1,36 +1,36 @@
-// The queue's records: what a job or a batch starts as, the inputs the app's screens send for
-// them, their titles and idempotency keys, a batch's own folder under the downloads folder, how a
-// job starts again, and which file of a finished job may be opened.
-// JobManager (job-manager.ts) adds them to the store and runs them.
+// The queue's records: what a queued render or a batch starts as, the inputs the app's screens send
+// for them, their titles and idempotency keys, a batch's own folder under the downloads folder, how
+// a queued render starts again, and which file of a finished queued render may be opened.
+// RenderQueue (render-queue.ts) adds them to the store and runs them.
 import { randomUUID } from "node:crypto";
 import { mkdir, realpath, stat } from "node:fs/promises";
 import { basename, join, resolve, sep } from "node:path";
-import type { JobRenderSettings, JobView } from "../shared/ipc";
+import type { QueuedRenderSettings, QueuedRenderView } from "../shared/ipc";
 import type { VariableValues } from "../shared/variables";
 import { batchRowKey } from "../core/index";
 import type { ApiClient } from "../core/index";
 import { newIdempotencyKey } from "../core/index";
 import { appError } from "./ipc-errors";
-import type { BatchRecord, JobRecord } from "./job-store";
+import type { BatchRecord, QueuedRenderRecord } from "./queue-store";
 
 /** What the queue needs of the service (the app's connection to it). */
-export interface JobServiceAccess {
+export interface QueueServiceAccess {
   client(signal?: AbortSignal): Promise<ApiClient>;
   waitUntilAvailable(signal?: AbortSignal): Promise<void>;
 }
 
-export interface SubmitJobInput {
+export interface SubmitQueuedRenderInput {
   dir: string;
   composition?: string | undefined;
-  settings: JobRenderSettings;
+  settings: QueuedRenderSettings;
   outputDir?: string | undefined;
 }
 
 /** A render of a project already uploaded (e.g. History's "Render again" with new variables). */
-export interface SubmitAssetJobInput {
+export interface SubmitAssetQueuedRenderInput {
   assetId: string;
   composition: string;
-  settings: JobRenderSettings;
+  settings: QueuedRenderSettings;
   outputDir?: string | undefined;
 }
 
@@ -40,20 +40,20 @@ export interface SubmitBatchInput {
   dir: string;
   composition: string;
   /** Shared by every row; each row's variables replace `variables`. */
-  settings: JobRenderSettings;
+  settings: QueuedRenderSettings;
   /** Each row's captions (undefined: none): the batch's `settings.captions` are not used. */
   rows: Array<{
     row: number;
     values: VariableValues;
     fileName: string;
-    captions?: JobRenderSettings["captions"] | undefined;
+    captions?: QueuedRenderSettings["captions"] | undefined;
   }>;
   outputPattern: string;
   /** The batch's name (the project folder's). */
   title: string;
 }
 
-/** "intro" for scenes/intro.html: a job's title when nothing better names it (never an id). */
+/** "intro" for scenes/intro.html: a queued render's title when nothing better names it (never an id). */
 export function compositionName(composition: string): string {
   return basename(composition).replace(/\.html?$/i, "") || "render";
 }
@@ -63,16 +63,16 @@ export function desktopIdempotencyKey(): string {
   return newIdempotencyKey("svc-desktop");
 }
 
-/** A new waiting job (its title, key and stage set by the caller where they differ). */
-export function newJobRecord(
-  source: JobView["source"],
-  settings: JobRenderSettings,
+/** A new waiting queued render (its title, key and stage set by the caller where they differ). */
+export function newQueuedRenderRecord(
+  source: QueuedRenderView["source"],
+  settings: QueuedRenderSettings,
   /** Where its video is saved (an absolute path). */
   outputDir: string,
   now: number,
-): JobRecord {
+): QueuedRenderRecord {
   return {
-    id: `job_${randomUUID()}`,
+    id: `queued_render_${randomUUID()}`,
     revision: 0,
     title: "render",
     status: "waiting",
@@ -104,7 +104,7 @@ export function batchRecords(
   input: SubmitBatchInput,
   outputDir: string,
   now: number,
-): { batch: BatchRecord; rows: JobRecord[] } {
+): { batch: BatchRecord; rows: QueuedRenderRecord[] } {
   const id = `batch_${randomUUID()}`;
   const { variables: _shared, captions: _captions, ...settings } = input.settings;
   const batch: BatchRecord = {
@@ -122,10 +122,10 @@ export function batchRecords(
     assetId: undefined,
     uploadKey: desktopIdempotencyKey(),
   };
-  const rows = input.rows.map((row): JobRecord => {
+  const rows = input.rows.map((row): QueuedRenderRecord => {
     const title = row.fileName.replace(/\.[^.]+$/, "");
     return {
-      ...newJobRecord(
+      ...newQueuedRenderRecord(
         { type: "batch", batchId: id, composition: input.composition },
         {
           ...settings,
@@ -169,14 +169,14 @@ export async function newBatchFolder(
   }
 }
 
-/** How a failed or cancelled job starts again (Retry). */
-export function retryChanges(job: JobRecord): Partial<JobRecord> {
+/** How a failed or cancelled queued render starts again (Retry). */
+export function retryChanges(queuedRender: QueuedRenderRecord): Partial<QueuedRenderRecord> {
   // A render that is still valid on the service is picked up again; one that failed is redone
   // under a new key (the old key would replay the failed render).
-  const reattach = job.renderId !== undefined && !job.renderFailed;
+  const reattach = queuedRender.renderId !== undefined && !queuedRender.renderFailed;
   return {
     status: "waiting",
-    stage: reattach || job.source.type === "asset" ? "queued" : "waiting",
+    stage: reattach || queuedRender.source.type === "asset" ? "queued" : "waiting",
     progress: 0,
     bytes: undefined,
     etaSeconds: undefined,
@@ -186,8 +186,8 @@ export function retryChanges(job: JobRecord): Partial<JobRecord> {
       ? {}
       : {
           idempotencyKey: desktopIdempotencyKey(),
-          assetId: job.source.type === "dir" ? undefined : job.assetId,
-          renderId: job.source.type === "render" ? job.renderId : undefined,
+          assetId: queuedRender.source.type === "dir" ? undefined : queuedRender.assetId,
+          renderId: queuedRender.source.type === "render" ? queuedRender.renderId : undefined,
           outputPath: undefined,
           outputs: undefined,
           warnings: undefined,
@@ -197,17 +197,20 @@ export function retryChanges(job: JobRecord): Partial<JobRecord> {
 }
 
 /**
- * A file of a completed job (`output`: which of its outputs, 0 the main video), for opening it: it
- * must still exist and (symlinks followed) lie inside the folder the job downloads to, so a
- * tampered queue file cannot open anything else.
+ * A file of a completed queued render (`output`: which of its outputs, 0 the main video), for
+ * opening it: it must still exist and (symlinks followed) lie inside the folder the queued render
+ * downloads to, so a tampered queue file cannot open anything else.
  */
-export async function openableOutput(job: JobRecord, output = 0): Promise<string> {
+export async function openableOutput(
+  queuedRender: QueuedRenderRecord,
+  output = 0,
+): Promise<string> {
   const path =
     output === 0
-      ? job.outputPath
-      : job.outputs?.find((candidate) => candidate.index === output)?.path;
-  if (job.status !== "completed" || !path) {
-    throw appError("job_not_completed", "Only a finished render can be opened.");
+      ? queuedRender.outputPath
+      : queuedRender.outputs?.find((candidate) => candidate.index === output)?.path;
+  if (queuedRender.status !== "completed" || !path) {
+    throw appError("queued_render_not_completed", "Only a finished render can be opened.");
   }
   const file = await realpath(path).catch(() => undefined);
   if (!file) {
@@ -217,11 +220,13 @@ export async function openableOutput(job: JobRecord, output = 0): Promise<string
       "Download it again from the queue.",
     );
   }
-  const folder = await realpath(job.outputDir).catch(() => resolve(job.outputDir));
+  const folder = await realpath(queuedRender.outputDir).catch(() =>
+    resolve(queuedRender.outputDir),
+  );
   if (!file.startsWith(folder + sep)) {
     throw appError(
       "path_outside_output",
-      `${file} is not in the job's output folder ${folder}.`,
+      `${file} is not in the render's output folder ${folder}.`,
       "Download the render again from History.",
     );
   }

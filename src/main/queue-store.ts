@@ -1,19 +1,21 @@
-// The render queue's state: the jobs and batches in memory, `jobs.json` in the app data dir
-// (rewritten atomically on every stage change, so a kill leaves the last stage on disk) and the
-// listeners that mirror every change to the renderer. Progress-only changes reach listeners at
-// most every 200 ms and are not written; stage changes go out and to disk at once. A batch is
-// kept beside its row jobs (each row is a job of its own), so a restart finds both.
+// The render queue's state: the queued renders and batches in memory, `queue.json` in the app data
+// dir (rewritten atomically on every stage change, so a kill leaves the last stage on disk; its
+// format, and the move from older apps' file, are queue-file.ts) and the listeners that mirror
+// every change to the renderer. Progress-only changes reach listeners at most every 200 ms and are
+// not written; stage changes go out and to disk at once. A batch is kept beside its row queued
+// renders (each row is a queued render of its own), so a restart finds both.
 import { existsSync } from "node:fs";
-import type { BatchView, JobOutput, JobView } from "../shared/ipc";
+import type { BatchView, QueuedRenderOutput, QueuedRenderView } from "../shared/ipc";
 import { ClientError } from "../core/index";
-import { JsonFileWriter, readJsonFile } from "../node/index";
+import { JsonFileWriter } from "../node/index";
+import { readQueueFile, type QueueFile } from "./queue-file";
 
-/** What is kept on disk for one job (the view minus what is computed when shown). */
-export interface JobRecord extends Omit<JobView, "fileMissing" | "outputs"> {
+/** What is kept on disk for one queued render (the view minus what is computed when shown). */
+export interface QueuedRenderRecord extends Omit<QueuedRenderView, "fileMissing" | "outputs"> {
   /** Every file of a render with several outputs (the view adds whether each is missing). */
-  outputs: Array<Omit<JobOutput, "missing">> | undefined;
+  outputs: Array<Omit<QueuedRenderOutput, "missing">> | undefined;
   outputDir: string;
-  /** Made with the job, so a restarted upload replays the same asset and render. */
+  /** Made with the queued render, so a restarted upload replays the same asset and render. */
   idempotencyKey: string;
   /** The render itself failed: a retry renders again instead of re-attaching. */
   renderFailed: boolean;
@@ -25,19 +27,12 @@ export interface BatchRecord extends BatchView {
   uploadKey: string;
 }
 
-interface JobFile {
-  version: 1;
-  jobs: JobRecord[];
-  /** Absent in files written before batches existed. */
-  batches?: BatchRecord[];
-}
-
 const PROGRESS_EVENT_INTERVAL_MS = 200;
 
-export class JobStore {
-  private readonly jobs = new Map<string, JobRecord>();
+export class QueueStore {
+  private readonly queuedRenders = new Map<string, QueuedRenderRecord>();
   private readonly batches = new Map<string, BatchRecord>();
-  private readonly listeners = new Set<(job: JobView) => void>();
+  private readonly listeners = new Set<(queuedRender: QueuedRenderView) => void>();
   private readonly batchListeners = new Set<(batch: BatchView) => void>();
   private readonly lastEmit = new Map<string, number>();
   private readonly writer: JsonFileWriter;
@@ -49,14 +44,14 @@ export class JobStore {
     this.writer = new JsonFileWriter(file);
   }
 
-  /** Loads the queue file; jobs that were running when the app stopped wait to be resumed. */
-  static async open(file: string, now: () => number): Promise<JobStore> {
-    const store = new JobStore(file, now);
-    const stored = (await readJsonFile(file)) as Partial<JobFile> | undefined;
-    for (const job of stored?.jobs ?? []) {
-      if (!job || typeof job.id !== "string") continue;
-      if (job.status === "running") job.status = "waiting";
-      store.jobs.set(job.id, job);
+  /** Loads the queue file; queued renders that were running when the app stopped wait to be resumed. */
+  static async open(file: string, now: () => number): Promise<QueueStore> {
+    const store = new QueueStore(file, now);
+    const stored = await readQueueFile(file);
+    for (const queuedRender of stored?.queuedRenders ?? []) {
+      if (!queuedRender || typeof queuedRender.id !== "string") continue;
+      if (queuedRender.status === "running") queuedRender.status = "waiting";
+      store.queuedRenders.set(queuedRender.id, queuedRender);
     }
     for (const batch of stored?.batches ?? []) {
       if (!batch || typeof batch.id !== "string") continue;
@@ -68,7 +63,7 @@ export class JobStore {
     return store;
   }
 
-  onUpdate(listener: (job: JobView) => void): () => void {
+  onUpdate(listener: (queuedRender: QueuedRenderView) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -94,25 +89,25 @@ export class JobStore {
     return batch;
   }
 
-  /** The row jobs of a batch, by row number. */
-  rowsOf(batchId: string): JobRecord[] {
+  /** The row queued renders of a batch, by row number. */
+  rowsOf(batchId: string): QueuedRenderRecord[] {
     return this.all()
-      .filter((job) => job.batch?.batchId === batchId)
+      .filter((queuedRender) => queuedRender.batch?.batchId === batchId)
       .sort((a, b) => a.batch!.row - b.batch!.row);
   }
 
-  /** Adds a batch and its row jobs in one write. */
-  async addBatch(batch: BatchRecord, rows: JobRecord[]): Promise<void> {
+  /** Adds a batch and its row queued renders in one write. */
+  async addBatch(batch: BatchRecord, rows: QueuedRenderRecord[]): Promise<void> {
     this.batches.set(batch.id, batch);
-    for (const job of rows) this.jobs.set(job.id, job);
+    for (const queuedRender of rows) this.queuedRenders.set(queuedRender.id, queuedRender);
     await this.save();
     this.emitBatch(batch);
-    for (const job of rows) this.emit(job);
+    for (const queuedRender of rows) this.emit(queuedRender);
   }
 
-  /** Removes a batch with its row jobs. */
+  /** Removes a batch with its row queued renders. */
   async deleteBatch(batch: BatchRecord): Promise<void> {
-    for (const job of this.rowsOf(batch.id)) this.jobs.delete(job.id);
+    for (const queuedRender of this.rowsOf(batch.id)) this.queuedRenders.delete(queuedRender.id);
     this.batches.delete(batch.id);
     await this.save();
   }
@@ -127,35 +122,39 @@ export class JobStore {
   }
 
   /** Oldest first. */
-  all(): JobRecord[] {
-    return [...this.jobs.values()].sort((a, b) => a.createdAt - b.createdAt);
+  all(): QueuedRenderRecord[] {
+    return [...this.queuedRenders.values()].sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  require(jobId: string): JobRecord {
-    const job = this.jobs.get(jobId);
-    if (!job)
-      throw new ClientError("job_not_found", `No job ${jobId} in the queue.`, "Refresh the queue.");
-    return job;
+  require(queuedRenderId: string): QueuedRenderRecord {
+    const queuedRender = this.queuedRenders.get(queuedRenderId);
+    if (!queuedRender)
+      throw new ClientError(
+        "queued_render_not_found",
+        `No render ${queuedRenderId} in the queue.`,
+        "Refresh the queue.",
+      );
+    return queuedRender;
   }
 
-  async add(job: JobRecord): Promise<void> {
-    this.jobs.set(job.id, job);
+  async add(queuedRender: QueuedRenderRecord): Promise<void> {
+    this.queuedRenders.set(queuedRender.id, queuedRender);
     await this.save();
-    this.emit(job);
+    this.emit(queuedRender);
   }
 
-  async delete(job: JobRecord): Promise<void> {
-    this.jobs.delete(job.id);
+  async delete(queuedRender: QueuedRenderRecord): Promise<void> {
+    this.queuedRenders.delete(queuedRender.id);
     await this.save();
   }
 
   /** Applies a change, tells listeners, and (unless progress only) writes the queue file. */
   change(
-    job: JobRecord,
-    change: Partial<JobRecord>,
+    queuedRender: QueuedRenderRecord,
+    change: Partial<QueuedRenderRecord>,
     options: { progressOnly?: boolean } = {},
   ): Promise<void> {
-    return this.apply(job, change, options, () => this.emit(job));
+    return this.apply(queuedRender, change, options, () => this.emit(queuedRender));
   }
 
   /** A progress-only change reaches listeners at most every 200 ms and is not written. */
@@ -181,9 +180,9 @@ export class JobStore {
     await this.writer.flush();
   }
 
-  private emit(job: JobRecord): void {
-    this.lastEmit.set(job.id, this.now());
-    const view = viewOf(job);
+  private emit(queuedRender: QueuedRenderRecord): void {
+    this.lastEmit.set(queuedRender.id, this.now());
+    const view = viewOf(queuedRender);
     for (const listener of this.listeners) listener(view);
   }
 
@@ -194,30 +193,31 @@ export class JobStore {
   }
 
   private save(): Promise<void> {
-    const file: JobFile = {
-      version: 1,
-      jobs: [...this.jobs.values()],
+    const file: QueueFile = {
+      version: 2,
+      queuedRenders: [...this.queuedRenders.values()],
       batches: [...this.batches.values()],
     };
-    // A failed write must not stop the job; the next change writes the whole queue again.
+    // A failed write must not stop the queued render; the next change writes the whole queue again.
     return this.writer.write(file).catch((error: unknown) => {
       console.warn(`svc desktop: cannot save the render queue: ${(error as Error).message}`);
     });
   }
 }
 
-/** What the renderer sees of a job: no key or folder, plus whether its video is still there. */
-export function viewOf(job: JobRecord): JobView {
-  const { outputDir: _dir, idempotencyKey: _key, renderFailed: _failed, ...view } = job;
-  const completed = job.status === "completed";
+/** What the renderer sees of a queued render: no key or folder, plus whether its video is still there. */
+export function viewOf(queuedRender: QueuedRenderRecord): QueuedRenderView {
+  const { outputDir: _dir, idempotencyKey: _key, renderFailed: _failed, ...view } = queuedRender;
+  const completed = queuedRender.status === "completed";
   return {
     ...view,
-    batch: job.batch ?? undefined,
-    outputs: job.outputs?.map((output) => ({
+    batch: queuedRender.batch ?? undefined,
+    outputs: queuedRender.outputs?.map((output) => ({
       ...output,
       missing: completed && output.path !== undefined && !existsSync(output.path),
     })),
-    fileMissing: completed && job.outputPath !== undefined && !existsSync(job.outputPath),
+    fileMissing:
+      completed && queuedRender.outputPath !== undefined && !existsSync(queuedRender.outputPath),
   };
 }
 

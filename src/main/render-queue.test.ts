@@ -4,13 +4,13 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { BatchView, DesktopSettings, JobView, MediaSource } from "../shared/ipc";
+import type { BatchView, DesktopSettings, QueuedRenderView, MediaSource } from "../shared/ipc";
 import { ApiClient } from "../core/api-client";
 import { renderOnService } from "../core/pipeline";
 import { startDesktopApp, type DesktopApp } from "./desktop-app";
 import { createWebHost } from "./host";
 import { writeJsonFileAtomic } from "../node/atomic-file";
-import { EtaMeter } from "./job-progress";
+import { EtaMeter } from "./queued-render-progress";
 import {
   REPO,
   TINY_RENDER,
@@ -30,7 +30,7 @@ let client: ApiClient;
 let app: DesktopApp | undefined;
 
 beforeAll(async () => {
-  base = await tempDir("svc-desktop-jobs-");
+  base = await tempDir("svc-desktop-queue-");
   service = await startService(join(base, "service"));
   client = new ApiClient({ baseUrl: service.url, credential: service.apiKey });
 });
@@ -48,8 +48,8 @@ afterAll(async () => {
 async function openApp(
   name: string,
   settings: Partial<DesktopSettings> = {},
-): Promise<{ app: DesktopApp; seen: JobView[] }> {
-  const seen: JobView[] = [];
+): Promise<{ app: DesktopApp; seen: QueuedRenderView[] }> {
+  const seen: QueuedRenderView[] = [];
   app = await startDesktopApp({
     appRoot: REPO,
     version: "9.9.9",
@@ -65,18 +65,20 @@ async function openApp(
     pollIntervalMs: 300,
   });
   app.events.subscribe((message) => {
-    if (message.event === "job") seen.push(message.payload);
+    if (message.event === "queuedRender") seen.push(message.payload);
   });
   return { app, seen };
 }
 
-function finished(seen: JobView[], jobId: string): JobView | undefined {
+function finished(seen: QueuedRenderView[], queuedRenderId: string): QueuedRenderView | undefined {
   return seen.find(
-    (job) => job.id === jobId && ["completed", "failed", "cancelled"].includes(job.status),
+    (queuedRender) =>
+      queuedRender.id === queuedRenderId &&
+      ["completed", "failed", "cancelled"].includes(queuedRender.status),
   );
 }
 
-it("resumes a job that was uploading with the same idempotency key: no second asset or render", async () => {
+it("resumes a queued render that was uploading with the same idempotency key: no second asset or render", async () => {
   const project = await writeProject(join(base, "resume-project"), {
     "index.html": tinyComposition("resume"),
   });
@@ -95,11 +97,11 @@ it("resumes a job that was uploading with the same idempotency key: no second as
     {},
   );
   const before = (await client.listRenders({ limit: 100 })).data.length;
-  await writeJsonFileAtomic(join(base, "resume", "jobs.json"), {
-    version: 1,
-    jobs: [
+  await writeJsonFileAtomic(join(base, "resume", "queue.json"), {
+    version: 2,
+    queuedRenders: [
       {
-        id: "job_resume",
+        id: "queued_render_resume",
         revision: 4,
         title: "resume",
         status: "running",
@@ -116,7 +118,9 @@ it("resumes a job that was uploading with the same idempotency key: no second as
     ],
   });
   const { seen } = await openApp("resume");
-  const done = await waitFor("the resumed job", () => finished(seen, "job_resume"));
+  const done = await waitFor("the resumed queued render", () =>
+    finished(seen, "queued_render_resume"),
+  );
   expect(done.error).toBeUndefined();
   expect(done).toMatchObject({
     status: "completed",
@@ -127,28 +131,28 @@ it("resumes a job that was uploading with the same idempotency key: no second as
   expect((await client.listRenders({ limit: 100 })).data.length).toBe(before);
 });
 
-it("cancels a running job on the service too (nothing charged), and a retry renders it anew", async () => {
+it("cancels a running queued render on the service too (nothing charged), and a retry renders it anew", async () => {
   const project = await writeProject(join(base, "cancel-project"), {
     "index.html": tinyComposition("cancel"),
   });
   const { app, seen } = await openApp("cancel");
-  const job = await app.jobs.submit({ dir: project, settings: TINY_RENDER });
+  const queuedRender = await app.queue.submit({ dir: project, settings: TINY_RENDER });
   const renderId = await waitFor(
     "a render id",
-    () => seen.find((j) => j.id === job.id && j.renderId)?.renderId,
+    () => seen.find((j) => j.id === queuedRender.id && j.renderId)?.renderId,
   );
-  const cancelled = await app.jobs.cancel(job.id);
+  const cancelled = await app.queue.cancel(queuedRender.id);
   expect(cancelled).toMatchObject({ status: "cancelled", renderId, error: undefined });
-  expect(app.jobs.get(job.id).status).toBe("cancelled");
+  expect(app.queue.get(queuedRender.id).status).toBe("cancelled");
   expect(await client.getRender(renderId)).toMatchObject({
     status: "failed",
     failure_code: "cancelled",
     credits_charged: 0,
   });
 
-  await app.jobs.retry(job.id);
-  const done = await waitFor("the retried job", () => {
-    const current = app.jobs.get(job.id);
+  await app.queue.retry(queuedRender.id);
+  const done = await waitFor("the retried queued render", () => {
+    const current = app.queue.get(queuedRender.id);
     return current.status === "completed" || current.status === "failed" ? current : undefined;
   });
   expect(done.error).toBeUndefined();
@@ -166,12 +170,12 @@ it("a Cancel while the submit is on its way still cancels the render on the serv
     proxy.setUpstream(service.url);
     const held = proxy.holdNextSubmit();
     const { app } = await openApp("cancel-in-submit", { service: proxy.url });
-    const job = await app.jobs.submit({ dir: project, settings: TINY_RENDER });
+    const queuedRender = await app.queue.submit({ dir: project, settings: TINY_RENDER });
     // The service has made the render; its answer has not reached the app yet.
     const renderId = (JSON.parse(await held.answered) as { data: { render_id: string } }).data
       .render_id;
-    expect(app.jobs.get(job.id).renderId).toBeUndefined();
-    const cancelling = app.jobs.cancel(job.id);
+    expect(app.queue.get(queuedRender.id).renderId).toBeUndefined();
+    const cancelling = app.queue.cancel(queuedRender.id);
     held.release();
     const cancelled = await cancelling;
     expect(cancelled).toMatchObject({ status: "cancelled", renderId, error: undefined });
@@ -185,7 +189,7 @@ it("a Cancel while the submit is on its way still cancels the render on the serv
   }
 });
 
-it("runs at most `concurrency` jobs at once and finishes them all", async () => {
+it("runs at most `concurrency` queued renders at once and finishes them all", async () => {
   const { app, seen } = await openApp("concurrency", { concurrency: 2 });
   const projects = await Promise.all(
     ["one", "two", "three"].map((name) =>
@@ -196,24 +200,29 @@ it("runs at most `concurrency` jobs at once and finishes them all", async () => 
   let most = 0;
   const state = new Map<string, string>();
   app.events.subscribe((message) => {
-    if (message.event !== "job") return;
+    if (message.event !== "queuedRender") return;
     const before = state.get(message.payload.id);
     state.set(message.payload.id, message.payload.status);
     if (before !== "running" && message.payload.status === "running") running++;
     if (before === "running" && message.payload.status !== "running") running--;
     most = Math.max(most, running);
   });
-  const jobs: JobView[] = [];
-  for (const dir of projects) jobs.push(await app.jobs.submit({ dir, settings: TINY_RENDER }));
+  const queuedRenders: QueuedRenderView[] = [];
+  for (const dir of projects)
+    queuedRenders.push(await app.queue.submit({ dir, settings: TINY_RENDER }));
   const done = await waitFor(
-    "all three jobs",
+    "all three queued renders",
     () => {
-      const all = jobs.map((job) => finished(seen, job.id));
-      return all.every(Boolean) ? (all as JobView[]) : undefined;
+      const all = queuedRenders.map((queuedRender) => finished(seen, queuedRender.id));
+      return all.every(Boolean) ? (all as QueuedRenderView[]) : undefined;
     },
     { timeoutMs: 120_000 },
   );
-  expect(done.map((job) => job.status)).toEqual(["completed", "completed", "completed"]);
+  expect(done.map((queuedRender) => queuedRender.status)).toEqual([
+    "completed",
+    "completed",
+    "completed",
+  ]);
   expect(most).toBe(2);
 });
 
@@ -235,28 +244,30 @@ it("renders an uploaded project again with new variables: it starts at queued an
     "index.html": tinyComposition("first"),
   });
   const { app, seen } = await openApp("again");
-  const first = await app.jobs.submit({
+  const first = await app.queue.submit({
     dir: project,
     settings: { ...TINY_RENDER, title: "again", variables: { title: "First" } },
   });
-  const firstDone = await waitFor("the first job", () => finished(seen, first.id));
+  const firstDone = await waitFor("the first queued render", () => finished(seen, first.id));
   expect(firstDone.status).toBe("completed");
   const assetId = firstDone.assetId!;
   expect(assetId).toMatch(/^asst_/);
 
-  const again = await app.jobs.submitFromAsset({
+  const again = await app.queue.submitFromAsset({
     assetId,
     composition: "index.html",
     settings: { ...TINY_RENDER, title: "again", variables: { title: "Second" } },
   });
   expect(again).toMatchObject({ stage: "queued", source: { type: "asset", assetId } });
-  const againDone = await waitFor("the second job", () => finished(seen, again.id));
+  const againDone = await waitFor("the second queued render", () => finished(seen, again.id));
   expect(againDone.error).toBeUndefined();
   expect(againDone).toMatchObject({ status: "completed", assetId });
   expect(againDone.renderId).not.toBe(firstDone.renderId);
   expect(existsSync(againDone.outputPath!)).toBe(true);
-  // Never zipped or uploaded: every update of the second job is at queued or later.
-  const stages = seen.filter((job) => job.id === again.id).map((job) => job.stage);
+  // Never zipped or uploaded: every update of the second queued render is at queued or later.
+  const stages = seen
+    .filter((queuedRender) => queuedRender.id === again.id)
+    .map((queuedRender) => queuedRender.stage);
   expect(stages).not.toContain("zip");
   expect(stages).not.toContain("upload");
   const record = await client.getRender(againDone.renderId!);
@@ -296,22 +307,27 @@ it("renders a batch against one upload: rows checked again here, files named by 
   const batch = submitted.data as BatchView;
   expect(batch).toMatchObject({ rowCount: 2, upload: { stage: "waiting" } });
   const rows = await waitFor("both rows to finish", () => {
-    const jobs = app.jobs.list().filter((job) => job.batch?.batchId === batch.id);
-    return jobs.length === 2 && jobs.every((job) => job.status === "completed") ? jobs : undefined;
+    const queuedRenders = app.queue
+      .list()
+      .filter((queuedRender) => queuedRender.batch?.batchId === batch.id);
+    return queuedRenders.length === 2 &&
+      queuedRenders.every((queuedRender) => queuedRender.status === "completed")
+      ? queuedRenders
+      : undefined;
   });
-  expect(rows.map((job) => job.outputPath).sort()).toEqual([
+  expect(rows.map((queuedRender) => queuedRender.outputPath).sort()).toEqual([
     join(batch.outputDir, "Ada-1.mp4"),
     join(batch.outputDir, "Alan-3.mp4"),
   ]);
-  expect(new Set(rows.map((job) => job.assetId)).size).toBe(1);
-  expect(app.jobs.listBatches()[0]).toMatchObject({ upload: { stage: "done" } });
+  expect(new Set(rows.map((queuedRender) => queuedRender.assetId)).size).toBe(1);
+  expect(app.queue.listBatches()[0]).toMatchObject({ upload: { stage: "done" } });
   await waitFor("the batch's one notification", () =>
     notifications.includes("Batch finished") ? true : undefined,
   );
   expect(notifications).toEqual(["Batch finished"]);
 
   // Inline playback: an unguessable URL on the media server, with Range requests for seeking.
-  const played = await app.router.invoke("media.url", { jobId: rows[0]!.id });
+  const played = await app.router.invoke("media.url", { queuedRenderId: rows[0]!.id });
   if (!played.ok) throw new Error(played.error.message);
   const media = played.data as MediaSource;
   expect(media).toMatchObject({ source: "file", poster: expect.stringMatching(/^http/) });
@@ -337,8 +353,8 @@ it("cancels a batch's remaining rows and retries them: they wait again, with not
   });
   // Concurrency 1 and the app not started: every row is still waiting when it is cancelled.
   const { app } = await openApp("cancel-batch", { concurrency: 1 });
-  await app.jobs.close();
-  const batch = await app.jobs.submitBatch({
+  await app.queue.close();
+  const batch = await app.queue.submitBatch({
     dir: project,
     composition: "index.html",
     settings: TINY_RENDER,
@@ -346,15 +362,24 @@ it("cancels a batch's remaining rows and retries them: they wait again, with not
     outputPattern: "{title}",
     title: "cancel-batch-project",
   });
-  await app.jobs.cancelBatch(batch.id);
-  const rows = () => app.jobs.list().filter((job) => job.batch?.batchId === batch.id);
-  expect(rows().map((job) => job.status)).toEqual(["cancelled", "cancelled", "cancelled"]);
-  await app.jobs.retryFailedRows(batch.id);
-  expect(rows().map((job) => job.status)).toEqual(["waiting", "waiting", "waiting"]);
-  expect(rows().every((job) => job.renderId === undefined)).toBe(true);
-  await app.jobs.removeBatch(batch.id);
+  await app.queue.cancelBatch(batch.id);
+  const rows = () =>
+    app.queue.list().filter((queuedRender) => queuedRender.batch?.batchId === batch.id);
+  expect(rows().map((queuedRender) => queuedRender.status)).toEqual([
+    "cancelled",
+    "cancelled",
+    "cancelled",
+  ]);
+  await app.queue.retryFailedRows(batch.id);
+  expect(rows().map((queuedRender) => queuedRender.status)).toEqual([
+    "waiting",
+    "waiting",
+    "waiting",
+  ]);
+  expect(rows().every((queuedRender) => queuedRender.renderId === undefined)).toBe(true);
+  await app.queue.removeBatch(batch.id);
   expect(rows()).toEqual([]);
-  expect(app.jobs.listBatches()).toEqual([]);
+  expect(app.queue.listBatches()).toEqual([]);
 });
 
 it("Cancel remaining stops a batch's rendering row on the service too, and leaves no row charged", async () => {
@@ -363,7 +388,7 @@ it("Cancel remaining stops a batch's rendering row on the service too, and leave
   });
   const { app, seen } = await openApp("stop-batch", { concurrency: 1 });
   const before = (await client.me()).billing.credits_used;
-  const batch = await app.jobs.submitBatch({
+  const batch = await app.queue.submitBatch({
     dir: project,
     composition: "index.html",
     settings: TINY_RENDER,
@@ -373,11 +398,13 @@ it("Cancel remaining stops a batch's rendering row on the service too, and leave
   });
   const renderId = await waitFor(
     "the first row's render",
-    () => seen.find((job) => job.batch?.batchId === batch.id && job.renderId)?.renderId,
+    () =>
+      seen.find((queuedRender) => queuedRender.batch?.batchId === batch.id && queuedRender.renderId)
+        ?.renderId,
   );
-  await app.jobs.cancelBatch(batch.id);
-  const rows = app.jobs.list().filter((job) => job.batch?.batchId === batch.id);
-  expect(rows.map((job) => job.status)).toEqual(["cancelled", "cancelled"]);
+  await app.queue.cancelBatch(batch.id);
+  const rows = app.queue.list().filter((queuedRender) => queuedRender.batch?.batchId === batch.id);
+  expect(rows.map((queuedRender) => queuedRender.status)).toEqual(["cancelled", "cancelled"]);
   expect(await client.getRender(renderId)).toMatchObject({
     status: "failed",
     failure_code: "cancelled",
@@ -401,7 +428,7 @@ it("saves every file of a render with several outputs beside the main one, plays
     if (!result.ok) throw new Error(result.error.message);
     return result.data as T;
   };
-  const job = await invoke<JobView>("jobs.submit", {
+  const queuedRender = await invoke<QueuedRenderView>("queue.submit", {
     dir: project,
     settings: {
       ...TINY_RENDER,
@@ -412,7 +439,7 @@ it("saves every file of a render with several outputs beside the main one, plays
       ],
     },
   });
-  const done = await waitFor("the render of three files", () => finished(seen, job.id));
+  const done = await waitFor("the render of three files", () => finished(seen, queuedRender.id));
   expect(done.error).toBeUndefined();
   expect(done.status).toBe("completed");
   const outputs = done.outputs!;
@@ -428,19 +455,24 @@ it("saves every file of a render with several outputs beside the main one, plays
     expect(existsSync(output.path!)).toBe(true);
     expect(output.sizeBytes).toBeGreaterThan(0);
   }
-  // Each file plays (or shows) from the disk, by its index, from the job and from History alike.
-  const poster = await invoke<MediaSource>("media.url", { jobId: job.id, output: 2 });
+  // Each file plays (or shows) from the disk, by its index, from the queued render and from History
+  // alike.
+  const poster = await invoke<MediaSource>("media.url", {
+    queuedRenderId: queuedRender.id,
+    output: 2,
+  });
   expect(poster).toMatchObject({ source: "file", url: expect.stringMatching(/-0\.5s\.png$/) });
   const fetched = await fetch(poster.url);
   expect(fetched.headers.get("content-type")).toBe("image/png");
   const square = await invoke<MediaSource>("media.url", { renderId: done.renderId!, output: 1 });
   expect(square.url).toMatch(/-1x1\.mp4$/);
-  // A file deleted since: the job says so, and "Download again" brings it back (other files already there are not fetched again).
+  // A file deleted since: the queued render says so, and "Download again" brings it back (other
+  // files already there are not fetched again).
   await rm(outputs[1]!.path!);
-  expect(app.jobs.get(job.id).outputs![1]!.missing).toBe(true);
+  expect(app.queue.get(queuedRender.id).outputs![1]!.missing).toBe(true);
   seen.length = 0;
-  await app.jobs.redownload(job.id);
-  const again = await waitFor("the download again", () => finished(seen, job.id));
+  await app.queue.redownload(queuedRender.id);
+  const again = await waitFor("the download again", () => finished(seen, queuedRender.id));
   expect(again.status).toBe("completed");
   expect(again.outputs!.map((o) => o.missing)).toEqual([false, false, false]);
   expect(existsSync(outputs[1]!.path!)).toBe(true);

@@ -1,14 +1,15 @@
-// The queue survives the app being killed: the main process runs in a child process (web mode),
-// is SIGKILLed while its job renders on the service, and is started again. The job must finish
-// from where it was (re-attached by render id, no second upload or render), with the video
-// downloaded exactly once. A counting proxy between the app and the real service sees every request.
+// The queue survives the app being killed: the main process runs in a child process (web mode), is
+// SIGKILLed while its queued render renders on the service, and is started again. The queued render
+// must finish from where it was (re-attached by render id, no second upload or render), with the
+// video downloaded exactly once. A counting proxy between the app and the real service sees every
+// request.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { WebSocket } from "ws";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { DesktopApi, JobView } from "../shared/ipc";
+import type { DesktopApi, QueuedRenderView } from "../shared/ipc";
 import { ApiClient } from "../core/api-client";
 import { apiFromBridge, createWebBridge, type EventSocket } from "../renderer/transport";
 import { writeJsonFileAtomic } from "../node/atomic-file";
@@ -85,7 +86,7 @@ async function startApp(
   return { child, api: apiFromBridge(bridge), close: () => bridge.close() };
 }
 
-it("finishes a job after the app is killed while it renders: one upload, one render, one download", async () => {
+it("finishes a queued render after the app is killed while it renders: one upload, one render, one download", async () => {
   const dataDir = join(base, "app");
   const downloads = join(base, "downloads");
   await writeJsonFileAtomic(join(dataDir, "settings.json"), {
@@ -99,20 +100,20 @@ it("finishes a job after the app is killed while it renders: one upload, one ren
   });
 
   const first = await startApp(dataDir);
-  const submitted = await first.api["jobs.submit"]({
+  const submitted = await first.api["queue.submit"]({
     dir: project,
     settings: { fps: 4, quality: "draft", format: "mp4", resolution: "1080p", title: "restart" },
   });
 
-  // Kill the app once the service is rendering the job and the render id is on disk.
+  // Kill the app once the service is rendering the queued render and the render id is on disk.
   const client = new ApiClient({ baseUrl: service.url, credential: service.apiKey });
   const renderId = await waitFor("the render to be rendering", async () => {
     const stored = JSON.parse(
-      await readFile(join(dataDir, "jobs.json"), "utf8").catch(() => "{}"),
+      await readFile(join(dataDir, "queue.json"), "utf8").catch(() => "{}"),
     ) as {
-      jobs?: Array<{ renderId?: string }>;
+      queuedRenders?: Array<{ renderId?: string }>;
     };
-    const id = stored.jobs?.[0]?.renderId;
+    const id = stored.queuedRenders?.[0]?.renderId;
     if (!id) return undefined;
     return (await client.getRender(id)).status === "rendering" ? id : undefined;
   });
@@ -120,17 +121,19 @@ it("finishes a job after the app is killed while it renders: one upload, one ren
   await once(first.child, "exit");
   first.close();
 
-  const onDisk = JSON.parse(await readFile(join(dataDir, "jobs.json"), "utf8")) as {
-    jobs: JobView[];
+  const onDisk = JSON.parse(await readFile(join(dataDir, "queue.json"), "utf8")) as {
+    queuedRenders: QueuedRenderView[];
   };
-  expect(onDisk.jobs).toHaveLength(1);
-  expect(onDisk.jobs[0]).toMatchObject({ id: submitted.id, status: "running", renderId });
+  expect(onDisk.queuedRenders).toHaveLength(1);
+  expect(onDisk.queuedRenders[0]).toMatchObject({ id: submitted.id, status: "running", renderId });
   expect(proxy.count("GET video")).toBe(0);
 
   const second = await startApp(dataDir);
-  const finished = await waitFor("the job to finish after the restart", async () => {
-    const job = (await second.api["jobs.list"]()).find((j) => j.id === submitted.id);
-    return job && (job.status === "completed" || job.status === "failed") ? job : undefined;
+  const finished = await waitFor("the queued render to finish after the restart", async () => {
+    const queuedRender = (await second.api["queue.list"]()).find((j) => j.id === submitted.id);
+    return queuedRender && (queuedRender.status === "completed" || queuedRender.status === "failed")
+      ? queuedRender
+      : undefined;
   });
   expect(finished.error).toBeUndefined();
   expect(finished).toMatchObject({ status: "completed", renderId, fileMissing: false });
