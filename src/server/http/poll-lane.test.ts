@@ -23,7 +23,7 @@ let assetId: string;
 
 beforeAll(async () => {
   svc = await startService({
-    workers: 0,
+    jobs: 0,
     env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "1000", SVC_SERVER_TRUSTED_PROXIES: "127.0.0.1" },
   });
   const zip = buildZip([{ name: "index.html", data: compositionHtml(), deflate: true }]);

@@ -42,6 +42,16 @@ export interface ServiceProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/**
+ * `svc server`'s flag for the queue jobs a process runs at once: `--jobs`, or `--workers` in a
+ * checkout from before it was renamed (bench/api.ts --baseline runs such a one).
+ */
+async function jobsFlag(root: string): Promise<string> {
+  if (root === REPO) return "--jobs";
+  const cli = await readFile(join(root, "src/cli/server.ts"), "utf8").catch(() => "");
+  return cli.includes('"--jobs <n>"') || !cli.includes('"--workers <n>"') ? "--jobs" : "--workers";
+}
+
 export async function tempDir(prefix = "svc-server-test-"): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
 }
@@ -151,7 +161,7 @@ export async function startService(
     "0",
     "--data-dir",
     dataDir,
-    "--jobs",
+    await jobsFlag(root),
     String(options.jobs ?? 0),
     ...(options.serverArgs ?? []),
   ];
