@@ -6,10 +6,9 @@ import { stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { valuesWithBrand } from "../core/local";
-import { renderComposition } from "../engine/index";
-import { renderStill } from "../engine/index";
+import { renderComposition, renderOutput } from "../engine/index";
 import { detectAspectRatio } from "../shared/composition-scan";
-import { extraOutputPath, planOutputs, type OutputSpec, type StillFormat } from "../shared/outputs";
+import { extraOutputPath, planOutputs, type OutputSpec } from "../shared/outputs";
 import type { RenderProgress, RenderResult } from "../engine/contract";
 import {
   FILE_EXTENSIONS,
@@ -202,50 +201,28 @@ async function renderAlso(
     );
     const progress = createProgressLine(io.stderr);
     try {
-      if (output.kind === "still") {
-        const still = await renderStill({
-          ...common,
-          output: path,
-          time: output.time ?? 0,
-          stillFormat: output.format as StillFormat,
-          resolution: output.resolution,
-          aspectRatio,
-        });
-        files.push({
-          index: output.index,
-          kind: "still",
-          format: still.format,
-          aspect_ratio: aspectRatio,
-          width: still.width,
-          height: still.height,
-          time: still.timeSeconds,
-          output_path: still.outputPath,
-          bytes: (await stat(still.outputPath)).size,
-        });
-      } else {
-        const video = await renderComposition({
-          ...common,
-          output: path,
-          format: output.format as OutputFormat,
-          resolution: output.resolution,
-          aspectRatio,
-          workers: options.workers,
-          thumbnail: false,
-          onProgress: (p) =>
-            progress.update(p.framesTotal ? p.framesDone / p.framesTotal : 0, describeProgress(p)),
-        });
-        files.push({
-          index: output.index,
-          kind: "video",
-          format: output.format,
-          aspect_ratio: aspectRatio,
-          width: video.width,
-          height: video.height,
-          time: null,
-          output_path: video.outputPath,
-          bytes: (await stat(video.outputPath)).size,
-        });
-      }
+      const file = await renderOutput({
+        ...common,
+        file: output,
+        output: path,
+        resolution: output.resolution,
+        aspectRatio,
+        workers: options.workers,
+        thumbnail: false,
+        onProgress: (p) =>
+          progress.update(p.framesTotal ? p.framesDone / p.framesTotal : 0, describeProgress(p)),
+      });
+      files.push({
+        index: output.index,
+        kind: file.kind,
+        format: file.format,
+        aspect_ratio: aspectRatio,
+        width: file.width,
+        height: file.height,
+        time: file.timeSeconds,
+        output_path: file.outputPath,
+        bytes: (await stat(file.outputPath)).size,
+      });
     } finally {
       progress.done();
     }

@@ -18,6 +18,12 @@ export { EngineError, isEngineError, type EngineErrorCode } from "./errors";
 export { runDoctor, type DoctorReport } from "./doctor";
 export { sampleRenderCost } from "./inspect/quote";
 export { stillFormatFor } from "./outputs/still";
+export {
+  renderOutput,
+  type OutputFile,
+  type OutputResult,
+  type RenderOutputOptions,
+} from "./outputs/output";
 export { type AudioInput } from "./ffmpeg/encode";
 export { type ChunkResult, type JoinChunksOptions, type RenderChunkOptions } from "./chunks";
 export { renderChunk, joinChunks, closeWarmPages, warmUp } from "./chunks";

@@ -2,12 +2,13 @@
 // (runtime/shader-transitions.ts, capture/shader-frames.ts): two still scenes and one
 // domain-warp transition, 2 s at 10 fps, the libraries from npm with the network off. A frame
 // inside the window is the blend (neither scene), and a chunk that starts inside the
-// window draws the whole render's frames.
+// window draws the whole render's frames, as does a still there.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderComposition } from "./render";
+import { renderStill } from "./outputs/still";
 import { compareLateChunk } from "./testing/chunk-compare";
 import { decodeFrame, type DecodedFrame } from "./testing/probe";
 import { transitionAt } from "./capture/shader-frames";
@@ -92,6 +93,10 @@ describe("shader transitions", () => {
     expect(differingShare(one, two)).toBeGreaterThan(0.5);
     expect(differingShare(mid, one)).toBeGreaterThan(0.2);
     expect(differingShare(mid, two)).toBeGreaterThan(0.2);
+    // A still at that time is the video's frame, blend and all (it showed scene two before the
+    // still path drew its frame with the capture loop's steps).
+    const still = await renderStill({ ...options, output: join(dir, "mid.png"), time: 1.2 });
+    expect(differingShare(await decodeFrame(still.outputPath, 0), mid)).toBeLessThan(0.02);
 
     const late = await compareLateChunk(options, whole.outputPath, whole.frames, dir);
     expect(late.chunk.firstFrame).toBe(10);

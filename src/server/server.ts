@@ -50,16 +50,16 @@ const noEngine: Engine = {
   renderComposition: unavailable,
   renderChunk: unavailable,
   joinChunks: unavailable,
-  renderStill: unavailable,
+  renderOutput: unavailable,
   closeWarmPages: async () => undefined,
   warmUp: async () => undefined,
 };
 
 /** The engine, loaded (browser + FFmpeg discovery) only by a process that renders. */
 async function loadEngine(): Promise<Engine> {
-  const { renderComposition, renderChunk, joinChunks, closeWarmPages, warmUp, renderStill } =
+  const { renderComposition, renderChunk, joinChunks, closeWarmPages, warmUp, renderOutput } =
     await import("../engine/index");
-  return { renderComposition, renderChunk, joinChunks, renderStill, closeWarmPages, warmUp };
+  return { renderComposition, renderChunk, joinChunks, renderOutput, closeWarmPages, warmUp };
 }
 
 export async function prepareDataDir(dataDir: string): Promise<void> {

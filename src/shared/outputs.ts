@@ -229,6 +229,13 @@ export function checkOutputs(settings: {
   return { index, message: issue.message };
 }
 
+/** An output file's extension: a still's (png, jpg, webp) or a video format's. */
+export function outputExtension(output: { kind: OutputKind; format: OutputFileFormat }): string {
+  return output.kind === "still"
+    ? STILL_FILE_EXTENSIONS[output.format as StillFormat]
+    : FILE_EXTENSIONS[output.format as OutputFormat];
+}
+
 /**
  * Where an extra output goes, next to the main file: `out.mp4` -> `out-9x16.mp4`, `out.gif`,
  * `out-2.5s.png`, `out-1x1-2.5s.jpg` (its aspect ratio when it differs from the main one's, its
@@ -254,10 +261,7 @@ export function extraOutputPath(
     ...(output.resolution !== main.resolution ? [output.resolution] : []),
     ...(output.time !== null ? [`${output.time}s`] : []),
   ];
-  const extension =
-    output.kind === "still"
-      ? STILL_FILE_EXTENSIONS[output.format as StillFormat]
-      : FILE_EXTENSIONS[output.format as OutputFormat];
+  const extension = outputExtension(output);
   const name = `${stem}${parts.map((part) => `-${part}`).join("")}.${extension}`;
   const all = [mainPath, ...taken];
   return all.includes(name)

@@ -1,18 +1,24 @@
 // Stills: one frame of a composition as PNG, JPEG or WebP (a poster, a thumbnail for a page). The
-// frame is drawn exactly as in a video of the same fps: the page is stepped through every earlier
-// frame time (catchUp) and the time is rounded to a frame, so a still at 2.5 s is frame 75 of the
-// 30 fps video. The page is read back as lossless PNG at the output size and encoded once; PNG and
-// WebP keep transparency (the page is drawn on a transparent background, as for webm and mov),
-// JPEG is drawn on the page's own background.
+// frame is drawn exactly as in a video of the same fps, by the capture loop's own steps
+// (render-capture.ts: reachFrame, drawFrame, shader transitions blended alike): the page is
+// stepped through every earlier frame time (catchUp) and the time is rounded to a frame, so a
+// still at 2.5 s is frame 75 of the 30 fps video. The page is read back as lossless PNG at the
+// output size and encoded once; PNG and WebP keep transparency (the page is drawn on a
+// transparent background, as for webm and mov), JPEG is drawn on the page's own background.
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { cancelledError, EngineError } from "../errors";
 import { runFfmpeg } from "../ffmpeg/encode";
-import { pageFindings, withRefusedRequests } from "../browser/findings";
-import { catchUp, newCatchUpState } from "../stages/render-capture";
+import {
+  addFindingWarnings,
+  drawFrame,
+  newCatchUpState,
+  reachFrame,
+  readPageInfo,
+} from "../stages/render-capture";
 import { prepareRender } from "../stages/render-prepare";
-import { withRenderRun, type PageInfo } from "../stages/render-run";
+import { withRenderRun } from "../stages/render-run";
 import type { RenderCompositionOptions } from "../types";
 import type { StillFormat } from "../../shared/outputs";
 import { frameCount } from "../../shared/frames";
@@ -105,8 +111,7 @@ export async function renderStill(options: RenderStillOptions): Promise<StillRes
   try {
     return await withRenderRun(picture, request, async (run) => {
       let page = await run.openCapturePage();
-      const info = await page.evaluate<PageInfo>("window.__svc.info()");
-      prepared.warnings.push(...info.warnings);
+      const info = await readPageInfo(run, page);
       const frames = Math.max(1, frameCount(info.duration, fps));
       if (options.time > info.duration + 1e-9) {
         throw new EngineError(
@@ -118,23 +123,9 @@ export async function renderStill(options: RenderStillOptions): Promise<StillRes
         );
       }
       const frame = Math.min(frames - 1, Math.round(options.time * fps));
-      const state = newCatchUpState();
-      if (!(await catchUp(page, 0, frame, fps, run, state))) {
-        // The jump was not faithful (render-capture.ts): a fresh page, stepped to the frame.
-        void page.close();
-        page = await run.openCapturePage();
-        await catchUp(page, 0, frame, fps, run, state);
-      }
-      await page.seek(frame / fps);
-      if (run.pageErrors.length > 0) throw new Error(run.pageErrors[0]);
-      const shot = await page.capture(false);
-      for (const finding of withRefusedRequests(
-        await pageFindings([page]),
-        run.blocked,
-        run.refusalReasons,
-      )) {
-        if (!prepared.warnings.includes(finding.message)) prepared.warnings.push(finding.message);
-      }
+      page = await reachFrame(run, page, 0, frame, newCatchUpState());
+      const shot = await drawFrame(run, page, frame, false);
+      await addFindingWarnings(run, [page]);
       run.throwIfCancelled();
       const captured = join(run.workDir, "still.png");
       await writeFile(captured, shot.image);

@@ -5,7 +5,7 @@
 // distributed render — is brought to its first frame by catchUp. A whole render and a chunk run
 // this same loop; they differ only in which segments they capture.
 import { join } from "node:path";
-import type { CapturePage } from "../browser/capture";
+import type { CapturePage, CapturedFrame } from "../browser/capture";
 import { SegmentEncoder, segmentExtension } from "../ffmpeg/encode";
 import { cancelledError, EngineError } from "../errors";
 import { pageFindings, withRefusedRequests } from "../browser/findings";
@@ -90,11 +90,9 @@ export async function captureSegments(
   hooks: CaptureHooks = {},
 ): Promise<CapturedSegments> {
   const { fps, format, quality } = run.prepared.settings;
-  const { warnings } = run.prepared;
   const opening = run.openCapturePages(resolveWorkers(workers, Infinity));
   const first = await opening[0]!;
-  const info = await first.evaluate<PageInfo>("window.__svc.info()");
-  warnings.push(...info.warnings);
+  const info = await readPageInfo(run, first);
   const frames = frameCount(info.duration, fps);
   if (frames < 1) {
     throw new EngineError(
@@ -141,10 +139,8 @@ export async function captureSegments(
     const own = runs[worker]!;
     /** A fresh page in place of this worker's; the frame it starts at (0). */
     const relaunchPage = async (): Promise<number> => {
-      const stale = session;
-      session = await run.openCapturePage();
+      session = await run.replacePage(session);
       pages[worker] = session;
-      void stale.close();
       return 0;
     };
     for (;;) {
@@ -162,13 +158,9 @@ export async function captureSegments(
       const end = Math.min(frames, (index + 1) * length);
       // A page past this segment's start (a warm page): scripts cannot be stepped backwards.
       if (start < position) position = await relaunchPage();
-      if (
-        start !== position &&
-        !(await catchUp(session, position, start, fps, run, catchUpState))
-      ) {
-        // The jump was not faithful: a fresh page, stepped through every frame before `start`.
-        position = await relaunchPage();
-        await catchUp(session, position, start, fps, run, catchUpState);
+      if (start !== position) {
+        session = await reachFrame(run, session, position, start, catchUpState);
+        pages[worker] = session;
       }
       const encoder = run.track(
         hooks.sinkForSegment?.(index) ??
@@ -189,9 +181,7 @@ export async function captureSegments(
           // Every page that starts at a segment (a worker's block, stolen segments, a chunk)
           // rasters its first frame as the page that drew every earlier frame does.
           if (frame === start) await session.forgetRasterHistory();
-          await session.seek(frame / fps);
-          if (run.pageErrors.length > 0) throw pageError(run.pageErrors);
-          const shot = await captureFrame(session, frame, fps, !hooks.noDedup);
+          const shot = await drawFrame(run, session, frame, !hooks.noDedup);
           // A segment starts with a picture; after that, an unchanged frame is a repeat.
           const repeat = !shot.changed && frame !== start && !hooks.noDedup;
           await encoder.write(repeat ? null : shot.image);
@@ -218,14 +208,7 @@ export async function captureSegments(
   const pages = [first, ...(await Promise.all(opening.slice(1, workerCount)))];
   await Promise.all(pages.map((_, i) => runWorker(i)));
 
-  // What the pages did that svc may not render faithfully (runtime/diagnostics.ts), in words.
-  for (const finding of withRefusedRequests(
-    await pageFindings(pages),
-    run.blocked,
-    run.refusalReasons,
-  )) {
-    if (!warnings.includes(finding.message)) warnings.push(finding.message);
-  }
+  await addFindingWarnings(run, pages);
   return {
     frames,
     length,
@@ -252,6 +235,62 @@ export function contiguousBlocks(first: number, end: number, workers: number): S
   }));
 }
 
+// The steps a still (outputs/still.ts) takes too: one frame is drawn exactly as the loop draws it.
+
+/** What the page runtime reports of the composition; its warnings become the render's. */
+export async function readPageInfo(run: RenderRun, page: CapturePage): Promise<PageInfo> {
+  const info = await page.evaluate<PageInfo>("window.__svc.info()");
+  run.prepared.warnings.push(...info.warnings);
+  return info;
+}
+
+/**
+ * Brings `page`, which draws frame `from` next, to frame `to` (catchUp). Where the jump turned out
+ * unfaithful, a fresh page takes its place and is stepped through every earlier frame instead.
+ * Returns the page that is now at `to`.
+ */
+export async function reachFrame(
+  run: RenderRun,
+  page: CapturePage,
+  from: number,
+  to: number,
+  state: CatchUpState,
+): Promise<CapturePage> {
+  const { fps } = run.prepared.settings;
+  if (await catchUp(page, from, to, fps, run, state)) return page;
+  const fresh = await run.replacePage(page);
+  await catchUp(fresh, 0, to, fps, run, state);
+  return fresh;
+}
+
+/**
+ * Frame `frame` drawn and read back: the page seeked to its time, a page error surfaced, the
+ * picture captured (blended inside a shader transition, capture/shader-frames.ts).
+ */
+export async function drawFrame(
+  run: RenderRun,
+  page: CapturePage,
+  frame: number,
+  skipUnchanged: boolean,
+): Promise<CapturedFrame> {
+  const { fps } = run.prepared.settings;
+  await page.seek(frame / fps);
+  if (run.pageErrors.length > 0) throw pageError(run.pageErrors);
+  return captureFrame(page, frame, fps, skipUnchanged);
+}
+
+/**
+ * What the pages did that svc may not render faithfully (runtime/diagnostics.ts), and the requests
+ * the network policy refused, in words among the render's warnings (each once).
+ */
+export async function addFindingWarnings(run: RenderRun, pages: CapturePage[]): Promise<void> {
+  const { warnings } = run.prepared;
+  const findings = withRefusedRequests(await pageFindings(pages), run.blocked, run.refusalReasons);
+  for (const finding of findings) {
+    if (!warnings.includes(finding.message)) warnings.push(finding.message);
+  }
+}
+
 /** How pages of one render reach a frame after 0: by jumping there, or by stepping every frame. */
 export interface CatchUpState {
   /** Jump (SvcPage.jump) until the page or a jump says it cannot be done faithfully. */
@@ -271,7 +310,7 @@ export interface CatchUpState {
  * the last PREROLL_FRAMES are drawn. False when the jump turned out unfaithful after the fact (an
  * animation that started in the skipped frames): the page must be replaced and stepped.
  */
-export async function catchUp(
+async function catchUp(
   session: CapturePage,
   fromFrame: number,
   startFrame: number,

@@ -276,6 +276,13 @@ export class RenderRun {
     if (this.options.purpose !== "check") await session.matchPageDetail();
   }
 
+  /** A fresh page in place of `stale`, which closes: ready for frame 0. */
+  async replacePage(stale: CapturePage): Promise<CapturePage> {
+    const fresh = await this.openCapturePage();
+    void stale.close();
+    return fresh;
+  }
+
   /** Opens `count` pages at once: launching and loading is mostly waiting, one process at a time. */
   openCapturePages(count: number): Promise<CapturePage>[] {
     const opening = Array.from({ length: count }, () => this.openCapturePage());

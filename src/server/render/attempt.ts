@@ -8,7 +8,7 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { AudioInput } from "../../engine/index";
 import type { ChunkResult, JoinChunksOptions, RenderChunkOptions } from "../../engine/index";
 import type { RenderCompositionOptions, RenderProgress, RenderResult } from "../../engine/contract";
-import type { RenderStillOptions, StillResult } from "../../engine/index";
+import type { OutputResult, RenderOutputOptions } from "../../engine/index";
 import type { AspectRatio, OutputFormat, Quality, Resolution } from "../../shared/render-options";
 import { extractZip } from "../assets/zip-inspect";
 import type { ServiceContext } from "../context";
@@ -22,8 +22,8 @@ export interface Engine {
   renderComposition(options: RenderCompositionOptions): Promise<RenderResult>;
   renderChunk(options: RenderChunkOptions): Promise<ChunkResult>;
   joinChunks(options: JoinChunksOptions): Promise<{ warnings: string[] }>;
-  /** One frame as PNG, JPEG or WebP (still outputs, job-output.ts). */
-  renderStill(options: RenderStillOptions): Promise<StillResult>;
+  /** One output of a render with `outputs`, a video or a still (job-output.ts). */
+  renderOutput(options: RenderOutputOptions): Promise<OutputResult>;
   /** Closes the pages chunks left open for the next chunk, and the spare browser (shutdown). */
   closeWarmPages(): Promise<void>;
   /** Finds the tools, builds the page runtime and starts a spare browser, before any job. */

@@ -1,19 +1,14 @@
 // One output of a render submitted with `outputs` (issue 25): a video at its own format,
 // resolution and aspect ratio (the page laid out at that viewport, with data-aspect-ratio set), or
-// a still drawn by the engine's still path. The file, its thumbnail and its size are stored under
-// the output's own key; the output is completed in the transaction that finishes its job, with its
-// `render.output.completed` webhook, and the output that completes the set completes and charges
-// the render (render-outputs.ts). Each output renders whole on one worker; the outputs of a render
-// run side by side on as many workers.
+// a still; the engine's renderOutput decides which it draws. The file, its thumbnail and its size
+// are stored under the output's own key; the output is completed in the transaction that finishes
+// its job, with its `render.output.completed` webhook, and the output that completes the set
+// completes and charges the render (render-outputs.ts). Each output renders whole on one worker;
+// the outputs of a render run side by side on as many workers.
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { STILL_FILE_EXTENSIONS, type StillFormat } from "../../shared/outputs";
-import {
-  FILE_EXTENSIONS,
-  type AspectRatio,
-  type OutputFormat,
-  type Resolution,
-} from "../../shared/render-options";
+import { outputExtension, type OutputFileFormat, type OutputKind } from "../../shared/outputs";
+import type { AspectRatio, Resolution } from "../../shared/render-options";
 import { enqueueOutputWebhook, enqueueWebhook } from "../webhooks/webhooks";
 import {
   mark,
@@ -56,52 +51,38 @@ export async function runOutputJob(
   };
   const outDir = join(attempt.workDir, "out");
   const prefix = `${renderPrefix(attempt)}/outputs/${index}-${lease.attempt}`;
-  let done: OutputDone;
-  if (output.kind === "still") {
-    const format = output.format as StillFormat;
-    const name = `still.${STILL_FILE_EXTENSIONS[format]}`;
-    const result = await engine.renderStill({
-      ...options,
-      output: join(outDir, name),
-      time: output.time_seconds ?? 0,
-      stillFormat: format,
-    });
-    if (attempt.signal.aborted) throw attempt.signal.reason;
-    mark(attempt, "rendered");
-    const fileKey = await storeFile(services, attempt, `${prefix}/${name}`, result.outputPath);
+  const file = {
+    kind: output.kind as OutputKind,
+    format: output.format as OutputFileFormat,
+    time: output.time_seconds,
+  };
+  const name = `${file.kind}.${outputExtension(file)}`;
+  const result = await engine.renderOutput({
+    ...options,
+    file,
+    output: join(outDir, name),
+    thumbnail: true,
+    onProgress: attemptProgress(attempt, (progress) =>
+      writeOutputProgress(ctx.db, render.id, progress.framesDone / progress.framesTotal),
+    ),
+  });
+  if (attempt.signal.aborted) throw attempt.signal.reason;
+  mark(attempt, "rendered");
+  const fileKey = await storeFile(services, attempt, `${prefix}/${name}`, result.outputPath);
+  const done: OutputDone = {
+    fileKey,
     // A still is its own thumbnail.
-    done = {
-      fileKey,
-      thumbnailKey: fileKey,
-      bytes: (await stat(result.outputPath)).size,
-      durationSeconds: null,
-      warnings: result.warnings,
-    };
-  } else {
-    const format = output.format as OutputFormat;
-    const name = `video.${FILE_EXTENSIONS[format]}`;
-    const result = await engine.renderComposition({
-      ...options,
-      format,
-      output: join(outDir, name),
-      thumbnail: true,
-      onProgress: attemptProgress(attempt, (progress) =>
-        writeOutputProgress(ctx.db, render.id, progress.framesDone / progress.framesTotal),
-      ),
-    });
-    if (attempt.signal.aborted) throw attempt.signal.reason;
-    mark(attempt, "rendered");
-    done = {
-      fileKey: await storeFile(services, attempt, `${prefix}/${name}`, result.outputPath),
-      thumbnailKey: result.thumbnailPath
-        ? await storeFile(services, attempt, `${prefix}/thumbnail.jpg`, result.thumbnailPath)
-        : null,
-      bytes: (await stat(result.outputPath)).size,
-      durationSeconds: result.durationSeconds,
-      warnings: result.warnings,
-      ...(result.libraries ? { libraries: result.libraries } : {}),
-    };
-  }
+    thumbnailKey:
+      result.thumbnailPath === result.outputPath
+        ? fileKey
+        : result.thumbnailPath
+          ? await storeFile(services, attempt, `${prefix}/thumbnail.jpg`, result.thumbnailPath)
+          : null,
+    bytes: (await stat(result.outputPath)).size,
+    durationSeconds: result.durationSeconds,
+    warnings: result.warnings,
+    ...(result.libraries ? { libraries: result.libraries } : {}),
+  };
   mark(attempt, "stored");
   let recorded = false;
   const finished = await queue.finish(lease, "done", async (trx) => {
