@@ -1,12 +1,18 @@
-// The render worker's SQL on render records: the renders row (status, progress, completion with
-// its credit charge, failure) and the render_chunks rows of a distributed render. Every write that
-// could race another worker carries a status guard, so a second completion or a late progress
-// write after the render ended changes nothing. Queue jobs and webhooks are the caller's.
+// Every query of the renders table and of its render_chunks rows (a distributed render's
+// chunks): submit, the account's reads, cancel and delete, admission of held renders, the
+// worker's status, progress, completion with its credit charge and failure, and the counts the
+// quote and the metrics read. Every write that could race another worker carries a status guard,
+// so a second completion or a late progress write after the render ended changes nothing. Queue
+// jobs and webhooks are the caller's; a function that must share a transaction takes it.
 import { sql, type Kysely, type Transaction } from "kysely";
+import { CANCELLED_FAILURE_CODE } from "../../shared/api";
+import type { Chunk } from "../../engine/contract";
+import { chargeCredits } from "../auth/account-repository";
+import { compiledOnce } from "../db/database";
 import type { DB, RendersTable } from "../db/schema";
 import { renderCostMilli } from "./credits";
 import type { ResolvedLibrary } from "../../node/index";
-import { withCompositionWarnings, withLibraries } from "./render-record";
+import { withCompositionWarnings, withLibraries } from "./page-findings";
 
 type Db = Kysely<DB>;
 
@@ -37,15 +43,6 @@ export async function requeueRender(db: Db, renderId: string): Promise<void> {
     .where("id", "=", renderId)
     .where("status", "=", "rendering")
     .execute();
-}
-
-export async function assetStorageKey(db: Db, assetId: string): Promise<string | undefined> {
-  const asset = await db
-    .selectFrom("assets")
-    .select("storage_key")
-    .where("id", "=", assetId)
-    .executeTakeFirst();
-  return asset?.storage_key ?? undefined;
 }
 
 /** Fails a render that is still running; the failed row, or undefined if it had already ended. */
@@ -135,14 +132,7 @@ export async function completeAndCharge(
     .returningAll()
     .executeTakeFirst();
   if (!completed) return undefined;
-  await trx
-    .updateTable("users")
-    .set((eb) => ({
-      credits_remaining_milli: eb("credits_remaining_milli", "-", costMilli),
-      credits_used_milli: eb("credits_used_milli", "+", costMilli),
-    }))
-    .where("id", "=", completed.user_id)
-    .execute();
+  await chargeCredits(trx, completed.user_id, costMilli);
   return completed;
 }
 
@@ -388,4 +378,251 @@ export function loadRunState(
     .select(["renders.status", "renders.deleted_ms", "render_chunks.state as chunkState"])
     .where("renders.id", "=", renderId)
     .executeTakeFirst();
+}
+
+/**
+ * Creates a render in the caller's transaction (its submit): the renders row and, for a render
+ * planned in chunks, its render_chunks rows, all queued.
+ */
+export async function insertRender(
+  trx: Transaction<DB>,
+  row: RendersTable,
+  chunks: Chunk[] | undefined,
+): Promise<void> {
+  await trx.insertInto("renders").values(row).execute();
+  if (!chunks) return;
+  await trx
+    .insertInto("render_chunks")
+    .values(
+      chunks.map((chunk) => ({
+        render_id: row.id,
+        idx: chunk.index,
+        first_segment: chunk.firstSegment,
+        segment_count: chunk.segmentCount,
+        first_frame: chunk.firstFrame,
+        frame_count: chunk.frameCount,
+        state: "queued" as const,
+        frames_done: 0,
+        attempts: 0,
+        worker: null,
+        segments_json: null,
+        started_ms: null,
+        completed_ms: null,
+      })),
+    )
+    .execute();
+}
+
+/**
+ * An account's render that is not deleted, as at most one row. Compiled once per database: the
+ * polled GET /v3/svc/renders/{id} runs it, so it skips Kysely's per-call query building.
+ */
+export const selectAccountRender = compiledOnce((db, renderId: string, userId: string) =>
+  db
+    .selectFrom("renders")
+    .selectAll()
+    .where("id", "=", renderId)
+    .where("user_id", "=", userId)
+    .where("deleted_ms", "is", null),
+);
+
+/**
+ * A page of an account's renders, newest first (created_ms, then id), after the keyset `after`
+ * when given; `limit` rows at most.
+ */
+export function loadAccountRenders(
+  db: Db,
+  userId: string,
+  limit: number,
+  after: { createdMs: number; id: string } | undefined,
+): Promise<RendersTable[]> {
+  let select = db
+    .selectFrom("renders")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .where("deleted_ms", "is", null);
+  if (after) {
+    select = select.where((eb) =>
+      eb.or([
+        eb("created_ms", "<", after.createdMs),
+        eb.and([eb("created_ms", "=", after.createdMs), eb("id", "<", after.id)]),
+      ]),
+    );
+  }
+  return select.orderBy("created_ms", "desc").orderBy("id", "desc").limit(limit).execute();
+}
+
+/**
+ * Fails a running render as cancelled, in the caller's transaction; the cancelled row, or
+ * undefined when it had already ended or was deleted.
+ */
+export function markCancelled(
+  trx: Transaction<DB>,
+  renderId: string,
+  now: number,
+): Promise<RendersTable | undefined> {
+  return trx
+    .updateTable("renders")
+    .set({
+      status: "failed",
+      failure_code: CANCELLED_FAILURE_CODE,
+      failure_message: "the render was cancelled; nothing was charged",
+      completed_ms: now,
+    })
+    .where("id", "=", renderId)
+    .where("status", "in", ["queued", "rendering"])
+    .where("deleted_ms", "is", null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Soft delete: the record is hidden from its account from now on. */
+export async function markDeleted(
+  trx: Transaction<DB>,
+  renderId: string,
+  now: number,
+): Promise<void> {
+  await trx.updateTable("renders").set({ deleted_ms: now }).where("id", "=", renderId).execute();
+}
+
+/** Renders of the account queued for a worker or rendering (held ones not counted). */
+export async function rendersInProgress(trx: Transaction<DB>, userId: string): Promise<number> {
+  const row = await trx
+    .selectFrom("renders")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("user_id", "=", userId)
+    .where("status", "in", ["queued", "rendering"])
+    .where("held", "=", 0)
+    .where("deleted_ms", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** The accounts that have held renders (admission.ts). */
+export async function accountsWithHeldRenders(db: Db): Promise<string[]> {
+  const rows = await db
+    .selectFrom("renders")
+    .select("user_id")
+    .distinct()
+    .where("held", "=", 1)
+    .where("deleted_ms", "is", null)
+    .execute();
+  return rows.map((row) => row.user_id);
+}
+
+/** An account's oldest held renders, `limit` at most, in the order they are admitted. */
+export function loadHeldRenders(trx: Transaction<DB>, userId: string, limit: number) {
+  return trx
+    .selectFrom("renders")
+    .select(["id", "output_count"])
+    .where("user_id", "=", userId)
+    .where("held", "=", 1)
+    .where("status", "=", "queued")
+    .where("deleted_ms", "is", null)
+    .orderBy("created_ms")
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+}
+
+/** A held render admitted: no longer held (its jobs are the caller's to queue). */
+export async function markAdmitted(trx: Transaction<DB>, renderId: string): Promise<void> {
+  await trx.updateTable("renders").set({ held: 0 }).where("id", "=", renderId).execute();
+}
+
+/** The indexes of a render's chunks, in order (none for a render not planned in chunks). */
+export async function chunkIndexes(trx: Transaction<DB>, renderId: string): Promise<number[]> {
+  const rows = await trx
+    .selectFrom("render_chunks")
+    .select("idx")
+    .where("render_id", "=", renderId)
+    .orderBy("idx")
+    .execute();
+  return rows.map((row) => row.idx);
+}
+
+/** How many renders are queued and rendering now, across every account (quote.ts). */
+export async function countRunningRenders(db: Db): Promise<{ queued: number; rendering: number }> {
+  const counts = await db
+    .selectFrom("renders")
+    .select(["status", (eb) => eb.fn.countAll<number>().as("count")])
+    .where("status", "in", ["queued", "rendering"])
+    .where("deleted_ms", "is", null)
+    .groupBy("status")
+    .execute();
+  const count = (status: string) => Number(counts.find((row) => row.status === status)?.count ?? 0);
+  return { queued: count("queued"), rendering: count("rendering") };
+}
+
+/** The last `limit` completed renders' timing, newest first (quote.ts). */
+export function loadRecentlyCompleted(db: Db, limit: number) {
+  return db
+    .selectFrom("renders")
+    .select(["started_ms", "completed_ms", "duration", "fps"])
+    .where("status", "=", "completed")
+    .where("started_ms", "is not", null)
+    .orderBy("completed_ms", "desc")
+    .limit(limit)
+    .execute();
+}
+
+/** The id of the HTTP request that submitted a render (on its webhook's log lines). */
+export async function submittingRequestId(db: Db, renderId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("renders")
+    .select("request_id")
+    .where("id", "=", renderId)
+    .executeTakeFirst();
+  return row?.request_id ?? undefined;
+}
+
+/** The renders of every account counted for the Prometheus metrics (metrics.ts). */
+export interface RenderCounts {
+  byStatus: { status: string; count: number }[];
+  failures: { code: string; count: number }[];
+  queued: number;
+  held: number;
+  oldestQueuedMs: number | undefined;
+  creditsCharged: number;
+}
+
+export async function countRenders(db: Db): Promise<RenderCounts> {
+  const live = db.selectFrom("renders").where("deleted_ms", "is", null);
+  const [byStatus, failures, waiting, charged] = await Promise.all([
+    live
+      .select(["status", (eb) => eb.fn.countAll<number>().as("count")])
+      .groupBy("status")
+      .execute(),
+    live
+      .where("status", "=", "failed")
+      .select([
+        sql<string>`coalesce(failure_code, 'unknown')`.as("code"),
+        (eb) => eb.fn.countAll<number>().as("count"),
+      ])
+      .groupBy("failure_code")
+      .execute(),
+    live
+      .where("status", "=", "queued")
+      .select([
+        "held",
+        (eb) => eb.fn.countAll<number>().as("count"),
+        (eb) => eb.fn.min<number>("created_ms").as("oldest"),
+      ])
+      .groupBy("held")
+      .execute(),
+    db
+      .selectFrom("renders")
+      .select((eb) => eb.fn.sum<number>("credits_charged_milli").as("milli"))
+      .executeTakeFirst(),
+  ]);
+  const ready = waiting.find((row) => Number(row.held) === 0);
+  const held = waiting.find((row) => Number(row.held) === 1);
+  return {
+    byStatus: byStatus.map((row) => ({ status: row.status, count: Number(row.count) })),
+    failures: failures.map((row) => ({ code: row.code, count: Number(row.count) })),
+    queued: Number(ready?.count ?? 0),
+    held: Number(held?.count ?? 0),
+    oldestQueuedMs: ready?.oldest == null ? undefined : Number(ready.oldest),
+    creditsCharged: Number(charged?.milli ?? 0) / 1000,
+  };
 }
