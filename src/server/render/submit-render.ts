@@ -34,7 +34,7 @@ import { readRenderCaptions } from "./captions";
 import { insertOutputs } from "./output-repository";
 import { outputRows } from "./render-outputs";
 import { insertRender, rendersInProgress } from "./render-repository";
-import { liveWorkerSlots } from "./worker-presence";
+import { liveWorkerSlots } from "./worker-presence-repository";
 
 export async function submitRender(
   ctx: ServiceContext,
