@@ -12,20 +12,18 @@
 // see the same machine load. Whole-machine CPU (/proc/stat) and the load average go with each step.
 //
 // Run: npm run bench:api -- [--seconds 10] [--rates 2000,3000,...] [--reps 1] [--baseline DIR]
-//      [--cpu-prof DIR] [--rate-limit PER_MINUTE] [--with-rate-limit]
+//      [--cpu-prof DIR] [--rate-limit PER_MINUTE] [--with-rate-limit] [--floor]
 // --with-rate-limit adds a third service from this checkout with the shared rate limit on (a
 // limit far above the bench's traffic, so every request is counted and none refused), in the same
 // A B A B rotation, and the summary prints its CPU per request against the one with the limit off.
+// --floor adds Node's bare http server answering the same body (startFloor): the cost of HTTP
+// alone on this machine, measured in the same rotation.
+import { spawn } from "node:child_process";
 import http from "node:http";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import {
-  api,
-  startService,
-  uploadProject,
-  type ServiceProcess,
-} from "../src/server/testing/service-process";
+import { api, startService, uploadProject } from "../src/server/testing/service-process";
 import { buildZip, compositionHtml } from "../src/server/testing/zip-builder";
 import { busyBetween, cpuTimes } from "./cpu";
 
@@ -39,6 +37,7 @@ const { values: flags } = parseArgs({
     "cpu-prof": { type: "string" },
     "rate-limit": { type: "string", default: "0" },
     "with-rate-limit": { type: "boolean", default: false },
+    floor: { type: "boolean", default: false },
   },
 });
 const SECONDS = Number(flags.seconds);
@@ -61,8 +60,10 @@ const COUNTED_RATE_LIMIT = "100000000";
 
 interface Target {
   name: string;
-  svc: ServiceProcess;
+  pid: number;
   url: URL;
+  headers: Record<string, string>;
+  stop(): Promise<void>;
 }
 
 interface StepResult {
@@ -118,13 +119,63 @@ async function startTarget(name: string, root?: string, rateLimit = RATE_LIMIT):
   if (submitted.status !== 201) throw new Error(`submit: ${JSON.stringify(submitted.body)}`);
   const url = new URL(`${svc.url}/v3/svc/renders/${submitted.body.data.render_id}`);
   if (url.hostname !== "127.0.0.1") throw new Error("the benchmark runs on loopback only");
-  return { name, svc, url };
+  return {
+    name,
+    pid: svc.child.pid!,
+    url,
+    headers: { "x-api-key": svc.apiKey },
+    stop: () => svc.kill(),
+  };
+}
+
+/**
+ * The floor (--floor): Node's own `http` server in a process of its own, answering every request
+ * with the body the service gave for the bench's render and the same headers, and doing nothing
+ * else. What a poll costs above it is the service's own work (authentication, the read, the log
+ * line, metrics); what it costs itself is Node's HTTP and the kernel's sockets on this machine.
+ */
+async function startFloor(like: Target): Promise<Target> {
+  const answer = await fetch(like.url, { headers: like.headers });
+  const body = await answer.text();
+  const script = `
+    const http = require("node:http");
+    const body = process.env.BODY;
+    const server = http.createServer((request, response) => {
+      response.writeHead(200, {
+        "x-request-id": "req_floor",
+        "content-type": "application/json; charset=utf-8",
+        "content-length": Buffer.byteLength(body),
+      });
+      response.end(body);
+    });
+    server.keepAliveTimeout = 72000;
+    server.listen(0, "127.0.0.1", () => console.log(server.address().port));
+  `;
+  const child = spawn(process.execPath, ["-e", script], {
+    env: { ...process.env, BODY: body },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout.setEncoding("utf8").once("data", (text: string) => resolve(text.trim()));
+    child.once("exit", (code) => reject(new Error(`the floor server exited (${code})`)));
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    name: "node-http",
+    pid: child.pid!,
+    url: new URL(`http://127.0.0.1:${port}${like.url.pathname}`),
+    headers: like.headers,
+    stop: async () => {
+      child.kill();
+      await exited;
+    },
+  };
 }
 
 /** Sends `rate` requests per second for `seconds`, each at its scheduled time. */
 async function openLoop(target: Target, rate: number, seconds: number): Promise<StepResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: Number(flags.connections) });
-  const headers = { "x-api-key": target.svc.apiKey };
+  const headers = target.headers;
   const total = Math.round(rate * seconds);
   const latencies = new Float64Array(total);
   let done = 0;
@@ -151,7 +202,7 @@ async function openLoop(target: Target, rate: number, seconds: number): Promise<
   };
 
   const cpuBefore = cpuTimes();
-  const serviceBefore = processCpuSeconds(target.svc.child.pid!);
+  const serviceBefore = processCpuSeconds(target.pid);
   const start = performance.now() + 5;
   const interval = 1000 / rate;
   let next = 0;
@@ -171,7 +222,7 @@ async function openLoop(target: Target, rate: number, seconds: number): Promise<
   const sendingEnded = performance.now();
   await allDone;
   const cpuAfter = cpuTimes();
-  const serviceAfter = processCpuSeconds(target.svc.child.pid!);
+  const serviceAfter = processCpuSeconds(target.pid);
   const serviceCpu =
     serviceAfter.user + serviceAfter.system - serviceBefore.user - serviceBefore.system;
   agent.destroy();
@@ -210,6 +261,7 @@ async function main(): Promise<void> {
   if (flags["with-rate-limit"]) {
     targets.push(await startTarget("limit-on", undefined, COUNTED_RATE_LIMIT));
   }
+  if (flags.floor) targets.push(await startFloor(targets.find((t) => t.name === "current")!));
   try {
     for (const target of targets) await openLoop(target, 500, WARMUP_SECONDS);
     console.log(
@@ -288,7 +340,7 @@ async function main(): Promise<void> {
         .join(" ")}`,
     );
   } finally {
-    await Promise.all(targets.map((t) => t.svc.kill()));
+    await Promise.all(targets.map((t) => t.stop()));
   }
 }
 

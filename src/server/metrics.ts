@@ -34,6 +34,8 @@ export class ServiceMetrics {
   readonly http: RequestMetrics;
   readonly jobDuration: Histogram<"kind" | "outcome">;
   readonly secondsPerFrame: Histogram<"kind">;
+  /** Polls answered by the poll lane (http/poll-lane.ts), a part of svc_http_requests_total. */
+  readonly pollLaneAnswers: Counter;
   readonly chunkAttempts: Counter;
   readonly chunkRetries: Counter;
   readonly speculativeChunks: Counter<"outcome">;
@@ -56,6 +58,11 @@ export class ServiceMetrics {
       help: "Seconds a finished whole or chunk job spent per frame it rendered.",
       labelNames: ["kind"],
       buckets: FRAME_BUCKETS,
+      registers,
+    });
+    this.pollLaneAnswers = new Counter({
+      name: "svc_http_poll_lane_total",
+      help: "Polls of a render answered before the framework's request path (counted in svc_http_requests_total too).",
       registers,
     });
     this.chunkAttempts = new Counter({

@@ -6,38 +6,41 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
-  type FastifyServerOptions,
 } from "fastify";
 import { randomBytes } from "node:crypto";
-import pino from "pino";
+import pino, { type LoggerOptions } from "pino";
+import { batchedLogger } from "./batched-log";
 import { sql } from "kysely";
-import type { ApiErrorBody } from "../../shared/api";
 import { ACCESS_TOKEN_PREFIX } from "../../shared/oauth";
 import { ApiKeyAuthenticator } from "../auth/accounts";
 import { registerAssetRoutes } from "../assets/assets";
 import { registerAuthPages } from "../auth/auth-pages";
 import type { ServiceContext } from "../context";
 import { fromMilli } from "../render/credits";
-import { ApiError, isApiError } from "../errors";
-import { principalOf } from "./request";
+import { ApiError, errorBody, internalError, isApiError } from "../errors";
+import { credentialOf, principalOf } from "./request";
+import { PollLane } from "./poll-lane";
 import { AuthorizationServer } from "../auth/grants";
 import { oauthSettings } from "../auth/token-store";
 import { registerOAuthRoutes } from "../auth/oauth-routes";
 import type { JobQueue } from "../queue/job-queue";
 import { reconciledCounter, registerRateLimit } from "./rate-limit";
 import { FailedCredentialThrottle, throttledMessage } from "./failed-credentials";
-import { registerRenderRoutes } from "../render/renders";
+import { registerRenderRoutes, renderAnswer } from "../render/renders";
 import { registerQuoteRoute } from "../render/quote";
 import { LocalObjectStore } from "../storage/local-store";
 import type { ObjectStore } from "../storage/object-store";
 import { registerStorageRoutes } from "../storage/local-routes";
 import { buildOpenApiDocument } from "./openapi";
-import { OPERATION_ID, routeOf } from "./operations";
-import { useZodSchemas, type ZodTypeProvider } from "./schema-compilers";
+import { OPERATION_ID, OPERATIONS, routeOf } from "./operations";
+import { answerSerializer, useZodSchemas, type ZodTypeProvider } from "./schema-compilers";
 
 const SECRET_QUERY_PARAMS = /([?&](?:sig|signature|api_key|token|code|user_code|state)=)[^&]*/gi;
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** The poll lane of each app createFastify made, opened by configureApp once /v3 is set up. */
+const pollLanes = new WeakMap<FastifyInstance, PollLane>();
 
 export function redactUrl(url: string): string {
   return url.includes("?") ? url.replace(SECRET_QUERY_PARAMS, "$1[REDACTED]") : url;
@@ -49,10 +52,9 @@ export function redactUrl(url: string): string {
  * (process.stderr is synchronous on a pipe). A line is never held back waiting for more, so a
  * quiet service logs at once; pino flushes what is pending when the process exits.
  */
-export function loggerOptions(level: string): FastifyServerOptions["logger"] {
+export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
-    stream: pino.destination({ dest: 2, sync: false }),
     // No `req.headers.*` paths: the `req` serializer below keeps no headers at all, and a path
     // under `req` made pino redact every request line (issue 40: a poll's log line is its cost).
     redact: {
@@ -101,12 +103,6 @@ export interface AppDependencies {
   isReady: () => boolean;
   /** True once shutdown begins: every request answers 503 in the error envelope. */
   isClosing: () => boolean;
-}
-
-export function errorBody(error: ApiError): ApiErrorBody {
-  return error.param === undefined
-    ? { code: error.code, message: error.message }
-    : { code: error.code, message: error.message, param: error.param };
 }
 
 /** Liveness, and readiness: the database and the object store answer, and no shutdown began. */
@@ -189,7 +185,7 @@ export function configureApp(
         apiError = new ApiError("invalid_parameter", safeMessage(fastifyError.message));
       else {
         request.log.error({ err: error }, "unhandled error");
-        apiError = new ApiError("internal_error", "the service hit an internal error; try again");
+        apiError = internalError();
       }
     }
     for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
@@ -247,13 +243,15 @@ export function configureApp(
   registerAuthPages(app, ctx, oauth);
 
   const authenticator = new ApiKeyAuthenticator(ctx.db);
+  /** A key or access token this process accepted moments ago: no query, no promise. */
+  const cachedPrincipal = (key: string) =>
+    key.startsWith(ACCESS_TOKEN_PREFIX) ? oauth.cachedAccessToken(key) : authenticator.cached(key);
   void app.register(async (v3) => {
-    // A callback hook whose common case (a key this process accepted moments ago, a poll) runs
-    // without a promise; the rest goes through `authenticateRequest`.
+    // A callback hook whose common case (a credential this process accepted moments ago, a poll)
+    // runs without a promise; the rest goes through `authenticateRequest`.
     v3.addHook("onRequest", (request, _reply, done) => {
       const key = credentialOf(request.headers);
-      const principal =
-        key && !key.startsWith(ACCESS_TOKEN_PREFIX) ? authenticator.cached(key) : undefined;
+      const principal = key ? cachedPrincipal(key) : undefined;
       if (principal) {
         request.principal = principal;
         return done();
@@ -294,7 +292,16 @@ export function configureApp(
       }
       request.principal = principal;
     };
-    await registerRateLimit(v3, ctx);
+    const limit = await registerRateLimit(v3, ctx);
+    const serialise = answerSerializer(OPERATIONS.getRender.success.schema);
+    pollLanes.get(app)?.open({
+      cachedPrincipal,
+      limit,
+      answer: async (userId, renderId) => serialise(await renderAnswer(ctx, userId, renderId)),
+      isClosing: deps.isClosing,
+      metrics: ctx.metrics,
+      log: ctx.log,
+    });
     registerAssetRoutes(v3, ctx);
     registerRenderRoutes(v3, ctx, deps.queue);
     registerQuoteRoute(v3, ctx);
@@ -350,15 +357,23 @@ const REQUEST_ID = /^[\w.:-]{8,128}$/;
  * count per client address, and behind a balancer every client would otherwise be its address.
  */
 export function createFastify(logLevel: string, trustedProxies: string[] = []): FastifyInstance {
+  const destination = pino.destination({ dest: 2, sync: false });
   const app = Fastify({
     ...(trustedProxies.length > 0 ? { trustProxy: trustedProxies } : {}),
     genReqId: requestIdOf,
-    logger: loggerOptions(logLevel),
+    logger: { ...loggerOptions(logLevel), stream: destination },
     bodyLimit: BODY_LIMIT_BYTES,
     logController: new ServiceLogController(),
     forceCloseConnections: true,
     return503OnClosing: false,
   });
+  const lane = new PollLane(trustedProxies, batchedLogger(loggerOptions(logLevel), destination));
+  lane.install(app.server, requestIdOf);
+  app.addHook("onClose", (_app, done) => {
+    lane.close();
+    done();
+  });
+  pollLanes.set(app, lane);
   // A callback hook, not an async one: every answer passes here, and a promise per request costs.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
@@ -381,17 +396,6 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
     if (typeof body === "string" && body.trim() === "") return done(null, undefined);
     parseJson(request, body.toString(), done);
   });
-}
-
-function credentialOf(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const apiKey = headers["x-api-key"];
-  if (typeof apiKey === "string" && apiKey.trim() !== "") return apiKey.trim();
-  const authorization = headers.authorization;
-  if (typeof authorization === "string") {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (match) return match[1];
-  }
-  return undefined;
 }
 
 function safeMessage(message: string | undefined): string {

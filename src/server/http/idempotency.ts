@@ -12,7 +12,7 @@ import type { Transaction } from "kysely";
 import type { Principal } from "../auth/accounts";
 import type { Database } from "../db/database";
 import type { DB } from "../db/schema";
-import { ApiError } from "../errors";
+import { ApiError, errorBody } from "../errors";
 import { principalOf } from "./request";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -195,12 +195,6 @@ async function forget(
     .where("endpoint", "=", where.endpoint)
     .where("key", "=", where.key)
     .execute();
-}
-
-function errorBody(error: ApiError) {
-  return error.param === undefined
-    ? { code: error.code, message: error.message }
-    : { code: error.code, message: error.message, param: error.param };
 }
 
 async function answered(

@@ -78,15 +78,26 @@ export class SharedWindowCounter {
   /** Counts one request: synchronously when it can be admitted locally, else from the database. */
   count(key: string): WindowCount | Promise<WindowCount> {
     const now = this.now();
+    const admitted = this.admitLocally(key, now);
+    if (admitted) return admitted;
     const state = this.keys.get(key);
-    if (state && now < state.windowEnd && 2 * (state.known + state.pending + 1) <= this.max) {
-      state.pending++;
-      return { current: state.known + state.pending, ttl: state.windowEnd - now };
-    }
     // Requests admitted in a window that has ended belong to it, not to the new one.
     const carried = state && now < state.windowEnd ? state.pending : 0;
     if (state) state.pending = 0;
     return this.add(key, carried + 1, now);
+  }
+
+  /**
+   * Counts one request when it can be admitted without the database (see the header); else
+   * counts nothing and answers undefined.
+   */
+  admitLocally(key: string, now = this.now()): WindowCount | undefined {
+    const state = this.keys.get(key);
+    if (!state || now >= state.windowEnd || 2 * (state.known + state.pending + 1) > this.max) {
+      return undefined;
+    }
+    state.pending++;
+    return { current: state.known + state.pending, ttl: state.windowEnd - now };
   }
 
   /** Adds every key's locally admitted requests to the database; forgets keys whose window ended. */
@@ -180,10 +191,16 @@ export function reconciledCounter(
   return counter;
 }
 
-/** Limits every request of the scope (after authentication) per credential. */
-export async function registerRateLimit(scope: FastifyInstance, ctx: ServiceContext) {
+/**
+ * Limits every request of the scope (after authentication) per credential; the counter and its
+ * limit, for the poll lane, or undefined when the limit is off.
+ */
+export async function registerRateLimit(
+  scope: FastifyInstance,
+  ctx: ServiceContext,
+): Promise<{ counter: SharedWindowCounter; max: number } | undefined> {
   const perMinute = ctx.config.rateLimitPerMinute;
-  if (perMinute <= 0) return;
+  if (perMinute <= 0) return undefined;
   const counter = reconciledCounter(scope, ctx, perMinute, WINDOW_MS);
   await scope.register(rateLimit, {
     // After the scope's authentication hook, which sets the principal.
@@ -202,4 +219,5 @@ export async function registerRateLimit(scope: FastifyInstance, ctx: ServiceCont
       );
     },
   });
+  return { counter, max: perMinute };
 }

@@ -43,3 +43,17 @@ export function paramName(path: readonly PropertyKey[]): string {
     )
     .join("");
 }
+
+/** The credential a request carries: `x-api-key`, else a Bearer token. */
+export function credentialOf(
+  headers: Record<string, string | string[] | undefined>,
+): string | undefined {
+  const apiKey = headers["x-api-key"];
+  if (typeof apiKey === "string" && apiKey.trim() !== "") return apiKey.trim();
+  const authorization = headers.authorization;
+  if (typeof authorization === "string") {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match) return match[1];
+  }
+  return undefined;
+}

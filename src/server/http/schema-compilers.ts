@@ -48,7 +48,11 @@ const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
  * The answer is checked against its schema before it leaves: a field the schema does not name is
  * dropped, and an answer of the wrong shape is a 500 (a bug here), never a wrong answer there.
  */
-const serializerCompiler: FastifySerializerCompiler<z.ZodType> = ({ schema }) => {
+const serializerCompiler: FastifySerializerCompiler<z.ZodType> = ({ schema }) =>
+  answerSerializer(schema);
+
+/** The function that writes a route's answer: what fastify calls, and the poll lane too. */
+export function answerSerializer(schema: z.ZodType): (data: unknown) => string {
   const checked = (data: unknown) => JSON.stringify(schema.parse(data));
   if (!precompiled.has(schema)) return checked;
   const fast = compileAnswerSerializer(schema);
@@ -61,7 +65,7 @@ const serializerCompiler: FastifySerializerCompiler<z.ZodType> = ({ schema }) =>
     }
     return written;
   };
-};
+}
 
 function checkAnswers(): boolean {
   return process.env.VITEST !== undefined || process.env.SVC_SERVER_CHECK_ANSWERS === "1";

@@ -9,6 +9,7 @@ import {
   CANCELLED_FAILURE_CODE,
   type listRendersQuerySchema,
   type RenderList,
+  type RenderRecord,
 } from "../../shared/api";
 import type { ServiceContext } from "../context";
 import type { RendersTable } from "../db/schema";
@@ -49,10 +50,7 @@ export function registerRenderRoutes(
 
   app.route({
     ...routeOf("getRender"),
-    handler: async (request) => {
-      const row = await findRender(ctx, principalOf(request).user.id, request.params.id);
-      return { data: await toRenderRecord(ctx, row) };
-    },
+    handler: (request) => renderAnswer(ctx, principalOf(request).user.id, request.params.id),
   });
 
   app.route({
@@ -75,6 +73,15 @@ export function registerRenderRoutes(
       return { data: { render_id: request.params.id } };
     },
   });
+}
+
+/** The polled answer: answered by this route, or by the poll lane (http/poll-lane.ts). */
+export async function renderAnswer(
+  ctx: ServiceContext,
+  userId: string,
+  renderId: string,
+): Promise<{ data: RenderRecord }> {
+  return { data: await toRenderRecord(ctx, await findRender(ctx, userId, renderId)) };
 }
 
 export async function findRender(

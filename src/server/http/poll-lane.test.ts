@@ -1,0 +1,154 @@
+// The poll lane answers a poll as fastify's path does: the same body, status, headers, metrics and
+// log line (a real service process, real SQLite, the shared rate limit on), for API keys and
+// signed-in users' access tokens. A poll with a query
+// string always goes through fastify, which gives the two answers to compare.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildZip, compositionHtml } from "../testing/zip-builder";
+import {
+  api,
+  startService,
+  uploadProject,
+  type ApiResponse,
+  type ServiceProcess,
+} from "../testing/service-process";
+import { addUserWithPassword, tokensThroughPages } from "../testing/sign-in";
+
+let svc: ServiceProcess;
+let renderId: string;
+
+beforeAll(async () => {
+  svc = await startService({ workers: 0, env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "1000" } });
+  const zip = buildZip([{ name: "index.html", data: compositionHtml(), deflate: true }]);
+  const { assetId } = await uploadProject(svc, svc.apiKey, zip);
+  const submitted = await api<{ data: { render_id: string } }>(svc, "POST", "/v3/svc/renders", {
+    key: svc.apiKey,
+    body: { project: { type: "asset_id", asset_id: assetId }, title: 'Lane \u00e9 "quoted"' },
+  });
+  expect(submitted.status).toBe(201);
+  renderId = submitted.body.data.render_id;
+});
+
+afterAll(async () => {
+  await svc?.kill();
+});
+
+async function laneAnswers(): Promise<number> {
+  const response = await fetch(`${svc.url}/metrics`);
+  const line = (await response.text())
+    .split("\n")
+    .find((text) => text.startsWith("svc_http_poll_lane_total"));
+  return Number(line?.slice(line.lastIndexOf(" ") + 1) ?? Number.NaN);
+}
+
+/** Header names and the values that must be equal on both paths. */
+function comparable(response: ApiResponse) {
+  const names = [...response.headers.keys()].filter((name) => name !== "date").sort();
+  return {
+    status: response.status,
+    body: response.body,
+    names,
+    type: response.headers.get("content-type"),
+    limit: response.headers.get("x-ratelimit-limit"),
+  };
+}
+
+describe("the poll lane", () => {
+  it("answers a cached key's poll as fastify does, counted in the metrics", async () => {
+    const before = await laneAnswers();
+    const viaFastify = await api(svc, "GET", `/v3/svc/renders/${renderId}?via=fastify`, {
+      key: svc.apiKey,
+    });
+    const viaLane = await api(svc, "GET", `/v3/svc/renders/${renderId}`, { key: svc.apiKey });
+    expect(await laneAnswers()).toBe(before + 1);
+    expect(comparable(viaLane)).toEqual(comparable(viaFastify));
+    expect(viaLane.status).toBe(200);
+    expect(viaLane.headers.get("x-ratelimit-limit")).toBe("1000");
+    // Both counted once in the same shared window.
+    expect(Number(viaLane.headers.get("x-ratelimit-remaining"))).toBe(
+      Number(viaFastify.headers.get("x-ratelimit-remaining")) - 1,
+    );
+    const requests = await (await fetch(`${svc.url}/metrics`)).text();
+    expect(requests).toMatch(
+      /svc_http_requests_total\{method="GET",route="\/v3\/svc\/renders\/:id",status="200"[^}]*\} [1-9]/,
+    );
+  });
+
+  it("answers an unknown render with fastify's 404 envelope", async () => {
+    const before = await laneAnswers();
+    const viaFastify = await api(svc, "GET", "/v3/svc/renders/rnd_missing?via=fastify", {
+      key: svc.apiKey,
+    });
+    const viaLane = await api(svc, "GET", "/v3/svc/renders/rnd_missing", { key: svc.apiKey });
+    expect(await laneAnswers()).toBe(before + 1);
+    expect(viaLane.status).toBe(404);
+    expect(comparable(viaLane)).toEqual(comparable(viaFastify));
+  });
+
+  it("writes fastify's log line, under the caller's request id", async () => {
+    const before = await laneAnswers();
+    const viaLane = await api(svc, "GET", `/v3/svc/renders/${renderId}`, {
+      key: svc.apiKey,
+      headers: { "x-request-id": "lb-request-lane" },
+    });
+    await api(svc, "GET", `/v3/svc/renders/${renderId}?via=fastify`, {
+      key: svc.apiKey,
+      headers: { "x-request-id": "lb-request-fastify" },
+    });
+    expect(await laneAnswers()).toBe(before + 1);
+    expect(viaLane.headers.get("x-request-id")).toBe("lb-request-lane");
+    // Log lines are written asynchronously (the lane's in batches): they arrive soon after.
+    const lineOf = (requestId: string) =>
+      svc
+        .logs()
+        .split("\n")
+        .find((entry) => entry.includes(`"reqId":"${requestId}"`) && entry.includes("completed"));
+    await expect.poll(() => lineOf("lb-request-lane")).toBeDefined();
+    await expect.poll(() => lineOf("lb-request-fastify")).toBeDefined();
+    const lane = JSON.parse(lineOf("lb-request-lane")!) as Record<string, unknown>;
+    const fastify = JSON.parse(lineOf("lb-request-fastify")!) as Record<string, unknown>;
+    expect(lane).toMatchObject({
+      level: 30,
+      reqId: "lb-request-lane",
+      req: { method: "GET", url: `/v3/svc/renders/${renderId}`, remoteAddress: "127.0.0.1" },
+      res: { statusCode: 200 },
+      msg: "request completed",
+    });
+    const shape = (line: Record<string, unknown>) => ({
+      ...line,
+      time: typeof line.time,
+      reqId: typeof line.reqId,
+      responseTime: typeof line.responseTime,
+      req: { ...(line.req as object), url: "" },
+    });
+    expect(Object.keys(lane)).toEqual(Object.keys(fastify));
+    expect(shape(lane)).toEqual(shape(fastify));
+    // The key never reaches the log.
+    expect(svc.logs()).not.toContain(svc.apiKey);
+  });
+
+  it("answers a signed-in user's poll once their access token is cached", async () => {
+    await addUserWithPassword(svc.dataDir, "lane@example.com", "lane-password-1");
+    const tokens = await tokensThroughPages(svc.url, "lane@example.com", "lane-password-1");
+    const bearer = { authorization: `Bearer ${tokens.access_token}` };
+    const before = await laneAnswers();
+    // Another user's render is not found, for this token as for any other credential.
+    const first = await api(svc, "GET", `/v3/svc/renders/${renderId}`, { headers: bearer });
+    const second = await api(svc, "GET", `/v3/svc/renders/${renderId}`, { headers: bearer });
+    expect([first.status, second.status]).toEqual([404, 404]);
+    expect(comparable(second)).toEqual(comparable(first));
+    // The first authenticated the token through fastify's path; the second took the lane.
+    expect(await laneAnswers()).toBe(before + 1);
+  });
+
+  it("leaves a credential it has not accepted to fastify", async () => {
+    const before = await laneAnswers();
+    const wrong = await api(svc, "GET", `/v3/svc/renders/${renderId}`, { key: "svc_nokey" });
+    expect(wrong.status).toBe(401);
+    const token = await api(svc, "GET", `/v3/svc/renders/${renderId}`, {
+      headers: { authorization: "Bearer svc_at_notatoken" },
+    });
+    expect(token.status).toBe(401);
+    expect(token.headers.get("www-authenticate")).toContain("invalid_token");
+    expect(await laneAnswers()).toBe(before);
+  });
+});
