@@ -12,11 +12,11 @@ import { jobIdOf, type JobQueue } from "../queue/job-queue";
 import { lockAccount } from "../auth/account-repository";
 import {
   accountsWithHeldRenders,
-  chunkIndexes,
   loadHeldRenders,
   markAdmitted,
   rendersInProgress,
 } from "./render-repository";
+import { chunkIndexes } from "./chunk-repository";
 
 const ADMIT_POLL_MS = 250;
 

@@ -31,6 +31,7 @@ import type { JobQueue } from "../queue/job-queue";
 import { checkCallbackUrl } from "../webhooks/webhooks";
 import { enqueueRenderJobs } from "./admission";
 import { readRenderCaptions } from "./captions";
+import { insertChunks } from "./chunk-repository";
 import { insertOutputs } from "./output-repository";
 import { outputRows } from "./render-outputs";
 import { insertRender, rendersInProgress } from "./render-repository";
@@ -225,7 +226,8 @@ async function createRender(
     await lockAccount(trx, row.user_id, Boolean(ctx.config.databaseUrl));
     if ((await rendersInProgress(trx, row.user_id)) >= cap) row.held = 1;
   }
-  await insertRender(trx, row, chunks);
+  await insertRender(trx, row);
+  if (chunks) await insertChunks(trx, row.id, chunks);
   await insertOutputs(trx, outputs);
   if (!row.held) {
     const indexes = chunks ? chunks.map((chunk) => chunk.index) : [];
