@@ -176,7 +176,7 @@ export async function insertRender(trx: Transaction<DB>, row: RendersTable): Pro
  * An account's render that is not deleted, as at most one row. Compiled once per database: the
  * polled GET /v3/svc/renders/{id} runs it, so it skips Kysely's per-call query building.
  */
-export const selectAccountRender = compiledOnce((db, renderId: string, userId: string) =>
+export const selectRender = compiledOnce((db, renderId: string, userId: string) =>
   db
     .selectFrom("renders")
     .selectAll()

@@ -21,12 +21,7 @@ import { createIdempotently } from "../http/idempotency";
 import type { JobQueue } from "../queue/job-queue";
 import { enqueueWebhook } from "../webhooks/webhooks";
 import { purgeOutputFiles } from "./render-outputs";
-import {
-  loadAccountRenders,
-  markCancelled,
-  markDeleted,
-  selectAccountRender,
-} from "./render-repository";
+import { loadAccountRenders, markCancelled, markDeleted, selectRender } from "./render-repository";
 import { toRenderRecord } from "./render-record";
 import { submitRender } from "./submit-render";
 
@@ -89,7 +84,7 @@ export async function findRender(
   userId: string,
   renderId: string,
 ): Promise<RendersTable> {
-  const [row] = await selectAccountRender(ctx.db, renderId, userId);
+  const [row] = await selectRender(ctx.db, renderId, userId);
   if (!row) throw new ApiError("svc_render_not_found", `no render ${renderId}`, "render_id");
   return row;
 }
