@@ -19,7 +19,7 @@
 // the reference, which cannot reach a CDN here, gets a copy with those URLs pointed at local copies
 // of the same files (GSAP, npm files, Google Fonts stylesheets and their font files).
 // Usage: npm run bench -- --compat [--only a,b] [--fps 10] [--keep DIR] [--corpus DIR] [--vendor DIR]
-// (--corpus: another corpus.json's folder, e.g. the rest of the catalog for a sweep:
+// [--svc-root DIR] (--svc-root: svc from another checkout, for an A B A B against it; --corpus: another corpus.json's folder, e.g. the rest of the catalog for a sweep:
 // `npx tsx bench/compat/build-corpus.ts --all --out bench/results/sweep`; --vendor: a folder of
 // npm packages unpacked as <package>@<version>/ for the CDN libraries svc does not answer, three,
 // d3, map atlases, given to both renderers as local copies: offline neither could fetch them)
@@ -73,6 +73,8 @@ export interface CompatArgs {
   corpusDir?: string;
   /** npm packages unpacked as `<package>@<version>/` for CDN URLs svc does not answer (a sweep). */
   vendorDir?: string;
+  /** The checkout whose `bin/svc.js` renders (default this one): an A B A B against another. */
+  svcRoot?: string;
 }
 
 interface CorpusItem {
@@ -475,7 +477,7 @@ function renderArgs(project: string, output: string, args: CompatArgs): string[]
 function svcCommand(project: string, output: string, args: CompatArgs): Command {
   return {
     command: process.execPath,
-    args: [join(ROOT, "bin", "svc.js"), ...renderArgs(project, output, args)],
+    args: [join(args.svcRoot ?? ROOT, "bin", "svc.js"), ...renderArgs(project, output, args)],
     env: process.env,
   };
 }
@@ -705,13 +707,13 @@ export async function runCompat(args: CompatArgs): Promise<CompatRow[]> {
     if (!byName.has(name)) throw new Error(`No composition ${name} in ${corpusFile}`);
   }
   // svc builds its CLI bundle on its first start after a source change: not a render's time.
-  await execFileAsync(process.execPath, [join(ROOT, "bin", "svc.js"), "--version"]);
+  await execFileAsync(process.execPath, [join(args.svcRoot ?? ROOT, "bin", "svc.js"), "--version"]);
   await mkdir(RESULTS, { recursive: true });
   const workDir = await mkdtemp(join(tmpdir(), "svc-compat-"));
   const mediaCache = join(workDir, "stand-in-media");
   const rows: CompatRow[] = [];
   console.log(
-    `compat: ${names.length} compositions, svc vs reference (hyperframes), ${args.fps} fps standard, ${args.workers} workers each (load average ${loadavg()[0]!.toFixed(1)}); side by side: svc left, reference right, in ${relative(ROOT, RESULTS)}/`,
+    `compat: ${names.length} compositions, svc${args.svcRoot ? ` (from ${args.svcRoot})` : ""} vs reference (hyperframes), ${args.fps} fps standard, ${args.workers} workers each (load average ${loadavg()[0]!.toFixed(1)}); side by side: svc left, reference right, in ${relative(ROOT, RESULTS)}/`,
   );
   try {
     for (const name of names) {

@@ -17,6 +17,7 @@
 // every frame, so skipping can only cost): npm run bench -- --dedup-ab [--only name] [--reps 3]
 // Does svc draw what the reference draws, on the compatibility corpus (bench/compat.ts):
 //   npm run bench -- --compat [--only a,b] [--fps 10] [--keep DIR] [--corpus DIR] [--vendor DIR]
+//                    [--svc-root DIR]  (svc from another checkout, e.g. the commit before a change)
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -47,6 +48,8 @@ interface Args {
   keep: string | undefined;
   corpus: string | undefined;
   vendor: string | undefined;
+  /** Another checkout whose svc the compat bench runs (an A B A B against an earlier commit). */
+  svcRoot: string | undefined;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -64,6 +67,7 @@ function parseArgs(argv: string[]): Args {
     keep: undefined,
     corpus: undefined,
     vendor: undefined,
+    svcRoot: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
@@ -82,6 +86,7 @@ function parseArgs(argv: string[]): Args {
     if (argv[i] === "--keep" && value) args.keep = resolve(value);
     if (argv[i] === "--corpus" && value) args.corpus = resolve(value);
     if (argv[i] === "--vendor" && value) args.vendor = resolve(value);
+    if (argv[i] === "--svc-root" && value) args.svcRoot = resolve(value);
   }
   return args;
 }
@@ -285,6 +290,7 @@ if (args.compat) {
     keepDir: args.keep,
     corpusDir: args.corpus,
     vendorDir: args.vendor,
+    svcRoot: args.svcRoot,
   });
   process.exit(0);
 }

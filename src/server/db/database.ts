@@ -23,10 +23,10 @@ export async function migrate(db: Database): Promise<void> {
  */
 export function compiledOnce<Row, Args extends string[]>(
   build: (db: Database, ...parameters: Args) => Compilable<Row>,
-): (db: Database, ...args: Args) => Promise<Row[]> {
+): CompiledOnce<Row, Args> {
   const compiled = new WeakMap<Database, string>();
   const standIns = Array.from({ length: build.length - 1 }, (_, i) => `\u0000parameter ${i}`);
-  return async (db, ...args) => {
+  const textFor = (db: Database) => {
     let text = compiled.get(db);
     if (text === undefined) {
       const query = build(db, ...(standIns as Args)).compile();
@@ -37,7 +37,17 @@ export function compiledOnce<Row, Args extends string[]>(
       text = query.sql;
       compiled.set(db, text);
     }
-    const result = await db.executeQuery<Row>(CompiledQuery.raw(text, args));
+    return text;
+  };
+  const run = async (db: Database, ...args: Args) => {
+    const result = await db.executeQuery<Row>(CompiledQuery.raw(textFor(db), args));
     return result.rows;
   };
+  return Object.assign(run, { sql: textFor });
+}
+
+export interface CompiledOnce<Row, Args extends string[]> {
+  (db: Database, ...args: Args): Promise<Row[]>;
+  /** The SQL text for `db`'s dialect, to run on another connection (sqlite.ts SqliteReader). */
+  sql(db: Database): string;
 }

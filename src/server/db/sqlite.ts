@@ -14,11 +14,63 @@ export async function openSqliteDatabase(file: string): Promise<Database> {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
+  // A second connection that only reads (see SqliteReader).
+  const reader = new SqliteReader(file);
+  const database = withStatementCache(sqlite);
   const db = new Kysely<DB>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    dialect: new SqliteDialect({
+      database: {
+        prepare: (sql) => database.prepare(sql),
+        close: () => {
+          reader.close();
+          database.close();
+        },
+      },
+    }),
   });
+  readers.set(db, reader);
   await migrate(db);
   return db;
+}
+
+const readers = new WeakMap<Database, SqliteReader>();
+
+/** The reading connection of a database openSqliteDatabase opened; undefined for PostgreSQL. */
+export function sqliteReaderOf(db: Database): SqliteReader | undefined {
+  return readers.get(db);
+}
+
+/**
+ * A connection of its own that only reads, synchronously, for the polled answer (issue 40). In WAL
+ * mode its reads never wait for the service's connection (a read does not queue behind another
+ * request's transaction) and see only committed data. `dataVersion` changes whenever any other
+ * connection (the service's own, or another process's) has committed since this one last read:
+ * an answer made from this connection stays true while the version it was made at stays current.
+ */
+export class SqliteReader {
+  private readonly sqlite: BetterSqlite3.Database;
+  private readonly statements: SqliteDatabase;
+  private readonly version: BetterSqlite3.Statement;
+
+  constructor(file: string) {
+    this.sqlite = new BetterSqlite3(file);
+    this.sqlite.pragma("busy_timeout = 5000");
+    this.sqlite.pragma("query_only = ON");
+    this.statements = withStatementCache(this.sqlite);
+    this.version = this.sqlite.prepare("pragma data_version").pluck();
+  }
+
+  dataVersion(): number {
+    return this.version.get() as number;
+  }
+
+  all<Row>(sql: string, parameters: readonly unknown[]): Row[] {
+    return this.statements.prepare(sql).all(parameters) as Row[];
+  }
+
+  close(): void {
+    this.sqlite.close();
+  }
 }
 
 /**

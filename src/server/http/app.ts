@@ -26,7 +26,8 @@ import { registerOAuthRoutes } from "../auth/oauth-routes";
 import type { JobQueue } from "../queue/job-queue";
 import { reconciledCounter, registerRateLimit } from "./rate-limit";
 import { FailedCredentialThrottle, throttledMessage } from "./failed-credentials";
-import { registerRenderRoutes, renderAnswer } from "../render/renders";
+import { registerRenderRoutes } from "../render/renders";
+import { PollAnswers } from "../render/poll-answers";
 import { registerQuoteRoute } from "../render/quote";
 import { LocalObjectStore } from "../storage/local-store";
 import type { ObjectStore } from "../storage/object-store";
@@ -293,11 +294,11 @@ export function configureApp(
       request.principal = principal;
     };
     const limit = await registerRateLimit(v3, ctx);
-    const serialise = answerSerializer(OPERATIONS.getRender.success.schema);
+    const answers = new PollAnswers(ctx, answerSerializer(OPERATIONS.getRender.success.schema));
     pollLanes.get(app)?.open({
       cachedPrincipal,
       limit,
-      answer: async (userId, renderId) => serialise(await renderAnswer(ctx, userId, renderId)),
+      answer: (userId, renderId) => answers.answer(userId, renderId),
       isClosing: deps.isClosing,
       metrics: ctx.metrics,
       log: ctx.log,

@@ -1,8 +1,12 @@
 // The poll lane answers a poll as fastify's path does: the same body, status, headers, metrics and
 // log line (a real service process, real SQLite, the shared rate limit on), for API keys and
-// signed-in users' access tokens. A poll with a query
+// signed-in users' access tokens; and an answer kept from an earlier poll is never one a write
+// has made stale. A poll with a query
 // string always goes through fastify, which gives the two answers to compare.
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CANCELLED_FAILURE_CODE } from "../../shared/api";
 import { buildZip, compositionHtml } from "../testing/zip-builder";
 import {
   api,
@@ -15,11 +19,15 @@ import { addUserWithPassword, tokensThroughPages } from "../testing/sign-in";
 
 let svc: ServiceProcess;
 let renderId: string;
+let assetId: string;
 
 beforeAll(async () => {
-  svc = await startService({ workers: 0, env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "1000" } });
+  svc = await startService({
+    workers: 0,
+    env: { SVC_SERVER_RATE_LIMIT_PER_MINUTE: "1000", SVC_SERVER_TRUSTED_PROXIES: "127.0.0.1" },
+  });
   const zip = buildZip([{ name: "index.html", data: compositionHtml(), deflate: true }]);
-  const { assetId } = await uploadProject(svc, svc.apiKey, zip);
+  ({ assetId } = await uploadProject(svc, svc.apiKey, zip));
   const submitted = await api<{ data: { render_id: string } }>(svc, "POST", "/v3/svc/renders", {
     key: svc.apiKey,
     body: { project: { type: "asset_id", asset_id: assetId }, title: 'Lane \u00e9 "quoted"' },
@@ -88,11 +96,11 @@ describe("the poll lane", () => {
     const before = await laneAnswers();
     const viaLane = await api(svc, "GET", `/v3/svc/renders/${renderId}`, {
       key: svc.apiKey,
-      headers: { "x-request-id": "lb-request-lane" },
+      headers: { "x-request-id": "lb-request-lane", "x-forwarded-for": "203.0.113.7" },
     });
     await api(svc, "GET", `/v3/svc/renders/${renderId}?via=fastify`, {
       key: svc.apiKey,
-      headers: { "x-request-id": "lb-request-fastify" },
+      headers: { "x-request-id": "lb-request-fastify", "x-forwarded-for": "203.0.113.7" },
     });
     expect(await laneAnswers()).toBe(before + 1);
     expect(viaLane.headers.get("x-request-id")).toBe("lb-request-lane");
@@ -109,7 +117,7 @@ describe("the poll lane", () => {
     expect(lane).toMatchObject({
       level: 30,
       reqId: "lb-request-lane",
-      req: { method: "GET", url: `/v3/svc/renders/${renderId}`, remoteAddress: "127.0.0.1" },
+      req: { method: "GET", url: `/v3/svc/renders/${renderId}`, remoteAddress: "203.0.113.7" },
       res: { statusCode: 200 },
       msg: "request completed",
     });
@@ -122,6 +130,7 @@ describe("the poll lane", () => {
     });
     expect(Object.keys(lane)).toEqual(Object.keys(fastify));
     expect(shape(lane)).toEqual(shape(fastify));
+    // The client's address as a trusted proxy (here loopback) forwarded it, on both paths.
     // The key never reaches the log.
     expect(svc.logs()).not.toContain(svc.apiKey);
   });
@@ -138,6 +147,37 @@ describe("the poll lane", () => {
     expect(comparable(second)).toEqual(comparable(first));
     // The first authenticated the token through fastify's path; the second took the lane.
     expect(await laneAnswers()).toBe(before + 1);
+  });
+
+  it("answers afresh once anything is written: by this process or by another", async () => {
+    const submitted = await api<{ data: { render_id: string } }>(svc, "POST", "/v3/svc/renders", {
+      key: svc.apiKey,
+      body: { project: { type: "asset_id", asset_id: assetId }, title: "One" },
+    });
+    const id = submitted.body.data.render_id;
+    type Polled = { data: { title: string; status: string; failure_code: string | null } };
+    const poll = async () =>
+      (await api<Polled>(svc, "GET", `/v3/svc/renders/${id}`, { key: svc.apiKey })).body.data;
+    const before = await laneAnswers();
+    expect(await poll()).toMatchObject({ title: "One", status: "queued" });
+    expect(await poll()).toMatchObject({ title: "One", status: "queued" });
+    // Another process commits (here the test's own connection to the service's database).
+    const sqlite = new BetterSqlite3(join(svc.dataDir, "svc.db"));
+    try {
+      sqlite.prepare("update renders set title = 'Two' where id = ?").run(id);
+    } finally {
+      sqlite.close();
+    }
+    expect(await poll()).toMatchObject({ title: "Two", status: "queued" });
+    // This process commits (a cancel through the API).
+    const cancelled = await api(svc, "POST", `/v3/svc/renders/${id}/cancel`, { key: svc.apiKey });
+    expect(cancelled.status).toBe(200);
+    expect(await poll()).toMatchObject({
+      title: "Two",
+      status: "failed",
+      failure_code: CANCELLED_FAILURE_CODE,
+    });
+    expect(await laneAnswers()).toBe(before + 4);
   });
 
   it("leaves a credential it has not accepted to fastify", async () => {

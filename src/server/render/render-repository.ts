@@ -173,8 +173,9 @@ export async function insertRender(trx: Transaction<DB>, row: RendersTable): Pro
 }
 
 /**
- * An account's render that is not deleted, as at most one row. Compiled once per database: the
- * polled GET /v3/svc/renders/{id} runs it, so it skips Kysely's per-call query building.
+ * A user's render that is not deleted: the hottest read of the service (every poll), compiled
+ * once per database so a poll skips Kysely's per-call query building (the poll lane runs its SQL
+ * on a connection of its own, render/poll-answers.ts).
  */
 export const selectRender = compiledOnce((db, renderId: string, userId: string) =>
   db

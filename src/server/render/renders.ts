@@ -70,7 +70,7 @@ export function registerRenderRoutes(
   });
 }
 
-/** The polled answer: answered by this route, or by the poll lane (http/poll-lane.ts). */
+/** The polled answer, as this route gives it (the poll lane's: poll-answers.ts). */
 export async function renderAnswer(
   ctx: ServiceContext,
   userId: string,
@@ -85,8 +85,12 @@ export async function findRender(
   renderId: string,
 ): Promise<RendersTable> {
   const [row] = await selectRender(ctx.db, renderId, userId);
-  if (!row) throw new ApiError("svc_render_not_found", `no render ${renderId}`, "render_id");
+  if (!row) throw renderNotFound(renderId);
   return row;
+}
+
+export function renderNotFound(renderId: string): ApiError {
+  return new ApiError("svc_render_not_found", `no render ${renderId}`, "render_id");
 }
 
 function encodeCursor(row: RendersTable): string {
