@@ -4,6 +4,7 @@
 // these doors (eslint.config.js).
 export { loadConfig, defaultDataDir, type ServerRole } from "./config";
 export { addCredits } from "./render/credits";
-export { createApiKey, createUser, findUserByEmail } from "./auth/accounts";
+export { createApiKey, createUser } from "./auth/accounts";
+export { findUserByEmail } from "./auth/account-repository";
 export { type Database } from "./db/database";
 export { checkPasswordStrength, setUserPassword } from "./auth/passwords";

@@ -6,7 +6,6 @@
 //   failure code, the queue (renders waiting for a worker, and the oldest one's age), renders held
 //   by the per-account cap, credits charged. Every process reports the same values: take max().
 // Metric names and labels are listed in src/server/README.md ("Metrics"); keep the two equal.
-import { sql } from "kysely";
 import {
   Counter,
   Gauge,
@@ -16,6 +15,7 @@ import {
   type MetricValue,
 } from "prom-client";
 import type { Database } from "./db/database";
+import { countRenders, type RenderCounts } from "./render/render-repository";
 
 /** Seconds buckets for HTTP latency (fast API calls, slow uploads). */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -97,9 +97,9 @@ export class ServiceMetrics {
 
   private registerDatabaseGauges(db: Database, registers: Registry[]): void {
     // One query per scrape, shared by the gauges below.
-    let pending: Promise<ClusterState> | undefined;
+    let pending: Promise<RenderCounts> | undefined;
     const state = () => {
-      pending ??= readClusterState(db).finally(() => {
+      pending ??= countRenders(db).finally(() => {
         pending = undefined;
       });
       return pending;
@@ -254,54 +254,4 @@ export class RequestMetrics {
     // The registry reads name, help, type and get() of what it is given; nothing else.
     return entry as unknown as Counter;
   }
-}
-
-interface ClusterState {
-  byStatus: { status: string; count: number }[];
-  failures: { code: string; count: number }[];
-  queued: number;
-  held: number;
-  oldestQueuedMs: number | undefined;
-  creditsCharged: number;
-}
-
-async function readClusterState(db: Database): Promise<ClusterState> {
-  const live = db.selectFrom("renders").where("deleted_ms", "is", null);
-  const [byStatus, failures, waiting, charged] = await Promise.all([
-    live
-      .select(["status", (eb) => eb.fn.countAll<number>().as("count")])
-      .groupBy("status")
-      .execute(),
-    live
-      .where("status", "=", "failed")
-      .select([
-        sql<string>`coalesce(failure_code, 'unknown')`.as("code"),
-        (eb) => eb.fn.countAll<number>().as("count"),
-      ])
-      .groupBy("failure_code")
-      .execute(),
-    live
-      .where("status", "=", "queued")
-      .select([
-        "held",
-        (eb) => eb.fn.countAll<number>().as("count"),
-        (eb) => eb.fn.min<number>("created_ms").as("oldest"),
-      ])
-      .groupBy("held")
-      .execute(),
-    db
-      .selectFrom("renders")
-      .select((eb) => eb.fn.sum<number>("credits_charged_milli").as("milli"))
-      .executeTakeFirst(),
-  ]);
-  const ready = waiting.find((row) => Number(row.held) === 0);
-  const held = waiting.find((row) => Number(row.held) === 1);
-  return {
-    byStatus: byStatus.map((row) => ({ status: row.status, count: Number(row.count) })),
-    failures: failures.map((row) => ({ code: row.code, count: Number(row.count) })),
-    queued: Number(ready?.count ?? 0),
-    held: Number(held?.count ?? 0),
-    oldestQueuedMs: ready?.oldest == null ? undefined : Number(ready.oldest),
-    creditsCharged: Number(charged?.milli ?? 0) / 1000,
-  };
 }

@@ -25,6 +25,13 @@ import { createIdempotently } from "../http/idempotency";
 import { routeOf } from "../http/operations";
 import { principalOf } from "../http/request";
 import type { ZodTypeProvider } from "../http/schema-compilers";
+import {
+  findAccountAsset,
+  findOriginalOf,
+  insertAsset,
+  markReady,
+  setChecksum,
+} from "./asset-repository";
 import { checkCompositionPath, scanStoredComposition } from "./project";
 import { ArchiveError, inspectZip } from "./zip-inspect";
 
@@ -104,7 +111,7 @@ export async function createAsset(
     checksum: input.checksum_sha256?.toLowerCase() ?? "",
   });
   const { id, upload_key: uploadKey } = asset;
-  await ctx.db.insertInto("assets").values(asset).execute();
+  await insertAsset(ctx.db, asset);
   const expiresInSeconds = ctx.config.uploadUrlTtlSeconds;
   const upload = await ctx.store.signPut(uploadKey, {
     sizeBytes: input.size_bytes,
@@ -148,12 +155,7 @@ export async function findAsset(
   userId: string,
   assetId: string,
 ): Promise<AssetsTable> {
-  const asset = await ctx.db
-    .selectFrom("assets")
-    .selectAll()
-    .where("id", "=", assetId)
-    .where("user_id", "=", userId)
-    .executeTakeFirst();
+  const asset = await findAccountAsset(ctx.db, userId, assetId);
   if (!asset) throw new ApiError("svc_asset_not_found", `no asset ${assetId}`, "asset_id");
   return asset;
 }
@@ -205,11 +207,7 @@ async function completeOnce(
     const checksum = await sha256File(local.path);
     if (asset.checksum_sha256 === "") {
       asset.checksum_sha256 = checksum;
-      await ctx.db
-        .updateTable("assets")
-        .set({ checksum_sha256: checksum })
-        .where("id", "=", asset.id)
-        .execute();
+      await setChecksum(ctx.db, asset.id, checksum);
     } else if (checksum !== asset.checksum_sha256) {
       await refuse(
         new ApiError(
@@ -235,16 +233,7 @@ async function fileReadyAsset(
   ctx: ServiceContext,
   asset: AssetsTable,
 ): Promise<CompleteAssetResponse> {
-  const original = await ctx.db
-    .selectFrom("assets")
-    .selectAll()
-    .where("user_id", "=", asset.user_id)
-    .where("checksum_sha256", "=", asset.checksum_sha256)
-    .where("status", "=", "ready")
-    .where("duplicate_of", "is", null)
-    .where("id", "!=", asset.id)
-    .orderBy("created_ms")
-    .executeTakeFirst();
+  const original = await findOriginalOf(ctx.db, asset);
   const now = ctx.now();
   if (original?.storage_key && (await ctx.store.stat(original.storage_key))) {
     await ctx.store.delete(asset.upload_key);
@@ -255,25 +244,16 @@ async function fileReadyAsset(
       duplicate_of: original.id,
       completed_ms: now,
     };
-    await ctx.db
-      .updateTable("assets")
-      .set({
-        status: "ready",
-        storage_key: original.storage_key,
-        duplicate_of: original.id,
-        completed_ms: now,
-      })
-      .where("id", "=", asset.id)
-      .execute();
+    await markReady(ctx.db, asset.id, {
+      storageKey: original.storage_key,
+      duplicateOf: original.id,
+      now,
+    });
     return completedResponse(ctx, updated);
   }
   const storageKey = `assets/${asset.user_id}/${asset.checksum_sha256}.zip`;
   await ctx.store.move(asset.upload_key, storageKey);
-  await ctx.db
-    .updateTable("assets")
-    .set({ status: "ready", storage_key: storageKey, completed_ms: now })
-    .where("id", "=", asset.id)
-    .execute();
+  await markReady(ctx.db, asset.id, { storageKey, now });
   return completedResponse(ctx, { ...asset, status: "ready", storage_key: storageKey });
 }
 
@@ -305,7 +285,7 @@ export async function createAssetFromBytes(
   } finally {
     await rm(file, { force: true });
   }
-  await ctx.db.insertInto("assets").values(asset).execute();
+  await insertAsset(ctx.db, asset);
   await ctx.store.put(uploadKey, bytes);
   await fileReadyAsset(ctx, asset);
   return findAsset(ctx, principal.user.id, id);

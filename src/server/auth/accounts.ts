@@ -8,6 +8,7 @@ import type { Database } from "../db/database";
 import type { UsersTable } from "../db/schema";
 import { newId, randomToken } from "../ids";
 import { toMilli } from "../render/credits";
+import { findByApiKeyHash, findUserByEmail, insertApiKey, insertUser } from "./account-repository";
 
 export const API_KEY_PREFIX = "svc_key_";
 export const LOCAL_ACCOUNT_EMAIL = "local@localhost";
@@ -40,16 +41,8 @@ export async function createUser(
     webhook_secret: `whsec_${randomBytes(24).toString("hex")}`,
     created_ms: now,
   };
-  await db.insertInto("users").values(user).execute();
+  await insertUser(db, user);
   return user;
-}
-
-export async function findUserByEmail(db: Database, email: string): Promise<User | undefined> {
-  return db
-    .selectFrom("users")
-    .selectAll()
-    .where("email", "=", email.trim().toLowerCase())
-    .executeTakeFirst();
 }
 
 /** Creates an API key for a user and returns the plaintext key: the only time it exists. */
@@ -59,17 +52,14 @@ export async function createApiKey(
   now = Date.now(),
 ): Promise<string> {
   const key = `${API_KEY_PREFIX}${randomToken(40)}`;
-  await db
-    .insertInto("api_keys")
-    .values({
-      id: newId("key_"),
-      user_id: userId,
-      key_hash: hashApiKey(key),
-      key_prefix: key.slice(0, API_KEY_PREFIX.length + 4),
-      created_ms: now,
-      revoked_ms: null,
-    })
-    .execute();
+  await insertApiKey(db, {
+    id: newId("key_"),
+    user_id: userId,
+    key_hash: hashApiKey(key),
+    key_prefix: key.slice(0, API_KEY_PREFIX.length + 4),
+    created_ms: now,
+    revoked_ms: null,
+  });
   return key;
 }
 
@@ -83,13 +73,7 @@ export async function authenticateApiKey(
   db: Database,
   key: string,
 ): Promise<Principal | undefined> {
-  const row = await db
-    .selectFrom("api_keys")
-    .innerJoin("users", "users.id", "api_keys.user_id")
-    .selectAll("users")
-    .select(["api_keys.id as credential_id", "api_keys.revoked_ms"])
-    .where("api_keys.key_hash", "=", hashApiKey(key))
-    .executeTakeFirst();
+  const row = await findByApiKeyHash(db, hashApiKey(key));
   if (!row || row.revoked_ms !== null) return undefined;
   const { credential_id, revoked_ms: _revoked, ...user } = row;
   return { user, credentialId: credential_id };

@@ -25,6 +25,7 @@ import {
 import type { AuthorizationServer } from "./grants";
 import { addFormParser } from "./oauth-routes";
 import { LoginThrottle, checkUserPassword } from "./passwords";
+import { findSessionUser, insertSession } from "./session-repository";
 
 const SESSION_COOKIE = "svc_session";
 const CSRF_COOKIE = "svc_csrf";
@@ -101,13 +102,7 @@ export function registerAuthPages(
   async function sessionUser(request: FastifyRequest): Promise<User | undefined> {
     const token = parseCookies(request.headers.cookie)[SESSION_COOKIE];
     if (!token) return undefined;
-    const row = await ctx.db
-      .selectFrom("web_sessions")
-      .innerJoin("users", "users.id", "web_sessions.user_id")
-      .selectAll("users")
-      .select("web_sessions.expires_ms")
-      .where("web_sessions.session_hash", "=", hashSecret(token))
-      .executeTakeFirst();
+    const row = await findSessionUser(ctx.db, hashSecret(token));
     if (!row || row.expires_ms <= ctx.now()) return undefined;
     const { expires_ms: _expires, ...user } = row;
     return user;
@@ -116,16 +111,16 @@ export function registerAuthPages(
   async function startSession(reply: FastifyReply, userId: string): Promise<void> {
     const token = randomBytes(32).toString("base64url");
     const now = ctx.now();
-    await ctx.db.deleteFrom("web_sessions").where("expires_ms", "<=", now).execute();
-    await ctx.db
-      .insertInto("web_sessions")
-      .values({
+    await insertSession(
+      ctx.db,
+      {
         session_hash: hashSecret(token),
         user_id: userId,
         created_ms: now,
         expires_ms: now + SESSION_TTL_MS,
-      })
-      .execute();
+      },
+      now,
+    );
     appendCookie(
       reply,
       cookie(SESSION_COOKIE, token, { maxAgeSeconds: SESSION_TTL_MS / 1000, sameSite: "Lax" }),

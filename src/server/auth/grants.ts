@@ -2,7 +2,8 @@
 // `svc-cli`: authorization code + PKCE S256 (RFC 6749, 7636, 8252), refresh tokens rotated on
 // every use with reuse detection (a rotated token presented again revokes its whole family), the
 // device authorization grant (RFC 8628), revocation (RFC 7009) and access-token checks. The
-// request checks are authorize-request.ts, token storage token-store.ts; the HTTP shapes are in
+// request checks are authorize-request.ts, token storage token-store.ts, the queries
+// oauth-repository.ts; the HTTP shapes are in
 // oauth-routes.ts (JSON endpoints) and auth-pages.ts (the pages a person sees).
 import { sameSecret } from "../../node/index";
 import {
@@ -30,7 +31,24 @@ import {
   type AuthorizeRequest,
   type Params,
 } from "./authorize-request";
-import { issueTokens, revokeFamily, type OAuthSettings } from "./token-store";
+import { issueTokens, type OAuthSettings } from "./token-store";
+import {
+  decideDeviceCode,
+  deleteExpired,
+  findCode,
+  findDeviceCode,
+  findPendingDeviceCode,
+  findRefreshToken,
+  findTokenAccount,
+  insertCode,
+  insertDeviceCode,
+  markCodeUsed,
+  markDeviceCodeUsed,
+  markRotated,
+  recordDevicePoll,
+  revokeFamilyTokens,
+  tokenFamily,
+} from "./oauth-repository";
 
 /** RFC 8628 section 3.5: each slow_down adds 5 seconds to the interval. */
 const SLOW_DOWN_STEP_SECONDS = 5;
@@ -59,7 +77,7 @@ export class AuthorizationServer {
   ) {}
 
   private async revokeFamily(db: Database, familyId: string, now: number): Promise<void> {
-    await revokeFamily(db, familyId, now);
+    await revokeFamilyTokens(db, familyId, now);
     for (const [hash, entry] of this.accessTokens) {
       if (entry.familyId === familyId) this.accessTokens.delete(hash);
     }
@@ -70,10 +88,7 @@ export class AuthorizationServer {
    * that long so a late reuse still gets a precise error). Runs when new sign-ins start.
    */
   private async purgeExpired(now: number): Promise<void> {
-    const before = now - 86_400_000;
-    await this.db.deleteFrom("oauth_codes").where("expires_ms", "<", before).execute();
-    await this.db.deleteFrom("oauth_device_codes").where("expires_ms", "<", before).execute();
-    await this.db.deleteFrom("oauth_tokens").where("expires_ms", "<", before).execute();
+    await deleteExpired(this.db, now - 86_400_000);
   }
 
   /** Creates a single-use code for an approved request; returns the plaintext code. */
@@ -81,21 +96,18 @@ export class AuthorizationServer {
     const code = randomToken(40);
     const now = this.now();
     await this.purgeExpired(now);
-    await this.db
-      .insertInto("oauth_codes")
-      .values({
-        code_hash: hashSecret(code),
-        client_id: request.clientId,
-        user_id: userId,
-        redirect_uri: request.redirectUri,
-        code_challenge: request.codeChallenge,
-        scope: request.scope,
-        created_ms: now,
-        expires_ms: now + this.settings.authorizationCodeTtlSeconds * 1000,
-        used_ms: null,
-        family_id: null,
-      })
-      .execute();
+    await insertCode(this.db, {
+      code_hash: hashSecret(code),
+      client_id: request.clientId,
+      user_id: userId,
+      redirect_uri: request.redirectUri,
+      code_challenge: request.codeChallenge,
+      scope: request.scope,
+      created_ms: now,
+      expires_ms: now + this.settings.authorizationCodeTtlSeconds * 1000,
+      used_ms: null,
+      family_id: null,
+    });
     return code;
   }
 
@@ -131,11 +143,7 @@ export class AuthorizationServer {
     // Errors are returned, not thrown, so the revocation of a reused code's family commits.
     const outcome = await this.db.transaction().execute(async (trx) => {
       const fail = (error: OAuthError) => ({ error, tokens: undefined });
-      const row = await trx
-        .selectFrom("oauth_codes")
-        .selectAll()
-        .where("code_hash", "=", hashSecret(code))
-        .executeTakeFirst();
+      const row = await findCode(trx, hashSecret(code));
       if (!row) return fail(new OAuthError("invalid_grant", "the authorization code is not valid"));
       if (row.used_ms !== null) {
         // RFC 6749 section 4.1.2: a code used twice revokes what it was exchanged for.
@@ -158,13 +166,7 @@ export class AuthorizationServer {
         );
       }
       const familyId = newId("fam_");
-      const claimed = await trx
-        .updateTable("oauth_codes")
-        .set({ used_ms: now, family_id: familyId })
-        .where("code_hash", "=", row.code_hash)
-        .where("used_ms", "is", null)
-        .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1) {
+      if (!(await markCodeUsed(trx, row.code_hash, familyId, now))) {
         return fail(new OAuthError("invalid_grant", "the authorization code was already used"));
       }
       const tokens = await issueTokens(trx, this.settings, {
@@ -186,12 +188,7 @@ export class AuthorizationServer {
     const now = this.now();
     // The family is revoked in its own transaction so the refusal below cannot roll it back.
     const outcome = await this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom("oauth_tokens")
-        .selectAll()
-        .where("token_hash", "=", hashSecret(refreshToken))
-        .where("kind", "=", "refresh")
-        .executeTakeFirst();
+      const row = await findRefreshToken(trx, hashSecret(refreshToken));
       if (!row) return { error: new OAuthError("invalid_grant", "the refresh token is not valid") };
       if (row.revoked_ms !== null) {
         return { error: new OAuthError("invalid_grant", "the refresh token was revoked") };
@@ -213,14 +210,7 @@ export class AuthorizationServer {
           error: new OAuthError("invalid_grant", "the refresh token belongs to another client"),
         };
       }
-      const rotated = await trx
-        .updateTable("oauth_tokens")
-        .set({ rotated_ms: now })
-        .where("id", "=", row.id)
-        .where("rotated_ms", "is", null)
-        .where("revoked_ms", "is", null)
-        .executeTakeFirst();
-      if (Number(rotated.numUpdatedRows) !== 1) {
+      if (!(await markRotated(trx, row.id, now))) {
         await this.revokeFamily(trx, row.family_id, now);
         return { error: new OAuthError("invalid_grant", "the refresh token was already used") };
       }
@@ -244,22 +234,19 @@ export class AuthorizationServer {
     const now = this.now();
     await this.purgeExpired(now);
     const userCode = newUserCode();
-    await this.db
-      .insertInto("oauth_device_codes")
-      .values({
-        id: newId("dev_"),
-        device_code_hash: hashSecret(deviceCode),
-        user_code: userCode,
-        client_id: clientId,
-        scope,
-        status: "pending",
-        user_id: null,
-        interval_seconds: this.settings.devicePollIntervalSeconds,
-        last_poll_ms: null,
-        created_ms: now,
-        expires_ms: now + this.settings.deviceCodeTtlSeconds * 1000,
-      })
-      .execute();
+    await insertDeviceCode(this.db, {
+      id: newId("dev_"),
+      device_code_hash: hashSecret(deviceCode),
+      user_code: userCode,
+      client_id: clientId,
+      scope,
+      status: "pending",
+      user_id: null,
+      interval_seconds: this.settings.devicePollIntervalSeconds,
+      last_poll_ms: null,
+      created_ms: now,
+      expires_ms: now + this.settings.deviceCodeTtlSeconds * 1000,
+    });
     const verificationUri = `${baseUrl}${OAUTH_PATHS.device}`;
     return {
       device_code: deviceCode,
@@ -276,11 +263,7 @@ export class AuthorizationServer {
     const clientId = checkClient(params);
     const now = this.now();
     const outcome = await this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom("oauth_device_codes")
-        .selectAll()
-        .where("device_code_hash", "=", hashSecret(deviceCode))
-        .executeTakeFirst();
+      const row = await findDeviceCode(trx, hashSecret(deviceCode));
       if (!row || row.client_id !== clientId) {
         return { error: new OAuthError("invalid_grant", "the device code is not valid") };
       }
@@ -297,20 +280,12 @@ export class AuthorizationServer {
         now - row.last_poll_ms < row.interval_seconds * 1000 - POLL_JITTER_MS
       ) {
         const interval = row.interval_seconds + SLOW_DOWN_STEP_SECONDS;
-        await trx
-          .updateTable("oauth_device_codes")
-          .set({ interval_seconds: interval, last_poll_ms: now })
-          .where("id", "=", row.id)
-          .execute();
+        await recordDevicePoll(trx, row.id, now, interval);
         return {
           error: new OAuthError("slow_down", `polling too fast; wait ${interval} s between polls`),
         };
       }
-      await trx
-        .updateTable("oauth_device_codes")
-        .set({ last_poll_ms: now })
-        .where("id", "=", row.id)
-        .execute();
+      await recordDevicePoll(trx, row.id, now);
       if (row.status === "pending") {
         return {
           error: new OAuthError("authorization_pending", "waiting for the user to approve"),
@@ -319,13 +294,7 @@ export class AuthorizationServer {
       if (row.status === "denied") {
         return { error: new OAuthError("access_denied", "the user denied the request") };
       }
-      const claimed = await trx
-        .updateTable("oauth_device_codes")
-        .set({ status: "used" })
-        .where("id", "=", row.id)
-        .where("status", "=", "approved")
-        .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1 || !row.user_id) {
+      if (!(await markDeviceCodeUsed(trx, row.id)) || !row.user_id) {
         return { error: new OAuthError("invalid_grant", "the device code was already used") };
       }
       const tokens = await issueTokens(trx, this.settings, {
@@ -347,26 +316,17 @@ export class AuthorizationServer {
   ): Promise<{ userCode: string; clientId: string; scope: string } | undefined> {
     const userCode = normaliseUserCode(typed);
     if (userCode.length !== 8) return undefined;
-    const row = await this.db
-      .selectFrom("oauth_device_codes")
-      .select(["user_code", "client_id", "scope"])
-      .where("user_code", "=", userCode)
-      .where("status", "=", "pending")
-      .where("expires_ms", ">", this.now())
-      .executeTakeFirst();
+    const row = await findPendingDeviceCode(this.db, userCode, this.now());
     return row ? { userCode: row.user_code, clientId: row.client_id, scope: row.scope } : undefined;
   }
 
   /** Records the person's answer; false when the code is no longer pending. */
   async decideDeviceCode(typed: string, userId: string, approve: boolean): Promise<boolean> {
-    const result = await this.db
-      .updateTable("oauth_device_codes")
-      .set({ status: approve ? "approved" : "denied", user_id: userId })
-      .where("user_code", "=", normaliseUserCode(typed))
-      .where("status", "=", "pending")
-      .where("expires_ms", ">", this.now())
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return decideDeviceCode(this.db, normaliseUserCode(typed), {
+      approve,
+      userId,
+      now: this.now(),
+    });
   }
 
   /**
@@ -383,12 +343,8 @@ export class AuthorizationServer {
         `token_type_hint "${hint.slice(0, 40)}" is not supported`,
       );
     }
-    const row = await this.db
-      .selectFrom("oauth_tokens")
-      .select(["family_id"])
-      .where("token_hash", "=", hashSecret(token))
-      .executeTakeFirst();
-    if (row) await this.revokeFamily(this.db, row.family_id, this.now());
+    const familyId = await tokenFamily(this.db, hashSecret(token));
+    if (familyId !== undefined) await this.revokeFamily(this.db, familyId, this.now());
   }
 
   /** The principal of an access token this process accepted moments ago, without a query. */
@@ -411,18 +367,7 @@ export class AuthorizationServer {
     const cached = this.accessTokens.get(hash);
     if (cached && cached.until > now) return cached.principal;
     await beforeLookup?.();
-    const row = await this.db
-      .selectFrom("oauth_tokens")
-      .innerJoin("users", "users.id", "oauth_tokens.user_id")
-      .selectAll("users")
-      .select([
-        "oauth_tokens.family_id",
-        "oauth_tokens.kind",
-        "oauth_tokens.expires_ms",
-        "oauth_tokens.revoked_ms",
-      ])
-      .where("oauth_tokens.token_hash", "=", hash)
-      .executeTakeFirst();
+    const row = await findTokenAccount(this.db, hash);
     if (!row || row.kind !== "access" || row.revoked_ms !== null || row.expires_ms <= now) {
       this.accessTokens.delete(hash);
       return undefined;

@@ -4,7 +4,8 @@
 // dummy hash so the answer takes the same time either way.
 import { createHash, randomBytes, scrypt, type ScryptOptions } from "node:crypto";
 import { sameSecret } from "../../node/index";
-import { findUserByEmail, type User } from "./accounts";
+import type { User } from "./accounts";
+import { findUserByEmail, passwordHash, upsertPasswordHash } from "./account-repository";
 import type { Database } from "../db/database";
 import { FailureCounts, type CountKey } from "../http/failed-credentials";
 
@@ -66,14 +67,7 @@ export async function setUserPassword(
 ): Promise<void> {
   const problem = checkPasswordStrength(password);
   if (problem) throw new Error(problem);
-  const passwordHash = await hashPassword(password);
-  await db
-    .insertInto("user_passwords")
-    .values({ user_id: userId, password_hash: passwordHash, updated_ms: now })
-    .onConflict((oc) =>
-      oc.column("user_id").doUpdateSet({ password_hash: passwordHash, updated_ms: now }),
-    )
-    .execute();
+  await upsertPasswordHash(db, userId, await hashPassword(password), now);
 }
 
 /** The account for an email + password, or undefined (same time whether or not it exists). */
@@ -83,14 +77,8 @@ export async function checkUserPassword(
   password: string,
 ): Promise<User | undefined> {
   const user = await findUserByEmail(db, email);
-  const row = user
-    ? await db
-        .selectFrom("user_passwords")
-        .select("password_hash")
-        .where("user_id", "=", user.id)
-        .executeTakeFirst()
-    : undefined;
-  const ok = await verifyPassword(password, row?.password_hash);
+  const stored = user ? await passwordHash(db, user.id) : undefined;
+  const ok = await verifyPassword(password, stored);
   return ok ? user : undefined;
 }
 

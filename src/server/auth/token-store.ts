@@ -1,11 +1,12 @@
 // Tokens as the database keeps them: every access and refresh token random (240 bits) and stored
-// as a SHA-256 hash, in families (one sign-in) that are revoked as a whole; and the lifetimes of
-// codes and tokens from the service's configuration.
+// as a SHA-256 hash (oauth-repository.ts), in families (one sign-in) that are revoked as a whole;
+// and the lifetimes of codes and tokens from the service's configuration.
 import { ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX, type TokenResponse } from "../../shared/oauth";
 import type { ServerConfig } from "../config";
 import type { Database } from "../db/database";
 import { newId, randomToken } from "../ids";
 import { hashSecret } from "./authorize-request";
+import { insertTokens } from "./oauth-repository";
 
 export interface OAuthSettings {
   accessTokenTtlSeconds: number;
@@ -25,15 +26,6 @@ export function oauthSettings(config: ServerConfig): OAuthSettings {
   };
 }
 
-export async function revokeFamily(db: Database, familyId: string, now: number): Promise<void> {
-  await db
-    .updateTable("oauth_tokens")
-    .set({ revoked_ms: now })
-    .where("family_id", "=", familyId)
-    .where("revoked_ms", "is", null)
-    .execute();
-}
-
 export async function issueTokens(
   db: Database,
   settings: OAuthSettings,
@@ -50,25 +42,22 @@ export async function issueTokens(
     rotated_ms: null,
     revoked_ms: null,
   };
-  await db
-    .insertInto("oauth_tokens")
-    .values([
-      {
-        ...common,
-        id: newId("tok_"),
-        token_hash: hashSecret(accessToken),
-        kind: "access",
-        expires_ms: grant.now + settings.accessTokenTtlSeconds * 1000,
-      },
-      {
-        ...common,
-        id: newId("tok_"),
-        token_hash: hashSecret(refreshToken),
-        kind: "refresh",
-        expires_ms: grant.now + settings.refreshTokenTtlSeconds * 1000,
-      },
-    ])
-    .execute();
+  await insertTokens(db, [
+    {
+      ...common,
+      id: newId("tok_"),
+      token_hash: hashSecret(accessToken),
+      kind: "access",
+      expires_ms: grant.now + settings.accessTokenTtlSeconds * 1000,
+    },
+    {
+      ...common,
+      id: newId("tok_"),
+      token_hash: hashSecret(refreshToken),
+      kind: "refresh",
+      expires_ms: grant.now + settings.refreshTokenTtlSeconds * 1000,
+    },
+  ]);
   return {
     access_token: accessToken,
     token_type: "Bearer",

@@ -14,14 +14,19 @@ import type { DB } from "../db/schema";
 import { randomToken } from "../ids";
 import { parseJobId, type JobQueue, type Lease } from "./job-queue";
 import {
+  failJob,
   failJobsOfRender,
   finishUnderLease,
   insertJob,
+  leaseDelivered,
+  loadExpiredLeases,
+  setQueueRef,
+  takeBackExpired,
   NO_LEASE,
   RELEASED,
   renewLease,
   updateUnderLease,
-} from "./lease-table";
+} from "./job-repository";
 
 export const RENDER_QUEUE = "svc-render";
 
@@ -156,22 +161,14 @@ export class PgBossJobQueue implements JobQueue {
         });
         if (!delivery) return "empty" as const;
         const token = randomToken(24);
-        const claimed = await trx
-          .updateTable("jobs")
-          .set((eb) => ({
-            state: "active",
-            attempts: eb("attempts", "+", 1),
-            lease_owner: owner,
-            lease_token: token,
-            lease_expires_ms: this.now() + this.options.leaseSeconds * 1000,
-            queue_ref: delivery.id,
-          }))
-          .where("id", "=", delivery.data.jobId)
-          .where("state", "in", ["queued", "active"])
-          .returning("attempts")
-          .executeTakeFirst();
-        if (claimed) {
-          return { jobId: delivery.data.jobId, token, attempt: claimed.attempts, ref: delivery.id };
+        const attempt = await leaseDelivered(trx, delivery.data.jobId, {
+          owner,
+          token,
+          expiresMs: this.now() + this.options.leaseSeconds * 1000,
+          queueRef: delivery.id,
+        });
+        if (attempt !== undefined) {
+          return { jobId: delivery.data.jobId, token, attempt, ref: delivery.id };
         }
         // Finished or cancelled meanwhile: the delivery is stale.
         await complete(this.boss, trx, RENDER_QUEUE, [delivery.id], { stale: true });
@@ -207,7 +204,7 @@ export class PgBossJobQueue implements JobQueue {
         db: inTransaction(trx),
         priority: priorityOf(lease.jobId),
       });
-      await trx.updateTable("jobs").set({ queue_ref: ref }).where("id", "=", lease.jobId).execute();
+      await setQueueRef(trx, lease.jobId, ref);
     });
   }
 
@@ -233,24 +230,12 @@ export class PgBossJobQueue implements JobQueue {
     onExhausted?: (trx: Transaction<DB>, jobId: string) => Promise<void>,
   ): Promise<string[]> {
     const now = this.now();
-    const expired = await this.db
-      .selectFrom("jobs")
-      .select(["id", "lease_token", "queue_ref"])
-      .where("state", "=", "active")
-      .where("lease_expires_ms", "<", now)
-      .execute();
+    const expired = await loadExpiredLeases(this.db, now);
     for (const job of expired) {
       await this.db.transaction().execute(async (trx) => {
-        const taken = await trx
-          .updateTable("jobs")
-          .set({ state: "queued", ...NO_LEASE })
-          .where("id", "=", job.id)
-          .where("state", "=", "active")
-          .where("lease_token", "=", job.lease_token)
-          // Renewed since the select: the holder is alive after all.
-          .where("lease_expires_ms", "<", now)
-          .executeTakeFirst();
-        if (Number(taken.numUpdatedRows) === 1 && job.queue_ref) {
+        // Not taken when renewed since the select: the holder is alive after all.
+        const taken = await takeBackExpired(trx, job, now);
+        if (taken && job.queue_ref) {
           await this.boss.fail(
             RENDER_QUEUE,
             job.queue_ref,
@@ -267,13 +252,7 @@ export class PgBossJobQueue implements JobQueue {
       });
       const exhausted: string[] = [];
       for (const delivery of dead) {
-        const failed = await trx
-          .updateTable("jobs")
-          .set({ state: "failed", ...NO_LEASE })
-          .where("id", "=", delivery.data.jobId)
-          .where("state", "in", ["queued", "active"])
-          .executeTakeFirst();
-        if (Number(failed.numUpdatedRows) === 1) {
+        if (await failJob(trx, delivery.data.jobId)) {
           exhausted.push(delivery.data.jobId);
           await onExhausted?.(trx, delivery.data.jobId);
         }

@@ -9,14 +9,17 @@ import type { DB } from "../db/schema";
 import { randomToken } from "../ids";
 import type { JobQueue, Lease } from "./job-queue";
 import {
+  failExhausted,
   failJobsOfRender,
+  findClaimable,
   finishUnderLease,
+  leaseClaimable,
   insertJob,
   NO_LEASE,
   RELEASED,
   renewLease,
   updateUnderLease,
-} from "./lease-table";
+} from "./job-repository";
 
 export class SqlJobQueue implements JobQueue {
   constructor(
@@ -35,35 +38,11 @@ export class SqlJobQueue implements JobQueue {
   async claim(owner: string): Promise<Lease | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const now = this.now();
-      const candidate = await trx
-        .selectFrom("jobs")
-        .select(["id", "attempts"])
-        .where((eb) =>
-          eb.or([
-            eb("state", "=", "queued"),
-            eb.and([eb("state", "=", "active"), eb("lease_expires_ms", "<", now)]),
-          ]),
-        )
-        .where("attempts", "<", this.options.maxAttempts)
-        .orderBy("created_ms")
-        .orderBy("id")
-        .limit(1)
-        .executeTakeFirst();
+      const candidate = await findClaimable(trx, now, this.options.maxAttempts);
       if (!candidate) return undefined;
       const token = randomToken(24);
-      const updated = await trx
-        .updateTable("jobs")
-        .set({
-          state: "active",
-          attempts: candidate.attempts + 1,
-          lease_owner: owner,
-          lease_token: token,
-          lease_expires_ms: now + this.options.leaseSeconds * 1000,
-        })
-        .where("id", "=", candidate.id)
-        .where("attempts", "=", candidate.attempts)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) return undefined;
+      const expiresMs = now + this.options.leaseSeconds * 1000;
+      if (!(await leaseClaimable(trx, candidate, { owner, token, expiresMs }))) return undefined;
       return { jobId: candidate.id, token, attempt: candidate.attempts + 1 };
     });
   }
@@ -92,16 +71,9 @@ export class SqlJobQueue implements JobQueue {
     onExhausted?: (trx: Transaction<DB>, jobId: string) => Promise<void>,
   ): Promise<string[]> {
     return this.db.transaction().execute(async (trx) => {
-      const rows = await trx
-        .updateTable("jobs")
-        .set({ state: "failed", ...NO_LEASE })
-        .where("state", "=", "active")
-        .where("lease_expires_ms", "<", this.now())
-        .where("attempts", ">=", this.options.maxAttempts)
-        .returning("id")
-        .execute();
-      for (const row of rows) await onExhausted?.(trx, row.id);
-      return rows.map((row) => row.id);
+      const jobIds = await failExhausted(trx, this.now(), this.options.maxAttempts);
+      for (const jobId of jobIds) await onExhausted?.(trx, jobId);
+      return jobIds;
     });
   }
 

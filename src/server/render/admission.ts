@@ -9,31 +9,16 @@ import type { Transaction } from "kysely";
 import type { ServiceContext } from "../context";
 import type { DB } from "../db/schema";
 import { jobIdOf, type JobQueue } from "../queue/job-queue";
+import { lockAccount } from "../auth/account-repository";
+import {
+  accountsWithHeldRenders,
+  loadHeldRenders,
+  markAdmitted,
+  rendersInProgress,
+} from "./render-repository";
+import { chunkIndexes } from "./chunk-repository";
 
 const ADMIT_POLL_MS = 250;
-
-/** Locks the account's row for the transaction (PostgreSQL), ordering its submits and admits. */
-export async function lockAccount(
-  ctx: ServiceContext,
-  trx: Transaction<DB>,
-  userId: string,
-): Promise<void> {
-  const query = trx.selectFrom("users").select("id").where("id", "=", userId);
-  await (ctx.config.databaseUrl ? query.forUpdate() : query).execute();
-}
-
-/** Renders of the account queued for a worker or rendering (held ones not counted). */
-export async function rendersInProgress(trx: Transaction<DB>, userId: string): Promise<number> {
-  const row = await trx
-    .selectFrom("renders")
-    .select((eb) => eb.fn.countAll<number>().as("count"))
-    .where("user_id", "=", userId)
-    .where("status", "in", ["queued", "rendering"])
-    .where("held", "=", 0)
-    .where("deleted_ms", "is", null)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
 
 /** Queues the jobs of a render: its chunks when it was planned in chunks, else one whole job. */
 export async function enqueueRenderJobs(
@@ -61,45 +46,16 @@ export async function enqueueRenderJobs(
 export async function admitHeldRenders(ctx: ServiceContext, queue: JobQueue): Promise<number> {
   const cap = ctx.config.maxRendersPerAccount;
   if (cap <= 0) return 0;
-  const accounts = await ctx.db
-    .selectFrom("renders")
-    .select("user_id")
-    .distinct()
-    .where("held", "=", 1)
-    .where("deleted_ms", "is", null)
-    .execute();
   let admitted = 0;
-  for (const { user_id: userId } of accounts) {
+  for (const userId of await accountsWithHeldRenders(ctx.db)) {
     admitted += await ctx.db.transaction().execute(async (trx) => {
-      await lockAccount(ctx, trx, userId);
+      await lockAccount(trx, userId, Boolean(ctx.config.databaseUrl));
       const free = cap - (await rendersInProgress(trx, userId));
       if (free <= 0) return 0;
-      const next = await trx
-        .selectFrom("renders")
-        .select(["id", "output_count"])
-        .where("user_id", "=", userId)
-        .where("held", "=", 1)
-        .where("status", "=", "queued")
-        .where("deleted_ms", "is", null)
-        .orderBy("created_ms")
-        .orderBy("id")
-        .limit(free)
-        .execute();
+      const next = await loadHeldRenders(trx, userId, free);
       for (const { id, output_count: outputs } of next) {
-        await trx.updateTable("renders").set({ held: 0 }).where("id", "=", id).execute();
-        const chunks = await trx
-          .selectFrom("render_chunks")
-          .select("idx")
-          .where("render_id", "=", id)
-          .orderBy("idx")
-          .execute();
-        await enqueueRenderJobs(
-          trx,
-          queue,
-          id,
-          chunks.map((chunk) => chunk.idx),
-          outputs,
-        );
+        await markAdmitted(trx, id);
+        await enqueueRenderJobs(trx, queue, id, await chunkIndexes(trx, id), outputs);
         ctx.log.info({ renderId: id }, "render admitted (account under its cap)");
       }
       return next.length;

@@ -15,7 +15,7 @@ import type { ServiceContext } from "../context";
 import type { RendersTable } from "../db/schema";
 import type { JobQueue, Lease, RenderJob } from "../queue/job-queue";
 import type { ProjectCache } from "./project-cache";
-import { assetStorageKey } from "./render-repository";
+import { assetStorageKey } from "../assets/asset-repository";
 
 /** What a worker needs of the engine; injectable so API-only processes never load it. */
 export interface Engine {

@@ -3,6 +3,7 @@
 // Balances are kept in milli-credits so 1.5x stays exact.
 import { creditsFor } from "../../shared/credits";
 import type { Database } from "../db/database";
+import { addCreditsMilli } from "../auth/account-repository";
 
 export function toMilli(credits: number): number {
   return Math.round(credits * 1000);
@@ -18,13 +19,5 @@ export function renderCostMilli(durationSeconds: number, resolution: string): nu
 }
 
 export async function addCredits(db: Database, userId: string, credits: number): Promise<number> {
-  const row = await db
-    .updateTable("users")
-    .set((eb) => ({
-      credits_remaining_milli: eb("credits_remaining_milli", "+", toMilli(credits)),
-    }))
-    .where("id", "=", userId)
-    .returning("credits_remaining_milli")
-    .executeTakeFirstOrThrow();
-  return fromMilli(row.credits_remaining_milli);
+  return fromMilli(await addCreditsMilli(db, userId, toMilli(credits)));
 }

@@ -27,7 +27,7 @@ import {
   type ChunkCompletion,
   markChunkRendering,
   writeChunkProgress,
-} from "./render-repository";
+} from "./chunk-repository";
 
 export async function runChunkJob(
   services: JobServices,

@@ -18,7 +18,8 @@ import {
   type JobResult,
   type JobServices,
 } from "./attempt";
-import { completeRender, loadChunksForJoin, speculativeCounts } from "./render-repository";
+import { completeRender } from "./render-repository";
+import { loadChunksForJoin, speculativeCounts } from "./chunk-repository";
 
 /** Segments the join downloads at once. */
 const JOIN_DOWNLOADS = 8;

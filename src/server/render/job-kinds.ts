@@ -12,7 +12,7 @@ import { runChunkJob } from "./job-chunk";
 import { runJoinJob } from "./job-join";
 import { runOutputJob } from "./job-output";
 import { runWholeJob } from "./job-whole";
-import { chunkIsDone } from "./render-repository";
+import { chunkIsDone } from "./chunk-repository";
 
 export interface JobKind {
   /** The queue's name for the kind (metrics label, the log's `job` field). */

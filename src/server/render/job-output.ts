@@ -28,7 +28,7 @@ import {
   markOutputRendering,
   writeOutputProgress,
   type OutputDone,
-} from "./render-outputs";
+} from "./output-repository";
 
 export async function runOutputJob(
   services: JobServices,

@@ -11,7 +11,8 @@ import type { ServiceContext } from "../context";
 import type { RendersTable } from "../db/schema";
 import { sqliteReaderOf, type SqliteReader } from "../db/sqlite";
 import { toRenderRecord } from "./render-record";
-import { renderAnswer, renderNotFound, selectRender } from "./renders";
+import { renderAnswer, renderNotFound } from "./renders";
+import { selectRender } from "./render-repository";
 
 const KEEP_MS = 5_000;
 /** Kept answers at most; past it they are dropped together (the next polls read again). */

@@ -15,6 +15,7 @@ import {
   type ServiceLoad,
 } from "../../shared/quote";
 import type { ServiceContext } from "../context";
+import { countRunningRenders, loadRecentlyCompleted } from "./render-repository";
 import { routeOf } from "../http/operations";
 import type { ZodTypeProvider } from "../http/schema-compilers";
 
@@ -73,22 +74,8 @@ function round(seconds: number): number {
 async function serviceLoad(
   ctx: ServiceContext,
 ): Promise<{ load: ServiceLoad; recentMsPerFrame: number | undefined }> {
-  const counts = await ctx.db
-    .selectFrom("renders")
-    .select(["status", (eb) => eb.fn.countAll<number>().as("count")])
-    .where("status", "in", ["queued", "rendering"])
-    .where("deleted_ms", "is", null)
-    .groupBy("status")
-    .execute();
-  const count = (status: string) => Number(counts.find((row) => row.status === status)?.count ?? 0);
-  const recent = await ctx.db
-    .selectFrom("renders")
-    .select(["started_ms", "completed_ms", "duration", "fps"])
-    .where("status", "=", "completed")
-    .where("started_ms", "is not", null)
-    .orderBy("completed_ms", "desc")
-    .limit(RECENT_RENDERS)
-    .execute();
+  const running = await countRunningRenders(ctx.db);
+  const recent = await loadRecentlyCompleted(ctx.db, RECENT_RENDERS);
   const timed = recent.filter(
     (row) => row.completed_ms !== null && row.started_ms !== null && (row.duration ?? 0) > 0,
   );
@@ -98,8 +85,8 @@ async function serviceLoad(
   const totalSeconds = seconds.reduce((a, b) => a + b, 0);
   return {
     load: {
-      queued: count("queued"),
-      rendering: count("rendering"),
+      queued: running.queued,
+      rendering: running.rendering,
       // An API-only process has no workers of its own; the queue is still served by one or more.
       workers: Math.max(1, ctx.config.jobs),
       recentRenderSeconds: timed.length > 0 ? totalSeconds / timed.length : undefined,

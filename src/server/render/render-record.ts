@@ -1,56 +1,14 @@
 // Maps a renders row to the wire record of SPEC.md section 4, signing fresh short-lived
 // video/thumbnail URLs on every read (clients must not cache them), with its outputs (a render
 // submitted with `outputs`: its render_outputs rows; else the render itself as its one output).
-import type { RenderLibrary, RenderRecord, RenderWarning } from "../../shared/api";
-import type { ResolvedLibrary } from "../../node/index";
+import type { RenderRecord, RenderWarning } from "../../shared/api";
 import type { RenderOutputsTable, RendersTable } from "../db/schema";
 import type { RenderOutput } from "../../shared/outputs";
 import { outputSize, type AspectRatio, type Resolution } from "../../shared/render-options";
 import type { ServiceContext } from "../context";
 import { fromMilli } from "./credits";
-
-/**
- * A render's stored warnings with the engine's warnings about the page added (code
- * `composition`, `param: "project"`), each once.
- */
-export function withCompositionWarnings(warningsJson: string, messages: string[]): string {
-  const warnings = JSON.parse(warningsJson) as RenderWarning[];
-  for (const message of messages) {
-    if (warnings.some((warning) => warning.message === message)) continue;
-    warnings.push({ code: "composition", message, param: "project" });
-  }
-  return JSON.stringify(warnings);
-}
-
-/**
- * A render's stored libraries with the engine's (a render's page loads the same libraries in every
- * output and chunk; an entry already there is kept once), as the JSON of libraries_json.
- */
-export function withLibraries(
-  librariesJson: string | null | undefined,
-  libraries: ResolvedLibrary[],
-): string {
-  const stored = parseLibraries(librariesJson);
-  for (const library of libraries) {
-    const entry: RenderLibrary = {
-      package: library.packageName,
-      requested: library.requested,
-      version: library.version,
-      integrity: library.integrity,
-      path: library.path,
-    };
-    const same = (other: RenderLibrary) =>
-      other.package === entry.package &&
-      other.requested === entry.requested &&
-      other.path === entry.path;
-    if (!stored.some(same)) stored.push(entry);
-  }
-  return JSON.stringify(stored);
-}
-
-function parseLibraries(json: string | null | undefined): RenderLibrary[] {
-  return json ? (JSON.parse(json) as RenderLibrary[]) : [];
-}
+import { loadOutputs } from "./output-repository";
+import { parseLibraries } from "./page-findings";
 
 const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
 
@@ -150,12 +108,7 @@ export async function renderOutputs(
   urls: { video_url: string | null; thumbnail_url: string | null },
 ): Promise<RenderOutput[]> {
   if (render.output_count > 0) {
-    const rows = await ctx.db
-      .selectFrom("render_outputs")
-      .selectAll()
-      .where("render_id", "=", render.id)
-      .orderBy("idx")
-      .execute();
+    const rows = await loadOutputs(ctx.db, render.id);
     return Promise.all(rows.map((row) => toOutputRecord(ctx, render, row)));
   }
   const aspectRatio = render.aspect_ratio as AspectRatio;

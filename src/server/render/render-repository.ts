@@ -1,12 +1,17 @@
-// The render worker's SQL on render records: the renders row (status, progress, completion with
-// its credit charge, failure) and the render_chunks rows of a distributed render. Every write that
-// could race another worker carries a status guard, so a second completion or a late progress
-// write after the render ended changes nothing. Queue jobs and webhooks are the caller's.
+// Every query of the renders table (a distributed render's chunks are chunk-repository.ts's):
+// submit, the account's reads, cancel and delete, admission of held renders, the worker's status,
+// progress, completion with its credit charge and failure, and the counts the quote and the
+// metrics read. Every write that could race another worker carries a status guard,
+// so a second completion or a late progress write after the render ended changes nothing. Queue
+// jobs and webhooks are the caller's; a function that must share a transaction takes it.
 import { sql, type Kysely, type Transaction } from "kysely";
+import { CANCELLED_FAILURE_CODE } from "../../shared/api";
+import { chargeCredits } from "../auth/account-repository";
+import { compiledOnce } from "../db/database";
 import type { DB, RendersTable } from "../db/schema";
 import { renderCostMilli } from "./credits";
 import type { ResolvedLibrary } from "../../node/index";
-import { withCompositionWarnings, withLibraries } from "./render-record";
+import { withCompositionWarnings, withLibraries } from "./page-findings";
 
 type Db = Kysely<DB>;
 
@@ -37,15 +42,6 @@ export async function requeueRender(db: Db, renderId: string): Promise<void> {
     .where("id", "=", renderId)
     .where("status", "=", "rendering")
     .execute();
-}
-
-export async function assetStorageKey(db: Db, assetId: string): Promise<string | undefined> {
-  const asset = await db
-    .selectFrom("assets")
-    .select("storage_key")
-    .where("id", "=", assetId)
-    .executeTakeFirst();
-  return asset?.storage_key ?? undefined;
 }
 
 /** Fails a render that is still running; the failed row, or undefined if it had already ended. */
@@ -135,14 +131,7 @@ export async function completeAndCharge(
     .returningAll()
     .executeTakeFirst();
   if (!completed) return undefined;
-  await trx
-    .updateTable("users")
-    .set((eb) => ({
-      credits_remaining_milli: eb("credits_remaining_milli", "-", costMilli),
-      credits_used_milli: eb("credits_used_milli", "+", costMilli),
-    }))
-    .where("id", "=", completed.user_id)
-    .execute();
+  await chargeCredits(trx, completed.user_id, costMilli);
   return completed;
 }
 
@@ -155,218 +144,6 @@ export function writeProgress(db: Db, renderId: string, fraction: number): void 
     .where("status", "=", "rendering")
     .execute()
     .catch(() => undefined);
-}
-
-export function loadChunk(db: Db, renderId: string, index: number) {
-  return db
-    .selectFrom("render_chunks")
-    .selectAll()
-    .where("render_id", "=", renderId)
-    .where("idx", "=", index)
-    .executeTakeFirstOrThrow();
-}
-
-export async function chunkIsDone(db: Db, renderId: string, index: number): Promise<boolean> {
-  const row = await db
-    .selectFrom("render_chunks")
-    .select("state")
-    .where("render_id", "=", renderId)
-    .where("idx", "=", index)
-    .executeTakeFirst();
-  return row?.state === "done";
-}
-
-export async function markChunkRendering(
-  db: Db,
-  renderId: string,
-  index: number,
-  attempt: number,
-  now: number,
-): Promise<void> {
-  await db
-    .updateTable("render_chunks")
-    .set({ state: "rendering", attempts: attempt, started_ms: now })
-    .where("render_id", "=", renderId)
-    .where("idx", "=", index)
-    .where("state", "!=", "done")
-    .execute();
-}
-
-/** A render in chunks progresses by the frames of all its chunks together. */
-export async function writeChunkProgress(
-  db: Db,
-  render: RendersTable,
-  index: number,
-  framesDone: number,
-): Promise<void> {
-  try {
-    await db
-      .updateTable("render_chunks")
-      .set({ frames_done: framesDone })
-      .where("render_id", "=", render.id)
-      .where("idx", "=", index)
-      .where("state", "=", "rendering")
-      .execute();
-    const sum = await db
-      .selectFrom("render_chunks")
-      .select((eb) => eb.fn.sum<number>("frames_done").as("frames"))
-      .where("render_id", "=", render.id)
-      .executeTakeFirst();
-    writeProgress(db, render.id, Math.min(0.99, Number(sum?.frames ?? 0) / render.frames!));
-  } catch {
-    // Progress is advisory; the next update will try again.
-  }
-}
-
-export type ChunkCompletion = "completes-set" | "recorded" | "already-done" | "render-ended";
-
-/**
- * Records a chunk as done and counts it on the render, in the caller's transaction:
- * "completes-set" for the one chunk that completed the set (the row lock orders concurrent
- * chunks), "recorded" for the others, "already-done" when the other copy of a speculative pair
- * finished it first (this one's segments are referenced nowhere), "render-ended" when the render
- * is no longer running.
- */
-export async function completeChunk(
-  trx: Transaction<DB>,
-  render: RendersTable,
-  index: number,
-  done: {
-    frameCount: number;
-    worker: string;
-    segmentKeys: string[];
-    audioJson: string | undefined;
-    thumbnailKey: string | undefined;
-    /** Chunk 0's engine warnings about the page (every chunk loads the same page). */
-    warnings?: string[];
-    /** Chunk 0's CDN libraries (every chunk loads the same page). */
-    libraries?: ResolvedLibrary[];
-    /** The speculative copy of the chunk finished it (render/speculation.ts). */
-    copy: boolean;
-    now: number;
-  },
-): Promise<ChunkCompletion> {
-  const updated = await trx
-    .updateTable("render_chunks")
-    .set({
-      state: "done",
-      frames_done: done.frameCount,
-      worker: done.worker,
-      segments_json: JSON.stringify(done.segmentKeys),
-      completed_ms: done.now,
-      copy_won: done.copy ? 1 : 0,
-    })
-    .where("render_id", "=", render.id)
-    .where("idx", "=", index)
-    .where("state", "!=", "done")
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) return "already-done";
-  const counted = await trx
-    .updateTable("renders")
-    .set((eb) => ({
-      chunks_done: eb("chunks_done", "+", 1),
-      ...(done.audioJson !== undefined ? { audio_json: done.audioJson } : {}),
-      ...(done.thumbnailKey ? { thumbnail_key: done.thumbnailKey } : {}),
-      ...(done.warnings?.length
-        ? { warnings_json: withCompositionWarnings(render.warnings_json, done.warnings) }
-        : {}),
-      ...(done.libraries?.length
-        ? { libraries_json: withLibraries(render.libraries_json, done.libraries) }
-        : {}),
-    }))
-    .where("id", "=", render.id)
-    .where("status", "in", ["queued", "rendering"])
-    .where("deleted_ms", "is", null)
-    .returning(["chunks_done", "chunk_count"])
-    .executeTakeFirst();
-  if (!counted) return "render-ended";
-  return counted.chunks_done === counted.chunk_count ? "completes-set" : "recorded";
-}
-
-/**
- * Chunks that may deserve a speculative copy (render/speculation.ts decides): the last chunk still
- * rendering of a running render, started before `startedBeforeMs`, with no copy yet, whose job is
- * held by a live lease (a dead worker's chunk is the lease's business: it is offered again).
- */
-export function loadStragglerCandidates(db: Db, now: number, startedBeforeMs: number) {
-  return db
-    .selectFrom("render_chunks as c")
-    .innerJoin("renders as r", "r.id", "c.render_id")
-    .innerJoin("jobs as j", (join) =>
-      join.on("j.id", "=", sql<string>`c.render_id || ':chunk:' || c.idx`),
-    )
-    .select(["c.render_id", "c.idx", "c.started_ms", "j.lease_owner"])
-    .where("r.status", "=", "rendering")
-    .where("r.deleted_ms", "is", null)
-    .where("r.chunk_count", ">", 1)
-    .where((eb) => eb("r.chunks_done", "=", eb("r.chunk_count", "-", 1)))
-    .where("c.state", "=", "rendering")
-    .where("c.speculative_ms", "is", null)
-    .where("c.started_ms", "<", startedBeforeMs)
-    .where("j.state", "=", "active")
-    .where("j.lease_expires_ms", ">", now)
-    .limit(20)
-    .execute();
-}
-
-/** How long each finished chunk of a render took, first claim to completion (ms). */
-export async function doneChunkDurations(db: Db, renderId: string): Promise<number[]> {
-  const rows = await db
-    .selectFrom("render_chunks")
-    .select(["started_ms", "completed_ms"])
-    .where("render_id", "=", renderId)
-    .where("state", "=", "done")
-    .execute();
-  return rows.flatMap((row) =>
-    row.started_ms !== null && row.completed_ms !== null
-      ? [Number(row.completed_ms) - Number(row.started_ms)]
-      : [],
-  );
-}
-
-/**
- * Marks that a chunk's speculative copy is queued, in the caller's transaction; false when one
- * already was or the chunk is no longer rendering (at most one copy per chunk).
- */
-export async function markSpeculative(
-  trx: Transaction<DB>,
-  renderId: string,
-  index: number,
-  now: number,
-): Promise<boolean> {
-  const updated = await trx
-    .updateTable("render_chunks")
-    .set({ speculative_ms: now })
-    .where("render_id", "=", renderId)
-    .where("idx", "=", index)
-    .where("state", "=", "rendering")
-    .where("speculative_ms", "is", null)
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) === 1;
-}
-
-/** A render's speculative copies: how many chunks got one, and in how many the copy won. */
-export async function speculativeCounts(
-  db: Db,
-  renderId: string,
-): Promise<{ started: number; won: number }> {
-  const rows = await db
-    .selectFrom("render_chunks")
-    .select(["copy_won"])
-    .where("render_id", "=", renderId)
-    .where("speculative_ms", "is not", null)
-    .execute();
-  return { started: rows.length, won: rows.filter((row) => row.copy_won === 1).length };
-}
-
-/** Every chunk of a render with its stored segments, in order. */
-export function loadChunksForJoin(db: Db, renderId: string) {
-  return db
-    .selectFrom("render_chunks")
-    .select(["idx", "segments_json", "state"])
-    .where("render_id", "=", renderId)
-    .orderBy("idx")
-    .execute();
 }
 
 /**
@@ -388,4 +165,213 @@ export function loadRunState(
     .select(["renders.status", "renders.deleted_ms", "render_chunks.state as chunkState"])
     .where("renders.id", "=", renderId)
     .executeTakeFirst();
+}
+
+/** Creates a render's row, queued, in the caller's transaction (its submit). */
+export async function insertRender(trx: Transaction<DB>, row: RendersTable): Promise<void> {
+  await trx.insertInto("renders").values(row).execute();
+}
+
+/**
+ * A user's render that is not deleted: the hottest read of the service (every poll), compiled
+ * once per database so a poll skips Kysely's per-call query building (the poll lane runs its SQL
+ * on a connection of its own, render/poll-answers.ts).
+ */
+export const selectRender = compiledOnce((db, renderId: string, userId: string) =>
+  db
+    .selectFrom("renders")
+    .selectAll()
+    .where("id", "=", renderId)
+    .where("user_id", "=", userId)
+    .where("deleted_ms", "is", null),
+);
+
+/**
+ * A page of an account's renders, newest first (created_ms, then id), after the keyset `after`
+ * when given; `limit` rows at most.
+ */
+export function loadAccountRenders(
+  db: Db,
+  userId: string,
+  limit: number,
+  after: { createdMs: number; id: string } | undefined,
+): Promise<RendersTable[]> {
+  let select = db
+    .selectFrom("renders")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .where("deleted_ms", "is", null);
+  if (after) {
+    select = select.where((eb) =>
+      eb.or([
+        eb("created_ms", "<", after.createdMs),
+        eb.and([eb("created_ms", "=", after.createdMs), eb("id", "<", after.id)]),
+      ]),
+    );
+  }
+  return select.orderBy("created_ms", "desc").orderBy("id", "desc").limit(limit).execute();
+}
+
+/**
+ * Fails a running render as cancelled, in the caller's transaction; the cancelled row, or
+ * undefined when it had already ended or was deleted.
+ */
+export function markCancelled(
+  trx: Transaction<DB>,
+  renderId: string,
+  now: number,
+): Promise<RendersTable | undefined> {
+  return trx
+    .updateTable("renders")
+    .set({
+      status: "failed",
+      failure_code: CANCELLED_FAILURE_CODE,
+      failure_message: "the render was cancelled; nothing was charged",
+      completed_ms: now,
+    })
+    .where("id", "=", renderId)
+    .where("status", "in", ["queued", "rendering"])
+    .where("deleted_ms", "is", null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Soft delete: the record is hidden from its account from now on. */
+export async function markDeleted(
+  trx: Transaction<DB>,
+  renderId: string,
+  now: number,
+): Promise<void> {
+  await trx.updateTable("renders").set({ deleted_ms: now }).where("id", "=", renderId).execute();
+}
+
+/** Renders of the account queued for a worker or rendering (held ones not counted). */
+export async function rendersInProgress(trx: Transaction<DB>, userId: string): Promise<number> {
+  const row = await trx
+    .selectFrom("renders")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("user_id", "=", userId)
+    .where("status", "in", ["queued", "rendering"])
+    .where("held", "=", 0)
+    .where("deleted_ms", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** The accounts that have held renders (admission.ts). */
+export async function accountsWithHeldRenders(db: Db): Promise<string[]> {
+  const rows = await db
+    .selectFrom("renders")
+    .select("user_id")
+    .distinct()
+    .where("held", "=", 1)
+    .where("deleted_ms", "is", null)
+    .execute();
+  return rows.map((row) => row.user_id);
+}
+
+/** An account's oldest held renders, `limit` at most, in the order they are admitted. */
+export function loadHeldRenders(trx: Transaction<DB>, userId: string, limit: number) {
+  return trx
+    .selectFrom("renders")
+    .select(["id", "output_count"])
+    .where("user_id", "=", userId)
+    .where("held", "=", 1)
+    .where("status", "=", "queued")
+    .where("deleted_ms", "is", null)
+    .orderBy("created_ms")
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+}
+
+/** A held render admitted: no longer held (its jobs are the caller's to queue). */
+export async function markAdmitted(trx: Transaction<DB>, renderId: string): Promise<void> {
+  await trx.updateTable("renders").set({ held: 0 }).where("id", "=", renderId).execute();
+}
+
+/** How many renders are queued and rendering now, across every account (quote.ts). */
+export async function countRunningRenders(db: Db): Promise<{ queued: number; rendering: number }> {
+  const counts = await db
+    .selectFrom("renders")
+    .select(["status", (eb) => eb.fn.countAll<number>().as("count")])
+    .where("status", "in", ["queued", "rendering"])
+    .where("deleted_ms", "is", null)
+    .groupBy("status")
+    .execute();
+  const count = (status: string) => Number(counts.find((row) => row.status === status)?.count ?? 0);
+  return { queued: count("queued"), rendering: count("rendering") };
+}
+
+/** The last `limit` completed renders' timing, newest first (quote.ts). */
+export function loadRecentlyCompleted(db: Db, limit: number) {
+  return db
+    .selectFrom("renders")
+    .select(["started_ms", "completed_ms", "duration", "fps"])
+    .where("status", "=", "completed")
+    .where("started_ms", "is not", null)
+    .orderBy("completed_ms", "desc")
+    .limit(limit)
+    .execute();
+}
+
+/** The id of the HTTP request that submitted a render (on its webhook's log lines). */
+export async function submittingRequestId(db: Db, renderId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("renders")
+    .select("request_id")
+    .where("id", "=", renderId)
+    .executeTakeFirst();
+  return row?.request_id ?? undefined;
+}
+
+/** The renders of every account counted for the Prometheus metrics (metrics.ts). */
+export interface RenderCounts {
+  byStatus: { status: string; count: number }[];
+  failures: { code: string; count: number }[];
+  queued: number;
+  held: number;
+  oldestQueuedMs: number | undefined;
+  creditsCharged: number;
+}
+
+export async function countRenders(db: Db): Promise<RenderCounts> {
+  const live = db.selectFrom("renders").where("deleted_ms", "is", null);
+  const [byStatus, failures, waiting, charged] = await Promise.all([
+    live
+      .select(["status", (eb) => eb.fn.countAll<number>().as("count")])
+      .groupBy("status")
+      .execute(),
+    live
+      .where("status", "=", "failed")
+      .select([
+        sql<string>`coalesce(failure_code, 'unknown')`.as("code"),
+        (eb) => eb.fn.countAll<number>().as("count"),
+      ])
+      .groupBy("failure_code")
+      .execute(),
+    live
+      .where("status", "=", "queued")
+      .select([
+        "held",
+        (eb) => eb.fn.countAll<number>().as("count"),
+        (eb) => eb.fn.min<number>("created_ms").as("oldest"),
+      ])
+      .groupBy("held")
+      .execute(),
+    db
+      .selectFrom("renders")
+      .select((eb) => eb.fn.sum<number>("credits_charged_milli").as("milli"))
+      .executeTakeFirst(),
+  ]);
+  const ready = waiting.find((row) => Number(row.held) === 0);
+  const held = waiting.find((row) => Number(row.held) === 1);
+  return {
+    byStatus: byStatus.map((row) => ({ status: row.status, count: Number(row.count) })),
+    failures: failures.map((row) => ({ code: row.code, count: Number(row.count) })),
+    queued: Number(ready?.count ?? 0),
+    held: Number(held?.count ?? 0),
+    oldestQueuedMs: ready?.oldest == null ? undefined : Number(ready.oldest),
+    creditsCharged: Number(charged?.milli ?? 0) / 1000,
+  };
 }

@@ -12,7 +12,8 @@ import type { Database } from "../db/database";
 import { openSqliteDatabase } from "../db/sqlite";
 import { ServiceMetrics } from "../metrics";
 import { SqlJobQueue } from "../queue/sql-queue";
-import { completeChunk, loadRender } from "./render-repository";
+import { completeChunk } from "./chunk-repository";
+import { loadRender } from "./render-repository";
 import { isStraggler, startSpeculativeCopies } from "./speculation";
 
 const RENDER = "rndr_spec";

@@ -11,7 +11,7 @@
 // speculated on: its lease runs out and the queue offers it again.
 import type { ServiceContext } from "../context";
 import { jobIdOf, type JobQueue } from "../queue/job-queue";
-import { doneChunkDurations, loadStragglerCandidates, markSpeculative } from "./render-repository";
+import { doneChunkDurations, loadStragglerCandidates, markSpeculative } from "./chunk-repository";
 
 export interface SpeculationSettings {
   /** x the median chunk time; 0 turns speculation off. */

@@ -28,7 +28,7 @@ import { decideJobEnd, type AbortReason, type Decision, type JobEnd } from "./fa
 import { jobKind, type JobKind } from "./job-kinds";
 import { purgeOutputFiles } from "./render-outputs";
 import { ProjectCache } from "./project-cache";
-import { announceWorker, forgetWorker, PRESENCE_INTERVAL_MS } from "./worker-presence";
+import { announceWorker, forgetWorker, PRESENCE_INTERVAL_MS } from "./worker-presence-repository";
 import {
   failRender,
   loadRender,
@@ -92,7 +92,7 @@ export class WorkerPool {
             })
         : Promise.resolve();
     for (let i = 0; i < count; i++) this.loops.push(ready.then(() => this.loop()));
-    // Counted by the API when it cuts a render into chunks (worker-presence.ts).
+    // Counted by the API when it cuts a render into chunks (worker-presence-repository.ts).
     const announce = () =>
       void announceWorker(this.ctx.db, this.owner, count, this.ctx.now()).catch((error: unknown) =>
         this.ctx.log.warn({ err: error }, "worker presence not written"),

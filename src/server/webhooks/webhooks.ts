@@ -12,7 +12,16 @@ import type { DB, RendersTable } from "../db/schema";
 import { ApiError } from "../errors";
 import { OutboundError, checkTarget, guardedRequest, type TargetPolicy } from "./outbound";
 import { outputUrls, renderOutputs, toOutputRecord } from "../render/render-record";
-import { loadOutput } from "../render/render-outputs";
+import { loadOutput } from "../render/output-repository";
+import { loadRender, submittingRequestId } from "../render/render-repository";
+import { webhookSecret } from "../auth/account-repository";
+import {
+  claimDelivery,
+  insertDelivery,
+  loadDueDeliveries,
+  markAttemptFailed,
+  markDelivered,
+} from "./delivery-repository";
 
 const DELIVERY_TIMEOUT_MS = 10_000;
 
@@ -67,22 +76,13 @@ async function enqueueDelivery(
   now: number,
 ): Promise<void> {
   if (!render.callback_url) return;
-  await trx
-    .insertInto("webhook_deliveries")
-    .values({
-      render_id: render.id,
-      user_id: render.user_id,
-      url: render.callback_url,
-      event,
-      state: "pending",
-      attempts: 0,
-      next_attempt_ms: now,
-      last_error: null,
-      created_ms: now,
-      delivered_ms: null,
-      output_idx: outputIdx,
-    })
-    .execute();
+  await insertDelivery(
+    trx,
+    { ...render, callback_url: render.callback_url },
+    event,
+    outputIdx,
+    now,
+  );
 }
 
 export function signWebhook(secret: string, timestamp: number, body: string): string {
@@ -124,33 +124,16 @@ export class WebhookDispatcher {
 
   async deliverDue(): Promise<void> {
     const { db, now } = this.ctx;
-    const due = await db
-      .selectFrom("webhook_deliveries")
-      .selectAll()
-      .where("state", "=", "pending")
-      .where("next_attempt_ms", "<=", now())
-      .orderBy("next_attempt_ms")
-      .limit(10)
-      .execute();
+    const due = await loadDueDeliveries(db, now(), 10);
     await Promise.all(
       due.map(async (delivery) => {
         // Claim: push the next attempt past this one's timeout so no other dispatcher sends it too.
-        const claimed = await db
-          .updateTable("webhook_deliveries")
-          .set({ next_attempt_ms: now() + DELIVERY_TIMEOUT_MS * 2 })
-          .where("id", "=", delivery.id)
-          .where("next_attempt_ms", "=", delivery.next_attempt_ms)
-          .executeTakeFirst();
-        if (Number(claimed.numUpdatedRows) !== 1) return;
+        if (!(await claimDelivery(db, delivery, now() + DELIVERY_TIMEOUT_MS * 2))) return;
         const attempt = delivery.attempts + 1;
         // The submitting request's id, so a log search for it finds the deliveries too.
-        const render = await db
-          .selectFrom("renders")
-          .select("request_id")
-          .where("id", "=", delivery.render_id)
-          .executeTakeFirst();
+        const requestId = await submittingRequestId(db, delivery.render_id);
         const log = this.ctx.log.child({
-          ...(render?.request_id ? { reqId: render.request_id } : {}),
+          ...(requestId ? { reqId: requestId } : {}),
           renderId: delivery.render_id,
           attempt,
         });
@@ -159,11 +142,7 @@ export class WebhookDispatcher {
         );
         const { webhookBackoffBaseMs, webhookBackoffCapMs, webhookMaxAttempts } = this.ctx.config;
         if (error === undefined) {
-          await db
-            .updateTable("webhook_deliveries")
-            .set({ state: "delivered", attempts: attempt, delivered_ms: now(), last_error: null })
-            .where("id", "=", delivery.id)
-            .execute();
+          await markDelivered(db, delivery.id, attempt, now());
           this.ctx.metrics.webhookDeliveries.inc({ outcome: "delivered" });
           log.info("webhook delivered");
           return;
@@ -171,16 +150,12 @@ export class WebhookDispatcher {
         const failed = attempt >= webhookMaxAttempts;
         this.ctx.metrics.webhookDeliveries.inc({ outcome: failed ? "gave_up" : "failed" });
         log.warn({ failed }, `webhook delivery failed: ${error}`);
-        await db
-          .updateTable("webhook_deliveries")
-          .set({
-            state: failed ? "failed" : "pending",
-            attempts: attempt,
-            last_error: error.slice(0, 500),
-            next_attempt_ms: now() + backoffMs(attempt, webhookBackoffBaseMs, webhookBackoffCapMs),
-          })
-          .where("id", "=", delivery.id)
-          .execute();
+        await markAttemptFailed(db, delivery.id, {
+          failed,
+          attempts: attempt,
+          error,
+          nextAttemptMs: now() + backoffMs(attempt, webhookBackoffBaseMs, webhookBackoffCapMs),
+        });
       }),
     );
   }
@@ -194,17 +169,9 @@ export class WebhookDispatcher {
   }): Promise<string | undefined> {
     const { render_id: renderId, user_id: userId, url } = delivery;
     const { db } = this.ctx;
-    const render = await db
-      .selectFrom("renders")
-      .selectAll()
-      .where("id", "=", renderId)
-      .executeTakeFirst();
-    const user = await db
-      .selectFrom("users")
-      .select("webhook_secret")
-      .where("id", "=", userId)
-      .executeTakeFirst();
-    if (!render || !user) return "render or account no longer exists";
+    const render = await loadRender(db, renderId);
+    const secret = await webhookSecret(db, userId);
+    if (!render || secret === undefined) return "render or account no longer exists";
     const urls = await outputUrls(this.ctx, render);
     const output =
       delivery.output_idx === null
@@ -239,7 +206,7 @@ export class WebhookDispatcher {
       headers: {
         "content-type": "application/json",
         "user-agent": "svc-webhooks/1",
-        [WEBHOOK_SIGNATURE_HEADER]: signWebhook(user.webhook_secret, timestamp, body),
+        [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret, timestamp, body),
       },
       body,
       timeoutMs: DELIVERY_TIMEOUT_MS,

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { planChunks } from "../../engine/stages/plan";
 import type { Database } from "../db/database";
 import { openSqliteDatabase } from "../db/sqlite";
-import { announceWorker, forgetWorker, liveWorkerSlots } from "./worker-presence";
+import { announceWorker, forgetWorker, liveWorkerSlots } from "./worker-presence-repository";
 
 let dir: string;
 let db: Database;

@@ -1,6 +1,7 @@
-// Which render workers are alive: each worker process upserts its row (owner, job slots) every
-// few seconds while it runs and deletes it when it stops; the API counts the slots seen recently
-// to cut a new render into about two chunks per live worker (engine/plan.ts planChunks).
+// Every query of the worker_presence table, which says which render workers are alive: each
+// worker process upserts its row (owner, job slots) every few seconds while it runs and deletes
+// it when it stops; the API counts the slots seen recently to cut a new render into about two
+// chunks per live worker (engine/plan.ts planChunks).
 import type { Database } from "../db/database";
 
 /** How often a worker says it is alive. */
