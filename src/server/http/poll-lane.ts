@@ -28,8 +28,11 @@ export interface PollRoute {
   cachedPrincipal(credential: string): Principal | undefined;
   /** The shared rate limit's counter, when the limit is on. */
   limit?: { counter: SharedWindowCounter; max: number };
-  /** The answer's body for a user's render; rejects with an ApiError (e.g. not found). */
-  answer(userId: string, renderId: string): Promise<string>;
+  /**
+   * The answer's body for a user's render, at once or as a promise; throws or rejects with an
+   * ApiError (e.g. not found).
+   */
+  answer(userId: string, renderId: string): string | Promise<string>;
   isClosing(): boolean;
   metrics: ServiceMetrics;
   log: FastifyBaseLogger;
@@ -107,17 +110,24 @@ export class PollLane {
       headers["x-ratelimit-reset"] = Math.ceil(counted.ttl / 1000);
     }
     const started = performance.now();
-    route.answer(principal.user.id, renderId).then(
-      (body) => this.send(route, request, response, headers, 200, body, started),
-      (error: unknown) => {
-        // As the service's error handler: an ApiError is the answer, anything else a logged bug.
-        if (!isApiError(error)) route.log.error({ err: error }, "unhandled error");
-        const apiError = isApiError(error) ? error : internalError();
-        for (const [name, value] of Object.entries(apiError.headers)) headers[name] = value;
-        const body = JSON.stringify({ error: errorBody(apiError) });
-        this.send(route, request, response, headers, apiError.status, body, started);
-      },
-    );
+    const answered = (body: string) =>
+      this.send(route, request, response, headers, 200, body, started);
+    const failed = (error: unknown) => {
+      // As the service's error handler: an ApiError is the answer, anything else a logged bug.
+      if (!isApiError(error)) route.log.error({ err: error }, "unhandled error");
+      const apiError = isApiError(error) ? error : internalError();
+      for (const [name, value] of Object.entries(apiError.headers)) headers[name] = value;
+      const body = JSON.stringify({ error: errorBody(apiError) });
+      this.send(route, request, response, headers, apiError.status, body, started);
+    };
+    try {
+      const answer = route.answer(principal.user.id, renderId);
+      // A kept answer is sent in this turn, with no promise in between.
+      if (typeof answer === "string") answered(answer);
+      else answer.then(answered, failed);
+    } catch (error) {
+      failed(error);
+    }
     return true;
   }
 

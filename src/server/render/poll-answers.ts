@@ -36,10 +36,13 @@ export class PollAnswers {
     this.reader = sqliteReaderOf(ctx.db);
   }
 
-  /** The answer's text; rejects with svc_render_not_found as the route does. */
-  async answer(userId: string, renderId: string): Promise<string> {
+  /**
+   * The answer's text: at once when it is kept, else a promise. Throws or rejects with
+   * svc_render_not_found as the route does.
+   */
+  answer(userId: string, renderId: string): string | Promise<string> {
     const reader = this.reader;
-    if (!reader) return this.serialise(await renderAnswer(this.ctx, userId, renderId));
+    if (!reader) return this.fresh(userId, renderId);
     // Read before the row: a commit in between makes the kept answer newer than its version.
     const version = reader.dataVersion();
     const key = `${userId} ${renderId}`;
@@ -48,9 +51,17 @@ export class PollAnswers {
     if (kept && kept.version === version && now - kept.madeAt < KEEP_MS) return kept.body;
     const [row] = reader.all<RendersTable>(selectRender.sql(this.ctx.db), [renderId, userId]);
     if (!row) throw renderNotFound(renderId);
+    return this.keep(key, { version, madeAt: now }, row);
+  }
+
+  private async fresh(userId: string, renderId: string): Promise<string> {
+    return this.serialise(await renderAnswer(this.ctx, userId, renderId));
+  }
+
+  private async keep(key: string, made: Omit<Kept, "body">, row: RendersTable): Promise<string> {
     const body = this.serialise({ data: await toRenderRecord(this.ctx, row) });
     if (this.kept.size >= MAX_KEPT) this.kept.clear();
-    this.kept.set(key, { version, madeAt: now, body });
+    this.kept.set(key, { ...made, body });
     return body;
   }
 }
