@@ -168,8 +168,9 @@ describe("the poll lane", () => {
     } finally {
       sqlite.close();
     }
-    expect(await poll()).toMatchObject({ title: "Two", status: "queued" });
-    // This process commits (a cancel through the API).
+    // Seen within 10 ms (SQLite's data_version is read at most that often).
+    await expect.poll(poll).toMatchObject({ title: "Two", status: "queued" });
+    // This process commits, and the very next poll sees it (a cancel through the API).
     const cancelled = await api(svc, "POST", `/v3/svc/renders/${id}/cancel`, { key: svc.apiKey });
     expect(cancelled.status).toBe(200);
     expect(await poll()).toMatchObject({
@@ -177,7 +178,7 @@ describe("the poll lane", () => {
       status: "failed",
       failure_code: CANCELLED_FAILURE_CODE,
     });
-    expect(await laneAnswers()).toBe(before + 4);
+    expect(await laneAnswers()).toBeGreaterThanOrEqual(before + 4);
   });
 
   it("leaves a credential it has not accepted to fastify", async () => {
