@@ -7,7 +7,7 @@ import { sql, type Kysely, type Transaction } from "kysely";
 import type { Chunk } from "../../engine/contract";
 import type { ResolvedLibrary } from "../../node/index";
 import type { DB, RendersTable } from "../db/schema";
-import { withCompositionWarnings, withLibraries } from "./page-findings";
+import { findingsUpdate } from "./page-findings";
 import { writeProgress } from "./render-repository";
 
 type Db = Kysely<DB>;
@@ -150,12 +150,7 @@ export async function completeChunk(
       chunks_done: eb("chunks_done", "+", 1),
       ...(done.audioJson !== undefined ? { audio_json: done.audioJson } : {}),
       ...(done.thumbnailKey ? { thumbnail_key: done.thumbnailKey } : {}),
-      ...(done.warnings?.length
-        ? { warnings_json: withCompositionWarnings(render.warnings_json, done.warnings) }
-        : {}),
-      ...(done.libraries?.length
-        ? { libraries_json: withLibraries(render.libraries_json, done.libraries) }
-        : {}),
+      ...findingsUpdate(render, done),
     }))
     .where("id", "=", render.id)
     .where("status", "in", ["queued", "rendering"])

@@ -9,7 +9,7 @@ import type { DB, RenderOutputsTable, RendersTable } from "../db/schema";
 import { toMilli } from "./credits";
 import { completeAndCharge } from "./render-repository";
 import type { ResolvedLibrary } from "../../node/index";
-import { withCompositionWarnings, withLibraries } from "./page-findings";
+import { findingsUpdate } from "./page-findings";
 
 type Db = Kysely<DB>;
 
@@ -120,12 +120,7 @@ export async function completeOutput(
     .updateTable("renders")
     .set((eb) => ({
       outputs_done: eb("outputs_done", "+", 1),
-      ...(done.warnings.length
-        ? { warnings_json: withCompositionWarnings(render.warnings_json, done.warnings) }
-        : {}),
-      ...(done.libraries?.length
-        ? { libraries_json: withLibraries(render.libraries_json, done.libraries) }
-        : {}),
+      ...findingsUpdate(render, done),
     }))
     .where("id", "=", render.id)
     .where("status", "in", ["queued", "rendering"])

@@ -5,6 +5,24 @@ import type { RenderLibrary, RenderWarning } from "../../shared/api";
 import type { ResolvedLibrary } from "../../node/index";
 
 /**
+ * The columns of a render's row that change when a part of it (the whole render, a chunk, an
+ * output) finished with these findings: none when it found nothing new to say.
+ */
+export function findingsUpdate(
+  render: { warnings_json: string; libraries_json?: string | null },
+  found: { warnings?: string[]; libraries?: ResolvedLibrary[] },
+): { warnings_json?: string; libraries_json?: string } {
+  return {
+    ...(found.warnings?.length
+      ? { warnings_json: withCompositionWarnings(render.warnings_json, found.warnings) }
+      : {}),
+    ...(found.libraries?.length
+      ? { libraries_json: withLibraries(render.libraries_json, found.libraries) }
+      : {}),
+  };
+}
+
+/**
  * A render's stored warnings with the engine's warnings about the page added (code
  * `composition`, `param: "project"`), each once.
  */

@@ -11,7 +11,7 @@ import { compiledOnce } from "../db/database";
 import type { DB, RendersTable } from "../db/schema";
 import { renderCostMilli } from "./credits";
 import type { ResolvedLibrary } from "../../node/index";
-import { withCompositionWarnings, withLibraries } from "./page-findings";
+import { findingsUpdate } from "./page-findings";
 
 type Db = Kysely<DB>;
 
@@ -91,12 +91,7 @@ export async function completeRender(
       duration: output.durationSeconds,
       video_key: output.videoKey,
       thumbnail_key: output.thumbnailKey,
-      ...(output.warnings?.length
-        ? { warnings_json: withCompositionWarnings(render.warnings_json, output.warnings) }
-        : {}),
-      ...(output.libraries?.length
-        ? { libraries_json: withLibraries(render.libraries_json, output.libraries) }
-        : {}),
+      ...findingsUpdate(render, output),
     },
     now,
   );
