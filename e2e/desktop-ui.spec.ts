@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Browser, Page } from "@playwright/test";
 import { probeMedia } from "../src/engine/testing/probe";
 import { expect, test } from "./fixtures";
@@ -288,8 +288,12 @@ test("a creator previews lower-third, changes its title, renders it and finds it
   expect(stages[stages.length - 1]).toBe("Done");
   expect(new Set(stages).size).toBeGreaterThanOrEqual(3);
 
-  const output = (await queuedRender.getByTestId("queued-render-output").textContent())!.trim();
+  const output = (await queuedRender
+    .getByTestId("queued-render-output")
+    .getAttribute("data-path"))!;
   expect(existsSync(output)).toBe(true);
+  // A creator reads the file's name; its folder is behind "Show in folder", not on the card.
+  await expect(queuedRender.getByTestId("queued-render-output")).toHaveText(basename(output));
   const media = await probeMedia(output);
   const video = media.streams.find((stream) => stream.type === "video");
   expect(video).toMatchObject({ codec: "h264", width: 1920, height: 1080 });
@@ -334,7 +338,7 @@ test("a creator previews lower-third, changes its title, renders it and finds it
   const second = (await downloads
     .first()
     .getByTestId("queued-render-output")
-    .textContent())!.trim();
+    .getAttribute("data-path"))!;
   // A download from History went through one stage only.
   await expect(
     downloads.first().getByRole("list", { name: "Stages" }).getByRole("listitem"),

@@ -67,7 +67,7 @@ test("renders lower-third again from History with a new title: a second render, 
   await page.getByRole("button", { name: "Show the queue" }).click();
   const first = page.getByRole("listitem", { name: "Queued render lower-third" });
   await expect(first.getByTestId("queued-render-stage")).toHaveText("Done", { timeout: 150_000 });
-  const firstOutput = (await first.getByTestId("queued-render-output").textContent())!.trim();
+  const firstOutput = (await first.getByTestId("queued-render-output").getAttribute("data-path"))!;
 
   // Open file hands the video to the system opener.
   expect(await openedAfter(() => first.getByRole("button", { name: "Open file" }).click())).toBe(
@@ -120,7 +120,7 @@ test("renders lower-third again from History with a new title: a second render, 
   const stages = again.getByRole("list", { name: "Stages" }).getByRole("listitem");
   await expect(stages).toHaveText(["Queued", "Rendering", "Downloading"].map((s) => new RegExp(s)));
   await expect(again.getByTestId("queued-render-stage")).toHaveText("Done", { timeout: 150_000 });
-  const secondOutput = (await again.getByTestId("queued-render-output").textContent())!.trim();
+  const secondOutput = (await again.getByTestId("queued-render-output").getAttribute("data-path"))!;
   expect(secondOutput).not.toBe(firstOutput);
 
   await nav(page, "History").click();

@@ -37,7 +37,7 @@ export function compositionTitle(file: string): string {
   return words ? words.charAt(0).toUpperCase() + words.slice(1) : file;
 }
 
-/** A picture's file name: "assets/photo-1.svg" -> "photo-1.svg". */
+/** A file's name: "assets/photo-1.svg" -> "photo-1.svg" (a picture, a rendered video). */
 export function fileName(path: string): string {
   return lastPart(path);
 }

@@ -6,6 +6,7 @@ import type { RenderRecord } from "../../shared/api";
 import type { QueuedRenderOutput, QueuedRenderView } from "../../shared/ipc";
 import type { RenderOutput } from "../../shared/outputs";
 import { formatBytes } from "../../shared/archive-report";
+import { fileName } from "../creator-names";
 import { useOpenQueuedRenderFile, useRevealFile } from "../hooks/queued-renders";
 import type { MediaTarget } from "../hooks/media";
 import { ErrorNote } from "./ErrorNote";
@@ -22,10 +23,6 @@ export function outputLabel(output: {
   if (output.format === "gif") return `${output.aspectRatio} GIF`;
   if (output.format === "png-sequence") return `${output.aspectRatio} PNG frames`;
   return `${output.aspectRatio} ${output.format === "mp4" ? "video" : `${output.format} video`}`;
-}
-
-function fileName(path: string): string {
-  return path.split(/[\\/]/).pop() ?? path;
 }
 
 function OutputTile({

@@ -12,6 +12,7 @@ import {
   useRevealFile,
 } from "../hooks/queued-renders";
 import { formatBytes } from "../../shared/archive-report";
+import { fileName } from "../creator-names";
 import { useServiceState } from "../hooks/app";
 import { formatSeconds, settingsSummary } from "../render-plan";
 import { ErrorNote } from "./ErrorNote";
@@ -112,8 +113,8 @@ export function QueuedRenderCard({
       ) : null}
       <p className="queued-render-facts muted">{facts.join(" · ")}</p>
       {queuedRender.outputPath && queuedRender.status === "completed" && !files ? (
-        <p className="path" data-testid="queued-render-output">
-          {queuedRender.outputPath}
+        <p className="path" data-testid="queued-render-output" data-path={queuedRender.outputPath}>
+          {fileName(queuedRender.outputPath)}
           {queuedRender.fileMissing ? " (the file is no longer there)" : ""}
         </p>
       ) : null}
