@@ -48,10 +48,12 @@ export function redactUrl(url: string): string {
 }
 
 /**
- * Log lines go to stderr through pino's asynchronous destination: while one write is in flight
- * the next lines gather and leave in one write, instead of one synchronous write per request
- * (process.stderr is synchronous on a pipe). A line is never held back waiting for more, so a
- * quiet service logs at once; pino flushes what is pending when the process exits.
+ * The service's pino options. Its lines go to stderr through pino's asynchronous destination
+ * (createFastify): while one write is in flight the next lines gather and leave in one write,
+ * instead of one synchronous write per request (process.stderr is synchronous on a pipe), and a
+ * line is never held back waiting for more, so a quiet service logs at once; pino flushes what is
+ * pending when the process exits. The poll lane's request lines alone wait up to 50 ms, to leave
+ * in batches (batched-log.ts).
  */
 export function loggerOptions(level: string): LoggerOptions {
   return {
@@ -359,17 +361,18 @@ const REQUEST_ID = /^[\w.:-]{8,128}$/;
  */
 export function createFastify(logLevel: string, trustedProxies: string[] = []): FastifyInstance {
   const destination = pino.destination({ dest: 2, sync: false });
+  const options = loggerOptions(logLevel);
   const app = Fastify({
     ...(trustedProxies.length > 0 ? { trustProxy: trustedProxies } : {}),
     genReqId: requestIdOf,
-    logger: { ...loggerOptions(logLevel), stream: destination },
+    logger: { ...options, stream: destination },
     bodyLimit: BODY_LIMIT_BYTES,
     logController: new ServiceLogController(),
     forceCloseConnections: true,
     return503OnClosing: false,
   });
-  const lane = new PollLane(trustedProxies, batchedLogger(loggerOptions(logLevel), destination));
-  lane.install(app.server, requestIdOf);
+  const lane = new PollLane(trustedProxies, batchedLogger(options, destination), requestIdOf);
+  lane.install(app.server);
   app.addHook("onClose", (_app, done) => {
     lane.close();
     done();

@@ -45,10 +45,12 @@ export class PollLane {
   /**
    * `trustedProxies` as fastify's `trustProxy`: the log line names the same client address.
    * `requestLog`: where the lane's "request completed" lines go (batched, see batched-log.ts).
+   * `requestId`: the id of a request, as fastify's genReqId gives it.
    */
   constructor(
     trustedProxies: string[],
     private readonly requestLog: { log: Logger; batch: LineBatch },
+    private readonly requestId: (request: IncomingMessage) => string,
   ) {
     const trusted = trustedProxies.length > 0 ? proxyAddr.compile(trustedProxies) : undefined;
     this.clientAddress = trusted
@@ -71,7 +73,7 @@ export class PollLane {
    * Puts the lane in front of the server's request handler (fastify's, the only one), so a
    * request the lane does not take reaches fastify exactly as before.
    */
-  install(server: Server, requestId: (request: IncomingMessage) => string): void {
+  install(server: Server): void {
     const handlers = server.listeners("request") as ((
       request: IncomingMessage,
       response: ServerResponse,
@@ -80,16 +82,12 @@ export class PollLane {
     const [fastifyHandler] = handlers as [(typeof handlers)[number]];
     server.removeAllListeners("request");
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-      if (!this.take(request, response, requestId)) fastifyHandler(request, response);
+      if (!this.take(request, response)) fastifyHandler(request, response);
     });
   }
 
   /** True when the request is answered here. */
-  private take(
-    request: IncomingMessage,
-    response: ServerResponse,
-    requestId: (request: IncomingMessage) => string,
-  ): boolean {
+  private take(request: IncomingMessage, response: ServerResponse): boolean {
     const route = this.route;
     const url = request.url;
     if (!route || request.method !== "GET" || !url?.startsWith(PREFIX)) return false;
@@ -99,7 +97,7 @@ export class PollLane {
     const principal = key ? route.cachedPrincipal(key) : undefined;
     if (!principal) return false;
     const headers: Record<string, string | number> = {
-      "x-request-id": requestId(request),
+      "x-request-id": this.requestId(request),
       "content-type": JSON_TYPE,
     };
     if (route.limit) {
